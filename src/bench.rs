@@ -1,0 +1,79 @@
+//! `bench`: fixed-depth searches of fixed positions of every game, for a speed figure and a
+//! node count that identifies the search's behaviour (the same for a given build).
+
+use std::time::{Duration, Instant};
+
+use crate::registry;
+use crate::search::limits::Limits;
+use crate::search::tt::TranspositionTable;
+use crate::search::{SearchControl, SearchSettings};
+
+/// Hash size of every bench search: fixed, so that node counts do not depend on `Hash`.
+const BENCH_HASH_MB: usize = 16;
+
+pub struct BenchTotals {
+    pub nodes: u64,
+    pub elapsed: Duration,
+}
+
+/// Run the bench; `depth` overrides each game's own depth. Reports one line per position
+/// and the totals through `out`.
+pub fn run(depth: Option<u32>, out: &mut dyn FnMut(&str)) -> BenchTotals {
+    let tt = match TranspositionTable::new(BENCH_HASH_MB) {
+        Ok(tt) => tt,
+        Err(e) => {
+            out(&format!("info string error: {e}"));
+            return BenchTotals {
+                nodes: 0,
+                elapsed: Duration::ZERO,
+            };
+        }
+    };
+    let settings = SearchSettings {
+        threads: 1,
+        multipv: 1,
+        move_overhead: 0,
+    };
+    let start = Instant::now();
+    let mut nodes = 0;
+    for entry in registry::GAMES {
+        let Ok(mut session) = registry::create(entry.name, &[]) else {
+            continue;
+        };
+        let spec = session.bench();
+        let depth = depth.unwrap_or(spec.depth);
+        let positions: Vec<Option<&str>> = std::iter::once(None)
+            .chain(spec.positions.iter().map(|p| Some(*p)))
+            .collect();
+        for (i, fen) in positions.iter().enumerate() {
+            if let Err(e) = session.set_position(*fen, &[]) {
+                out(&format!("info string error: bench position of {}: {e}", entry.name));
+                continue;
+            }
+            tt.clear();
+            let control = SearchControl::default();
+            let limits = Limits::depth(depth);
+            let t = Instant::now();
+            let Ok(summary) = session.search(&limits, &settings, &tt, &control, &mut |_| {}) else {
+                continue;
+            };
+            nodes += summary.nodes;
+            out(&format!(
+                "info string bench {} {}/{} depth {} bestmove {} nodes {} time {}",
+                entry.name,
+                i + 1,
+                positions.len(),
+                depth,
+                summary.bestmove,
+                summary.nodes,
+                t.elapsed().as_millis()
+            ));
+        }
+    }
+    let elapsed = start.elapsed();
+    let ms = elapsed.as_millis().max(1) as u64;
+    out(&format!("Total time (ms) : {ms}"));
+    out(&format!("Nodes searched  : {nodes}"));
+    out(&format!("Nodes/second    : {}", nodes * 1000 / ms));
+    BenchTotals { nodes, elapsed }
+}

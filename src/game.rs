@@ -1,0 +1,278 @@
+//! The contract between a game's rules and everything generic: search, perft, protocol.
+//!
+//! A game is a value (it carries its options, e.g. Kalah's pit count); positions and moves
+//! are plain data. Nothing outside `src/games/` knows any rule: the search only asks for
+//! legal moves, plays them on a copy, and asks whose turn it is and whether the game is over.
+
+use std::fmt;
+
+use thiserror::Error;
+
+/// The two players. `P1` is the player who moves first from the start position of the game
+/// (South in Kalah and Anywoli, North in Afrika, White in Fanorona), whatever side they end
+/// up on (Kalah's pie rule can move P1 to the North side).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Player {
+    P1,
+    P2,
+}
+
+impl Player {
+    pub fn other(self) -> Player {
+        match self {
+            Player::P1 => Player::P2,
+            Player::P2 => Player::P1,
+        }
+    }
+
+    pub fn index(self) -> usize {
+        match self {
+            Player::P1 => 0,
+            Player::P2 => 1,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Player::P1 => "p1",
+            Player::P2 => "p2",
+        }
+    }
+}
+
+/// The result of a finished game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    P1Win,
+    P2Win,
+    Draw,
+}
+
+impl GameResult {
+    /// The result of a game won by `winner` (`None` = draw).
+    pub fn won_by(winner: Option<Player>) -> GameResult {
+        match winner {
+            Some(Player::P1) => GameResult::P1Win,
+            Some(Player::P2) => GameResult::P2Win,
+            None => GameResult::Draw,
+        }
+    }
+
+    /// Decide by comparing scores: higher wins, equal draws.
+    pub fn from_scores(scores: [Points; 2]) -> GameResult {
+        match scores[0].cmp(&scores[1]) {
+            std::cmp::Ordering::Greater => GameResult::P1Win,
+            std::cmp::Ordering::Less => GameResult::P2Win,
+            std::cmp::Ordering::Equal => GameResult::Draw,
+        }
+    }
+
+    pub fn winner(self) -> Option<Player> {
+        match self {
+            GameResult::P1Win => Some(Player::P1),
+            GameResult::P2Win => Some(Player::P2),
+            GameResult::Draw => None,
+        }
+    }
+
+    /// The UGI spelling: `p1win`, `p2win`, `draw`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameResult::P1Win => "p1win",
+            GameResult::P2Win => "p2win",
+            GameResult::Draw => "draw",
+        }
+    }
+}
+
+/// How and why a game ended, with the final scores (indexed by `Player::index`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub result: GameResult,
+    pub scores: [Points; 2],
+    /// A short phrase for humans, e.g. "South's pits are empty", "third repetition".
+    pub reason: &'static str,
+}
+
+/// A score in a game's own points, held in halves so that a komi such as 2.5 is exact.
+/// Displays as `64`, `66.5`, `-0.5`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Points {
+    halves: i32,
+}
+
+impl Points {
+    pub const ZERO: Points = Points { halves: 0 };
+
+    pub fn whole(n: i32) -> Points {
+        Points { halves: 2 * n }
+    }
+
+    pub fn from_halves(halves: i32) -> Points {
+        Points { halves }
+    }
+
+    pub fn halves(self) -> i32 {
+        self.halves
+    }
+}
+
+impl std::ops::Add for Points {
+    type Output = Points;
+    fn add(self, rhs: Points) -> Points {
+        Points {
+            halves: self.halves + rhs.halves,
+        }
+    }
+}
+
+impl std::ops::Sub for Points {
+    type Output = Points;
+    fn sub(self, rhs: Points) -> Points {
+        Points {
+            halves: self.halves - rhs.halves,
+        }
+    }
+}
+
+impl fmt::Display for Points {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sign = if self.halves < 0 { "-" } else { "" };
+        let abs = self.halves.unsigned_abs();
+        if abs % 2 == 0 {
+            write!(f, "{sign}{}", abs / 2)
+        } else {
+            write!(f, "{sign}{}.5", abs / 2)
+        }
+    }
+}
+
+/// A position string that does not describe a position of this game.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{0}")]
+pub struct PositionError(pub String);
+
+impl PositionError {
+    pub fn new(message: impl Into<String>) -> PositionError {
+        PositionError(message.into())
+    }
+}
+
+/// A move text that is not a legal move in the position.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum MoveError {
+    /// Not a move of this game at all (wrong shape).
+    #[error("'{text}' is not a move: {why}")]
+    Malformed { text: String, why: String },
+    /// A move of this game, but not legal here.
+    #[error("'{text}' is illegal here: {why}")]
+    Illegal { text: String, why: String },
+}
+
+impl MoveError {
+    pub fn malformed(text: &str, why: impl Into<String>) -> MoveError {
+        MoveError::Malformed {
+            text: text.to_string(),
+            why: why.into(),
+        }
+    }
+
+    pub fn illegal(text: &str, why: impl Into<String>) -> MoveError {
+        MoveError::Illegal {
+            text: text.to_string(),
+            why: why.into(),
+        }
+    }
+}
+
+/// What `bench` searches for a game: position strings (the start position is always
+/// included first) and the depth to search each to.
+#[derive(Debug, Clone)]
+pub struct BenchSpec {
+    pub depth: u32,
+    pub positions: &'static [&'static str],
+}
+
+/// The rules of one game, with its options applied.
+///
+/// Contract used by the search and the protocol:
+/// - `legal_moves` is empty exactly when `outcome` is `Some` (history rules aside).
+/// - `play` is only called with a move from `legal_moves` of the same position.
+/// - Move generation is deterministic: the same position always yields the same moves in
+///   the same order (the transposition table stores a move as its index in that list).
+/// - Hot paths (`legal_moves`, `play`, `evaluate`, `hash`) must not allocate once the
+///   caller's move buffer has grown to size.
+pub trait Game: Clone + Send + Sync + 'static {
+    /// Cheap to copy: the search plays moves on copies (copy-make).
+    type Position: Clone + Send + Sync + fmt::Debug + 'static;
+    type Move: Copy + Eq + Send + Sync + fmt::Debug + 'static;
+
+    /// The game's name and non-default options as written after `newgame`.
+    fn spec(&self) -> String;
+
+    fn start_position(&self) -> Self::Position;
+
+    fn to_move(&self, pos: &Self::Position) -> Player;
+
+    /// All legal moves (whole turns), appended to `moves` after clearing it.
+    fn legal_moves(&self, pos: &Self::Position, moves: &mut Vec<Self::Move>);
+
+    fn play(&self, pos: &mut Self::Position, mv: Self::Move);
+
+    /// `Some` when the position alone ends the game (repetition is judged separately).
+    fn outcome(&self, pos: &Self::Position) -> Option<Outcome>;
+
+    /// Current scores (stores, captured stones, …) indexed by `Player::index`, for display.
+    fn scores(&self, pos: &Self::Position) -> [Points; 2];
+
+    /// Static evaluation from the point of view of the player to move; 100 = one seed or
+    /// stone. Never a mate-range value.
+    fn evaluate(&self, pos: &Self::Position) -> i32;
+
+    /// Hash of everything that can influence the rest of the game (transposition table).
+    fn hash(&self, pos: &Self::Position) -> u64;
+
+    /// Move-ordering hint: higher is searched earlier (after the transposition-table move).
+    fn order_hint(&self, _pos: &Self::Position, _mv: Self::Move) -> i32 {
+        0
+    }
+
+    /// A position occurring for the `n`-th time ends the game (`None`: no such rule).
+    fn repetition_limit(&self) -> Option<u32> {
+        None
+    }
+
+    /// What identifies a position for the repetition rule (default: the hash).
+    fn repetition_key(&self, pos: &Self::Position) -> u64 {
+        self.hash(pos)
+    }
+
+    /// How many earlier positions can possibly equal this one (the moves since the last
+    /// irreversible one); bounds the repetition scan.
+    fn reversible_plies(&self, _pos: &Self::Position) -> usize {
+        usize::MAX
+    }
+
+    /// The outcome when the repetition rule ends the game in `pos`.
+    fn repetition_outcome(&self, pos: &Self::Position) -> Outcome {
+        Outcome {
+            result: GameResult::Draw,
+            scores: self.scores(pos),
+            reason: "repetition",
+        }
+    }
+
+    fn parse_position(&self, text: &str) -> Result<Self::Position, PositionError>;
+
+    fn format_position(&self, pos: &Self::Position) -> String;
+
+    /// Parse a move text and check it is legal in `pos`, explaining what is wrong if not.
+    fn parse_move(&self, pos: &Self::Position, text: &str) -> Result<Self::Move, MoveError>;
+
+    fn format_move(&self, pos: &Self::Position, mv: Self::Move) -> String;
+
+    /// A picture of the board for `d` (several lines, no trailing newline needed).
+    fn render(&self, pos: &Self::Position) -> String;
+
+    fn bench(&self) -> BenchSpec;
+}

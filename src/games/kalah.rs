@@ -1,0 +1,800 @@
+//! Kalah(m,n) with its variants, as in `rules/kalah.md`.
+//!
+//! Board layout (`cells`): South's pits `A..` at `0..m`, South's store at `m`, North's pits
+//! `a..` at `m+1..=2m`, North's store at `2m+1`. That is the counter-clockwise sowing
+//! order, so sowing is "step to the next cell, skipping the opponent's store". South's pit
+//! `i` faces cell `2m - i`, and the formula is its own inverse.
+
+use std::fmt::Write;
+
+use crate::game::{BenchSpec, Game, GameResult, MoveError, Outcome, Player, Points, PositionError};
+use crate::games::mancala::{self, Side};
+use crate::options::{GameOptions, OptionKind, OptionSpec};
+
+pub const NAME: &str = "kalah";
+pub const MAX_PITS: usize = 12;
+const MAX_CELLS: usize = 2 * MAX_PITS + 2;
+
+pub const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "pits",
+        kind: OptionKind::Int {
+            min: 1,
+            max: MAX_PITS as i64,
+        },
+        default: "6",
+        help: "pits per side",
+    },
+    OptionSpec {
+        name: "seeds",
+        kind: OptionKind::Int { min: 1, max: 12 },
+        default: "4",
+        help: "seeds per pit at the start",
+    },
+    OptionSpec {
+        name: "empty-capture",
+        kind: OptionKind::Bool,
+        default: "false",
+        help: "a last seed in an own empty pit is captured even when the opposite pit is empty",
+    },
+    OptionSpec {
+        name: "end",
+        kind: OptionKind::Choice(&["any-row", "on-move"]),
+        default: "any-row",
+        help: "any-row: the game ends as soon as either row is empty; on-move: only when the \
+               player to move has no seeds",
+    },
+    OptionSpec {
+        name: "leftovers",
+        kind: OptionKind::Choice(&["owner", "none"]),
+        default: "owner",
+        help: "seeds left in a row at the end go to the row's owner, or to nobody",
+    },
+    OptionSpec {
+        name: "pie",
+        kind: OptionKind::Bool,
+        default: "false",
+        help: "the second player may answer the first turn with swap",
+    },
+];
+
+/// A Kalah move: sow the mover's pit `i` (0-based from the owner's left), or `swap`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KalahMove(u8);
+
+impl KalahMove {
+    pub const SWAP: KalahMove = KalahMove(u8::MAX);
+
+    pub fn pit(i: usize) -> KalahMove {
+        KalahMove(i as u8)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KalahPosition {
+    cells: [u16; MAX_CELLS],
+    side: Side,
+    /// Pie rule: North has not moved yet, so `swap` is still to come.
+    pie_open: bool,
+    /// Pie rule: `swap` was played, so P1 now owns the North side.
+    swapped: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Kalah {
+    pits: usize,
+    seeds: u16,
+    empty_capture: bool,
+    end_on_move: bool,
+    leftovers_to_owner: bool,
+    pie: bool,
+    options: GameOptions,
+    /// `next[side][cell]`: where the next seed goes when `side` sows (skips the other store).
+    next: [[u8; MAX_CELLS]; 2],
+}
+
+impl Kalah {
+    pub fn new(options: GameOptions) -> Kalah {
+        let pits = options.int("pits") as usize;
+        let cells = 2 * pits + 2;
+        let mut next = [[0u8; MAX_CELLS]; 2];
+        for side in [Side::South, Side::North] {
+            let skip = match side {
+                Side::South => 2 * pits + 1,
+                Side::North => pits,
+            };
+            for cell in 0..cells {
+                let mut n = (cell + 1) % cells;
+                if n == skip {
+                    n = (n + 1) % cells;
+                }
+                next[side.index()][cell] = n as u8;
+            }
+        }
+        Kalah {
+            pits,
+            seeds: options.int("seeds") as u16,
+            empty_capture: options.bool("empty-capture"),
+            end_on_move: options.choice("end") == "on-move",
+            leftovers_to_owner: options.choice("leftovers") == "owner",
+            pie: options.bool("pie"),
+            options,
+            next,
+        }
+    }
+
+    fn cell_count(&self) -> usize {
+        2 * self.pits + 2
+    }
+
+    fn store(&self, side: Side) -> usize {
+        match side {
+            Side::South => self.pits,
+            Side::North => 2 * self.pits + 1,
+        }
+    }
+
+    /// The cell of `side`'s pit `i`.
+    fn pit_cell(&self, side: Side, i: usize) -> usize {
+        match side {
+            Side::South => i,
+            Side::North => self.pits + 1 + i,
+        }
+    }
+
+    fn row(&self, side: Side) -> std::ops::Range<usize> {
+        let first = self.pit_cell(side, 0);
+        first..first + self.pits
+    }
+
+    fn row_sum(&self, pos: &KalahPosition, side: Side) -> u32 {
+        pos.cells[self.row(side)].iter().map(|&c| c as u32).sum()
+    }
+
+    fn total_seeds(&self) -> u32 {
+        2 * self.pits as u32 * self.seeds as u32
+    }
+
+    fn player_side(&self, pos: &KalahPosition, player: Player) -> Side {
+        match (player, pos.swapped) {
+            (Player::P1, false) | (Player::P2, true) => Side::South,
+            _ => Side::North,
+        }
+    }
+
+    fn swap_available(&self, pos: &KalahPosition) -> bool {
+        self.pie && pos.side == Side::North && pos.pie_open && !pos.swapped
+    }
+
+    fn is_over(&self, pos: &KalahPosition) -> bool {
+        if self.end_on_move {
+            self.row_sum(pos, pos.side) == 0
+        } else {
+            self.row_sum(pos, Side::South) == 0 || self.row_sum(pos, Side::North) == 0
+        }
+    }
+
+    /// Points of `side`: its store, plus its row once the game is over (unless leftovers
+    /// go to nobody).
+    fn side_points(&self, pos: &KalahPosition, side: Side, over: bool) -> Points {
+        let mut points = pos.cells[self.store(side)] as u32;
+        if over && self.leftovers_to_owner {
+            points += self.row_sum(pos, side);
+        }
+        Points::whole(points as i32)
+    }
+
+    fn final_scores(&self, pos: &KalahPosition, over: bool) -> [Points; 2] {
+        let p1 = self.player_side(pos, Player::P1);
+        [
+            self.side_points(pos, p1, over),
+            self.side_points(pos, p1.other(), over),
+        ]
+    }
+
+    /// Sowing from `start` by `side`; returns the cell of the last seed.
+    #[inline]
+    fn sow(&self, pos: &mut KalahPosition, side: Side, start: usize) -> usize {
+        let mut seeds = pos.cells[start] as usize;
+        pos.cells[start] = 0;
+        let lap = 2 * self.pits + 1;
+        if seeds >= lap {
+            // Whole laps put the same number in every cell but the opponent's store.
+            let laps = (seeds / lap) as u16;
+            let skip = self.store(side.other());
+            for (cell, count) in pos.cells[..self.cell_count()].iter_mut().enumerate() {
+                if cell != skip {
+                    *count += laps;
+                }
+            }
+            seeds %= lap;
+        }
+        let next = &self.next[side.index()];
+        let mut cell = start;
+        for _ in 0..seeds {
+            cell = next[cell] as usize;
+            pos.cells[cell] += 1;
+        }
+        cell
+    }
+}
+
+impl Game for Kalah {
+    type Position = KalahPosition;
+    type Move = KalahMove;
+
+    fn spec(&self) -> String {
+        let mut spec = NAME.to_string();
+        for option in self.options.non_default() {
+            spec.push(' ');
+            spec.push_str(&option);
+        }
+        spec
+    }
+
+    fn start_position(&self) -> KalahPosition {
+        let mut cells = [0u16; MAX_CELLS];
+        for side in [Side::South, Side::North] {
+            for cell in self.row(side) {
+                cells[cell] = self.seeds;
+            }
+        }
+        KalahPosition {
+            cells,
+            side: Side::South,
+            pie_open: self.pie,
+            swapped: false,
+        }
+    }
+
+    fn to_move(&self, pos: &KalahPosition) -> Player {
+        if (pos.side == Side::South) != pos.swapped {
+            Player::P1
+        } else {
+            Player::P2
+        }
+    }
+
+    fn legal_moves(&self, pos: &KalahPosition, moves: &mut Vec<KalahMove>) {
+        moves.clear();
+        if self.is_over(pos) {
+            return;
+        }
+        let first = self.pit_cell(pos.side, 0);
+        for i in 0..self.pits {
+            if pos.cells[first + i] > 0 {
+                moves.push(KalahMove::pit(i));
+            }
+        }
+        if self.swap_available(pos) {
+            moves.push(KalahMove::SWAP);
+        }
+    }
+
+    fn play(&self, pos: &mut KalahPosition, mv: KalahMove) {
+        let side = pos.side;
+        if side == Side::North {
+            pos.pie_open = false;
+        }
+        if mv == KalahMove::SWAP {
+            // The swapper takes over South's seeds and store; P1, now North, moves next.
+            pos.swapped = true;
+            return;
+        }
+        let start = self.pit_cell(side, mv.0 as usize);
+        let last = self.sow(pos, side, start);
+        let store = self.store(side);
+        if last != store {
+            if self.row(side).contains(&last) && pos.cells[last] == 1 {
+                let opposite = 2 * self.pits - last;
+                let taken = pos.cells[opposite];
+                if taken > 0 || self.empty_capture {
+                    pos.cells[store] += taken + 1;
+                    pos.cells[opposite] = 0;
+                    pos.cells[last] = 0;
+                }
+            }
+            pos.side = side.other();
+        }
+        if self.leftovers_to_owner && self.is_over(pos) {
+            for side in [Side::South, Side::North] {
+                let store = self.store(side);
+                for cell in self.row(side) {
+                    pos.cells[store] += pos.cells[cell];
+                    pos.cells[cell] = 0;
+                }
+            }
+        }
+    }
+
+    fn outcome(&self, pos: &KalahPosition) -> Option<Outcome> {
+        if !self.is_over(pos) {
+            return None;
+        }
+        let scores = self.final_scores(pos, true);
+        Some(Outcome {
+            result: GameResult::from_scores(scores),
+            scores,
+            reason: "a row is empty",
+        })
+    }
+
+    fn scores(&self, pos: &KalahPosition) -> [Points; 2] {
+        self.final_scores(pos, self.is_over(pos))
+    }
+
+    fn evaluate(&self, pos: &KalahPosition) -> i32 {
+        let us = pos.side;
+        let them = us.other();
+        let stores = pos.cells[self.store(us)] as i32 - pos.cells[self.store(them)] as i32;
+        let mut eval = 100 * stores;
+        if self.leftovers_to_owner {
+            // Seeds on our side are partly ours: they come home at the end unless taken.
+            let rows = self.row_sum(pos, us) as i32 - self.row_sum(pos, them) as i32;
+            eval += 25 * rows;
+        }
+        // A pit that reaches the store exactly is a free extra move for whoever owns it.
+        let first = self.pit_cell(us, 0);
+        for i in 0..self.pits {
+            if pos.cells[first + i] as usize == self.pits - i {
+                eval += 30;
+                break;
+            }
+        }
+        eval
+    }
+
+    fn hash(&self, pos: &KalahPosition) -> u64 {
+        let state = pos.side.index() as u64 | (pos.pie_open as u64) << 1 | (pos.swapped as u64) << 2;
+        mancala::hash_counts(&pos.cells[..self.cell_count()], state)
+    }
+
+    fn order_hint(&self, pos: &KalahPosition, mv: KalahMove) -> i32 {
+        if mv == KalahMove::SWAP {
+            return 0;
+        }
+        let i = mv.0 as usize;
+        let seeds = pos.cells[self.pit_cell(pos.side, i)] as usize;
+        let to_store = self.pits - i;
+        let lap = 2 * self.pits + 1;
+        if seeds % lap == to_store {
+            return 1000 - i as i32; // extra move; the rightmost first keeps later ones intact
+        }
+        if seeds < lap && seeds < to_store {
+            let landing = i + seeds;
+            let cell = self.pit_cell(pos.side, landing);
+            if pos.cells[cell] == 0 {
+                let captured = pos.cells[2 * self.pits - cell] as i32;
+                if captured > 0 {
+                    return 100 + captured;
+                }
+            }
+        }
+        0
+    }
+
+    fn parse_position(&self, text: &str) -> Result<KalahPosition, PositionError> {
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        let usage = "a Kalah position is '<South pits A..>,<South store>/<North pits a..>,<North store> <S|N> [flags]', e.g. '4,4,4,4,4,4,0/4,4,4,4,4,4,0 S'";
+        if fields.len() < 2 || fields.len() > 3 {
+            return Err(PositionError::new(format!(
+                "expected 2 or 3 fields, found {}: {usage}",
+                fields.len()
+            )));
+        }
+        let Some((south, north)) = fields[0].split_once('/') else {
+            return Err(PositionError::new(format!(
+                "the board needs a '/' between South and North: {usage}"
+            )));
+        };
+        let mut cells = [0u16; MAX_CELLS];
+        let max = 2 * MAX_PITS as u32 * 12;
+        for (side, text) in [(Side::South, south), (Side::North, north)] {
+            let what = format!("{} (pits {} then store)", side.name(), side.pit_range(self.pits));
+            let counts = mancala::parse_counts(text, self.pits + 1, max, &what)?;
+            let first = self.pit_cell(side, 0);
+            for (i, &c) in counts.iter().enumerate() {
+                cells[first + i] = c as u16;
+            }
+        }
+        let total: u32 = cells.iter().map(|&c| c as u32).sum();
+        if total > max {
+            return Err(PositionError::new(format!(
+                "{total} seeds in all: at most {max} fit this engine's Kalah"
+            )));
+        }
+        let side = Side::from_letter(fields[1]).ok_or_else(|| {
+            PositionError::new(format!(
+                "side to move must be S or N, not '{}': {usage}",
+                fields[1]
+            ))
+        })?;
+        let (mut pie_open, mut swapped) = (false, false);
+        if let Some(flags) = fields.get(2).filter(|f| **f != "-") {
+            for flag in flags.chars() {
+                match flag {
+                    'p' => pie_open = true,
+                    'x' => swapped = true,
+                    other => {
+                        return Err(PositionError::new(format!(
+                            "unknown flag '{other}': flags are 'p' (pie: swap still to come), \
+                             'x' (pie: players swapped) or '-'"
+                        )));
+                    }
+                }
+            }
+            if !self.pie {
+                return Err(PositionError::new(
+                    "flags 'p' and 'x' describe the pie rule: use 'kalah pie=true'",
+                ));
+            }
+            if pie_open && swapped {
+                return Err(PositionError::new(
+                    "flags 'p' and 'x' exclude each other (swap is played at most once)",
+                ));
+            }
+        }
+        Ok(KalahPosition {
+            cells,
+            side,
+            pie_open,
+            swapped,
+        })
+    }
+
+    fn format_position(&self, pos: &KalahPosition) -> String {
+        let mut out = String::new();
+        for (k, side) in [Side::South, Side::North].into_iter().enumerate() {
+            if k == 1 {
+                out.push('/');
+            }
+            let first = self.pit_cell(side, 0);
+            mancala::format_counts(
+                &mut out,
+                pos.cells[first..=first + self.pits].iter().map(|&c| c as u32),
+            );
+        }
+        out.push(' ');
+        out.push(pos.side.letter());
+        if self.pie {
+            out.push(' ');
+            out.push_str(match (pos.pie_open, pos.swapped) {
+                (true, _) => "p",
+                (false, true) => "x",
+                (false, false) => "-",
+            });
+        }
+        out
+    }
+
+    fn parse_move(&self, pos: &KalahPosition, text: &str) -> Result<KalahMove, MoveError> {
+        if self.is_over(pos) {
+            return Err(MoveError::illegal(text, "the game is over"));
+        }
+        if text == "swap" {
+            if !self.pie {
+                return Err(MoveError::illegal(
+                    text,
+                    "swap needs the pie rule (newgame kalah pie=true)",
+                ));
+            }
+            if !self.swap_available(pos) {
+                return Err(MoveError::illegal(
+                    text,
+                    "swap is only legal as the second player's first reply",
+                ));
+            }
+            return Ok(KalahMove::SWAP);
+        }
+        let letters = format!(
+            "South {}, North {}",
+            Side::South.pit_range(self.pits),
+            Side::North.pit_range(self.pits)
+        );
+        let Some((side, i)) = mancala::parse_pit_letter(text) else {
+            return Err(MoveError::malformed(
+                text,
+                format!("a Kalah move is a pit letter ({letters}) or swap"),
+            ));
+        };
+        if i >= self.pits {
+            return Err(MoveError::malformed(
+                text,
+                format!("this board has {} pits a side ({letters})", self.pits),
+            ));
+        }
+        if side != pos.side {
+            return Err(MoveError::illegal(
+                text,
+                format!(
+                    "{text} is {}'s pit but {} is to move ({})",
+                    side.name(),
+                    pos.side.name(),
+                    pos.side.pit_range(self.pits)
+                ),
+            ));
+        }
+        if pos.cells[self.pit_cell(side, i)] == 0 {
+            return Err(MoveError::illegal(text, format!("pit {text} is empty")));
+        }
+        Ok(KalahMove::pit(i))
+    }
+
+    fn format_move(&self, pos: &KalahPosition, mv: KalahMove) -> String {
+        if mv == KalahMove::SWAP {
+            "swap".to_string()
+        } else {
+            pos.side.pit_letter(mv.0 as usize).to_string()
+        }
+    }
+
+    fn render(&self, pos: &KalahPosition) -> String {
+        let n = self.pits;
+        let mut out = String::new();
+        let border = format!("+----{}+----+", "+----".repeat(n));
+        let _ = write!(out, "      ");
+        for i in (0..n).rev() {
+            let _ = write!(out, "  {}  ", Side::North.pit_letter(i));
+        }
+        out.push('\n');
+        let _ = writeln!(out, " {border}");
+        let _ = write!(out, " |    ");
+        for i in (0..n).rev() {
+            let _ = write!(out, "|{:>3} ", pos.cells[self.pit_cell(Side::North, i)]);
+        }
+        let _ = writeln!(out, "|    |");
+        let _ = writeln!(
+            out,
+            " |{:>3} +{}{:>3} |",
+            pos.cells[self.store(Side::North)],
+            "----+".repeat(n),
+            pos.cells[self.store(Side::South)]
+        );
+        let _ = write!(out, " |    ");
+        for i in 0..n {
+            let _ = write!(out, "|{:>3} ", pos.cells[self.pit_cell(Side::South, i)]);
+        }
+        let _ = writeln!(out, "|    |");
+        let _ = writeln!(out, " {border}");
+        let _ = write!(out, "      ");
+        for i in 0..n {
+            let _ = write!(out, "  {}  ", Side::South.pit_letter(i));
+        }
+        out.push('\n');
+        let to_move = self.to_move(pos);
+        let _ = write!(
+            out,
+            "North's store is on the left, South's on the right. To move: {} ({})",
+            pos.side.name(),
+            to_move.name()
+        );
+        if self.pie {
+            let pie = if self.swap_available(pos) {
+                "swap is legal now"
+            } else if pos.pie_open {
+                "swap still to come"
+            } else if pos.swapped {
+                "players swapped: p1 plays North"
+            } else {
+                "swap no longer possible"
+            };
+            let _ = write!(out, "; pie: {pie}");
+        }
+        out
+    }
+
+    fn bench(&self) -> BenchSpec {
+        BenchSpec {
+            depth: 14,
+            positions: &[
+                "0,5,5,5,5,4,2/5,5,0,6,6,5,0 S",
+                "1,0,7,7,1,8,6/7,1,0,1,0,8,1 N",
+                "2,1,0,0,9,2,13/0,3,2,12,1,0,5 S",
+                "0,0,1,2,0,1,21/1,0,2,3,0,4,13 N",
+            ],
+        }
+    }
+}
+
+impl Kalah {
+    /// Total seeds of a start position: a check for position strings and tests.
+    pub fn seeds_in_play(&self) -> u32 {
+        self.total_seeds()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kalah(options: &[&str]) -> Kalah {
+        Kalah::new(GameOptions::parse(NAME, OPTIONS, options).unwrap())
+    }
+
+    fn play_all(game: &Kalah, moves: &[&str]) -> KalahPosition {
+        let mut pos = game.start_position();
+        for m in moves {
+            let mv = game.parse_move(&pos, m).unwrap();
+            game.play(&mut pos, mv);
+        }
+        pos
+    }
+
+    #[test]
+    fn start_position_string() {
+        let g = kalah(&[]);
+        let pos = g.start_position();
+        assert_eq!(g.format_position(&pos), "4,4,4,4,4,4,0/4,4,4,4,4,4,0 S");
+        assert_eq!(g.parse_position("4,4,4,4,4,4,0/4,4,4,4,4,4,0 S").unwrap(), pos);
+        let pie = kalah(&["pie=true"]);
+        assert_eq!(
+            pie.format_position(&pie.start_position()),
+            "4,4,4,4,4,4,0/4,4,4,4,4,4,0 S p"
+        );
+    }
+
+    #[test]
+    fn sowing_into_own_store_gives_an_extra_move() {
+        let g = kalah(&[]);
+        let pos = play_all(&g, &["C"]);
+        assert_eq!(g.format_position(&pos), "4,4,0,5,5,5,1/4,4,4,4,4,4,0 S");
+        assert_eq!(g.to_move(&pos), Player::P1);
+    }
+
+    #[test]
+    fn sowing_skips_the_opponent_store() {
+        let g = kalah(&[]);
+        let pos = g.parse_position("0,1,0,0,0,9,0/1,1,1,1,1,1,0 S").unwrap();
+        let mut p = pos;
+        g.play(&mut p, g.parse_move(&pos, "F").unwrap());
+        // F: store, a..f (6), skip North's store, A, B (occupied: no capture).
+        assert_eq!(g.format_position(&p), "1,2,0,0,0,0,1/2,2,2,2,2,2,0 N");
+    }
+
+    #[test]
+    fn capture_takes_last_seed_and_opposite_pit() {
+        let g = kalah(&[]);
+        // South A has 1 seed, B is empty; North e (opposite B) holds 7.
+        let pos = g.parse_position("1,0,3,3,3,3,0/3,3,3,3,7,3,0 S").unwrap();
+        let mut p = pos;
+        g.play(&mut p, g.parse_move(&pos, "A").unwrap());
+        assert_eq!(g.format_position(&p), "0,0,3,3,3,3,8/3,3,3,3,0,3,0 N");
+    }
+
+    #[test]
+    fn no_capture_when_opposite_is_empty_unless_empty_capture() {
+        let board = "1,0,3,3,3,3,0/3,3,3,3,0,3,0 S";
+        let g = kalah(&[]);
+        let mut p = g.parse_position(board).unwrap();
+        g.play(&mut p, KalahMove::pit(0));
+        assert_eq!(g.format_position(&p), "0,1,3,3,3,3,0/3,3,3,3,0,3,0 N");
+        let g = kalah(&["empty-capture=true"]);
+        let mut p = g.parse_position(board).unwrap();
+        g.play(&mut p, KalahMove::pit(0));
+        assert_eq!(g.format_position(&p), "0,0,3,3,3,3,1/3,3,3,3,0,3,0 N");
+    }
+
+    #[test]
+    fn thirteen_seeds_refill_the_origin_and_capture_there() {
+        let g = kalah(&[]);
+        // 13 seeds from A: one lap of 13 cells ends back in A (empty after pickup).
+        let pos = g.parse_position("13,1,1,1,1,1,0/1,1,1,1,1,1,0 S").unwrap();
+        let mut p = pos;
+        g.play(&mut p, KalahMove::pit(0));
+        // Every cell but North's store got one; A's last seed captures f's 2.
+        assert_eq!(g.format_position(&p), "0,2,2,2,2,2,4/2,2,2,2,2,0,0 N");
+    }
+
+    #[test]
+    fn game_ends_when_a_row_empties_and_leftovers_go_home() {
+        let g = kalah(&[]);
+        let pos = g.parse_position("0,0,0,0,0,1,20/1,2,3,4,5,6,6 S").unwrap();
+        let mut p = pos;
+        g.play(&mut p, KalahMove::pit(5));
+        // Last seed in South's store: extra move, but South's row is empty: game over.
+        let outcome = g.outcome(&p).unwrap();
+        assert_eq!(outcome.scores, [Points::whole(21), Points::whole(27)]);
+        assert_eq!(outcome.result, GameResult::P2Win);
+        let mut moves = vec![];
+        g.legal_moves(&p, &mut moves);
+        assert!(moves.is_empty());
+    }
+
+    #[test]
+    fn leftovers_none_scores_only_stores() {
+        let g = kalah(&["leftovers=none"]);
+        let mut p = g.parse_position("0,0,0,0,0,1,20/1,2,3,4,5,6,6 S").unwrap();
+        g.play(&mut p, KalahMove::pit(5));
+        let outcome = g.outcome(&p).unwrap();
+        assert_eq!(outcome.scores, [Points::whole(21), Points::whole(6)]);
+        assert_eq!(outcome.result, GameResult::P1Win);
+    }
+
+    #[test]
+    fn end_on_move_waits_for_the_player_to_move() {
+        let g = kalah(&["end=on-move"]);
+        // South empties its row with an extra move: South is to move with nothing: over.
+        let mut p = g.parse_position("0,0,0,0,0,1,20/1,2,3,4,5,6,6 S").unwrap();
+        g.play(&mut p, KalahMove::pit(5));
+        assert!(g.outcome(&p).is_some());
+        // South empties its row and North is to move: the game goes on.
+        let mut p = g.parse_position("0,0,0,0,0,2,20/1,2,3,4,5,6,6 S").unwrap();
+        g.play(&mut p, KalahMove::pit(5));
+        assert_eq!(g.format_position(&p), "0,0,0,0,0,0,21/2,2,3,4,5,6,6 N");
+        assert!(g.outcome(&p).is_none());
+        let standard = kalah(&[]);
+        assert!(standard.outcome(&p).is_some());
+    }
+
+    #[test]
+    fn pie_swap_is_the_second_players_first_reply_only() {
+        let g = kalah(&["pie=true"]);
+        let pos = play_all(&g, &["C"]);
+        // South's extra move: North has not had a turn yet, so no swap now.
+        assert!(g.parse_move(&pos, "swap").is_err());
+        let pos = play_all(&g, &["C", "F"]);
+        assert_eq!(g.to_move(&pos), Player::P2);
+        let mv = g.parse_move(&pos, "swap").unwrap();
+        let mut swapped = pos;
+        g.play(&mut swapped, mv);
+        // Board unchanged, North still to move, but North is now P1.
+        assert_eq!(swapped.cells, pos.cells);
+        assert_eq!(g.to_move(&swapped), Player::P1);
+        assert_eq!(g.scores(&swapped), [Points::whole(0), Points::whole(2)]);
+        assert!(g.format_position(&swapped).ends_with(" N x"));
+        // North moves: no swap later.
+        let pos = play_all(&g, &["C", "F", "a"]);
+        let pos = {
+            let mut p = pos;
+            let mut moves = vec![];
+            g.legal_moves(&p, &mut moves);
+            g.play(&mut p, moves[0]);
+            p
+        };
+        let mut moves = vec![];
+        g.legal_moves(&pos, &mut moves);
+        assert!(!moves.contains(&KalahMove::SWAP));
+        assert!(kalah(&[]).parse_move(&play_all(&kalah(&[]), &["C", "F"]), "swap").is_err());
+    }
+
+    #[test]
+    fn move_errors_say_what_is_wrong() {
+        let g = kalah(&[]);
+        let pos = g.start_position();
+        let e = g.parse_move(&pos, "a").unwrap_err().to_string();
+        assert!(e.contains("North's pit but South is to move"), "{e}");
+        let e = g.parse_move(&pos, "G").unwrap_err().to_string();
+        assert!(e.contains("A..F"), "{e}");
+        let e = g.parse_move(&pos, "C3").unwrap_err().to_string();
+        assert!(e.contains("pit letter"), "{e}");
+        let p = play_all(&g, &["C"]);
+        let e = g.parse_move(&p, "C").unwrap_err().to_string();
+        assert!(e.contains("empty"), "{e}");
+    }
+
+    #[test]
+    fn position_strings_round_trip_and_reject_nonsense() {
+        let g = kalah(&["pie=true"]);
+        for text in [
+            "4,4,0,5,5,5,1/4,4,4,4,4,4,0 S p",
+            "0,0,3,3,3,3,8/3,3,3,3,0,3,0 N x",
+            "0,0,3,3,3,3,8/3,3,3,3,0,3,0 N -",
+        ] {
+            let pos = g.parse_position(text).unwrap();
+            assert_eq!(g.format_position(&pos), text);
+        }
+        let plain = kalah(&[]);
+        for bad in [
+            "",
+            "4,4,4,4,4,4,0 S",
+            "4,4,4,4,4,0/4,4,4,4,4,4,0 S",
+            "4,4,4,4,4,4,0/4,4,4,4,4,4,0 X",
+            "4,4,4,4,4,4,0/4,4,4,4,4,4,0 S p",
+            "4,4,x,4,4,4,0/4,4,4,4,4,4,0 S",
+            "4,4,4,4,4,4,0/4,4,4,4,4,4,99999 S",
+            "4,4,4,4,4,4,0/4,4,4,4,4,4,0 S - extra",
+        ] {
+            assert!(plain.parse_position(bad).is_err(), "accepted {bad:?}");
+        }
+    }
+}

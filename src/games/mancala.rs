@@ -1,0 +1,135 @@
+//! Pieces shared by the sowing games (Kalah, Afrika, Anywoli): the two board sides, pit
+//! lettering, the comma-separated pit lists of position strings, hashing of pit arrays.
+//! Only notation and data layout live here; each game keeps its own sowing rules.
+
+use crate::game::PositionError;
+
+/// A side of a two-row board. South owns the lower row (`A`.. upper-case letters), North
+/// the upper row (`a`.. lower-case letters), each lettered from its owner's left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    South,
+    North,
+}
+
+impl Side {
+    pub fn other(self) -> Side {
+        match self {
+            Side::South => Side::North,
+            Side::North => Side::South,
+        }
+    }
+
+    pub fn index(self) -> usize {
+        match self {
+            Side::South => 0,
+            Side::North => 1,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::South => "South",
+            Side::North => "North",
+        }
+    }
+
+    /// The position-string letter: `S` or `N`.
+    pub fn letter(self) -> char {
+        match self {
+            Side::South => 'S',
+            Side::North => 'N',
+        }
+    }
+
+    pub fn from_letter(text: &str) -> Option<Side> {
+        match text {
+            "S" | "s" => Some(Side::South),
+            "N" | "n" => Some(Side::North),
+            _ => None,
+        }
+    }
+
+    /// The letter of this side's pit `i` (0-based from the owner's left).
+    pub fn pit_letter(self, i: usize) -> char {
+        let base = match self {
+            Side::South => b'A',
+            Side::North => b'a',
+        };
+        (base + i as u8) as char
+    }
+
+    /// The letters of a row of `n` pits, e.g. `A..F`.
+    pub fn pit_range(self, n: usize) -> String {
+        format!("{}..{}", self.pit_letter(0), self.pit_letter(n - 1))
+    }
+}
+
+/// A pit letter: which side owns it and its 0-based index, if it is a letter at all.
+pub fn parse_pit_letter(text: &str) -> Option<(Side, usize)> {
+    let mut chars = text.chars();
+    let c = chars.next()?;
+    if chars.next().is_some() {
+        return None;
+    }
+    match c {
+        'A'..='Z' => Some((Side::South, (c as u8 - b'A') as usize)),
+        'a'..='z' => Some((Side::North, (c as u8 - b'a') as usize)),
+        _ => None,
+    }
+}
+
+/// Parse `4,4,0,12` into exactly `expected` counts, each at most `max`.
+pub fn parse_counts(
+    text: &str,
+    expected: usize,
+    max: u32,
+    what: &str,
+) -> Result<Vec<u32>, PositionError> {
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.len() != expected {
+        return Err(PositionError::new(format!(
+            "{what}: expected {expected} comma-separated numbers, found {} in '{text}'",
+            parts.len()
+        )));
+    }
+    parts
+        .iter()
+        .map(|p| match p.parse::<u32>() {
+            Ok(n) if n <= max => Ok(n),
+            Ok(n) => Err(PositionError::new(format!(
+                "{what}: {n} is more than the {max} this board can hold"
+            ))),
+            Err(_) => Err(PositionError::new(format!(
+                "{what}: '{p}' is not a seed count (a number 0..{max})"
+            ))),
+        })
+        .collect()
+}
+
+/// Write counts as `4,4,0,12`.
+pub fn format_counts(out: &mut String, counts: impl IntoIterator<Item = u32>) {
+    use std::fmt::Write;
+    for (i, c) in counts.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let _ = write!(out, "{c}");
+    }
+}
+
+/// A fast, well-mixed hash of small counts (a multiply-xorshift fold; not cryptographic).
+#[inline]
+pub fn hash_counts(counts: &[u16], seed: u64) -> u64 {
+    let mut h = seed ^ 0x9E37_79B9_7F4A_7C15;
+    for chunk in counts.chunks(4) {
+        let mut word = 0u64;
+        for (i, &c) in chunk.iter().enumerate() {
+            word |= (c as u64) << (16 * i);
+        }
+        h = (h ^ word).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        h ^= h >> 29;
+    }
+    h = h.wrapping_mul(0x94D0_49BB_1331_11EB);
+    h ^ (h >> 32)
+}

@@ -1,0 +1,4 @@
+//! The rules of each game, one module (file or folder) per game.
+
+pub mod kalah;
+pub mod mancala;

@@ -1,0 +1,16 @@
+//! sowfan: a game engine for Kalah, Afrika, Anywoli and Fanorona, speaking a UCI-like
+//! protocol (see `protocol.md`).
+//!
+//! Layers, from the rules up: [`game`] (the `Game` trait), [`games`] (one module per game),
+//! [`perft`] and [`search`] (generic over `Game`), [`session`] (a game in play behind an
+//! object-safe trait), [`registry`] (games by name), [`protocol`] (the text protocol).
+
+pub mod bench;
+pub mod game;
+pub mod games;
+pub mod options;
+pub mod perft;
+pub mod protocol;
+pub mod registry;
+pub mod search;
+pub mod session;

@@ -1,0 +1,509 @@
+//! Protocol commands: one enum, parsed from one line with nom.
+//!
+//! Lines are whitespace-separated tokens (runs of spaces and tabs, `\r` ignored). Parsing
+//! never panics and never guesses: anything it does not understand is a [`CommandError`]
+//! whose message says what was expected.
+
+use nom::bytes::complete::take_till1;
+use nom::character::complete::{i64 as int64, space0, u32 as uint32, u64 as uint64};
+use nom::combinator::all_consuming;
+use nom::sequence::preceded;
+use nom::{IResult, Parser};
+use thiserror::Error;
+
+use crate::search::limits::Limits;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Query {
+    P1Turn,
+    GameOver,
+    Result,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Uci,
+    Ugi,
+    Debug(bool),
+    IsReady,
+    SetOption {
+        name: String,
+        value: Option<String>,
+    },
+    /// `ucinewgame` / `uginewgame`: same game, back to the start, empty hash.
+    NewGameReset,
+    /// `newgame <game> [key=value …]`.
+    NewGame {
+        game: String,
+        options: Vec<String>,
+    },
+    Position {
+        /// `None`: the start position.
+        fen: Option<String>,
+        moves: Vec<String>,
+    },
+    Go(Limits),
+    Perft(u32),
+    Stop,
+    PonderHit,
+    Quit,
+    Query(Query),
+    Display,
+    Legal,
+    Bench(Option<u32>),
+    Help,
+}
+
+impl Command {
+    /// Commands that only read the state; everything else waits for a running search.
+    pub fn is_read_only(&self) -> bool {
+        matches!(
+            self,
+            Command::Uci
+                | Command::Ugi
+                | Command::Debug(_)
+                | Command::Query(_)
+                | Command::Display
+                | Command::Legal
+                | Command::Help
+        )
+    }
+}
+
+pub const COMMANDS: &str = "uci, ugi, isready, setoption, ucinewgame, uginewgame, newgame, \
+position, go, stop, ponderhit, quit, query, d, perft, legal, bench, help";
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CommandError {
+    #[error("unknown command '{0}' (commands: {COMMANDS})")]
+    Unknown(String),
+    #[error("{command}: {message}")]
+    Invalid {
+        command: &'static str,
+        message: String,
+    },
+}
+
+fn invalid(command: &'static str, message: impl Into<String>) -> CommandError {
+    CommandError::Invalid {
+        command,
+        message: message.into(),
+    }
+}
+
+/// One token: a run of non-blank characters after optional blanks.
+fn token(input: &str) -> IResult<&str, &str> {
+    preceded(space0, take_till1(|c: char| c == ' ' || c == '\t')).parse(input)
+}
+
+/// All remaining tokens.
+fn tokens(mut input: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    while let Ok((rest, t)) = token(input) {
+        out.push(t);
+        input = rest;
+    }
+    out
+}
+
+fn number<'a, T>(
+    text: &'a str,
+    parser: impl Fn(&'a str) -> IResult<&'a str, T>,
+    command: &'static str,
+    what: &str,
+) -> Result<T, CommandError> {
+    all_consuming(parser)
+        .parse(text)
+        .map(|(_, n)| n)
+        .map_err(|_| invalid(command, format!("'{what}' needs a number, got '{text}'")))
+}
+
+/// Parse one line. `Ok(None)` for a blank line.
+pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
+    let line = line.trim_end_matches(['\r', '\n']);
+    let Ok((args, name)) = token(line) else {
+        return Ok(None);
+    };
+    let command = match name {
+        "uci" => Command::Uci,
+        "ugi" => Command::Ugi,
+        "isready" => Command::IsReady,
+        "ucinewgame" | "uginewgame" => Command::NewGameReset,
+        "stop" => Command::Stop,
+        "ponderhit" => Command::PonderHit,
+        "quit" => Command::Quit,
+        "d" => Command::Display,
+        "legal" => Command::Legal,
+        "help" => Command::Help,
+        "debug" => match tokens(args).as_slice() {
+            ["on"] => Command::Debug(true),
+            ["off"] | [] => Command::Debug(false),
+            _ => return Err(invalid("debug", "expected 'debug on' or 'debug off'")),
+        },
+        "setoption" => parse_setoption(args)?,
+        "newgame" => parse_newgame(args)?,
+        "position" => parse_position(args)?,
+        "go" => parse_go(args)?,
+        "perft" => Command::Perft(parse_perft_depth(args, "perft")?),
+        "query" => parse_query(args)?,
+        "bench" => match tokens(args).as_slice() {
+            [] => Command::Bench(None),
+            [depth] => Command::Bench(Some(number(depth, uint32, "bench", "depth")?)),
+            _ => return Err(invalid("bench", "expected 'bench' or 'bench <depth>'")),
+        },
+        other => return Err(CommandError::Unknown(other.to_string())),
+    };
+    // Commands without arguments reject stray tokens rather than ignore them.
+    let takes_no_arguments = matches!(
+        command,
+        Command::Uci
+            | Command::Ugi
+            | Command::IsReady
+            | Command::NewGameReset
+            | Command::Stop
+            | Command::PonderHit
+            | Command::Quit
+            | Command::Display
+            | Command::Legal
+            | Command::Help
+    );
+    if takes_no_arguments {
+        let extra = tokens(args);
+        if !extra.is_empty() {
+            return Err(CommandError::Invalid {
+                command: static_name(name),
+                message: format!("takes no arguments, got '{}'", extra.join(" ")),
+            });
+        }
+    }
+    Ok(Some(command))
+}
+
+fn static_name(name: &str) -> &'static str {
+    COMMANDS
+        .split(", ")
+        .find(|c| *c == name)
+        .unwrap_or("command")
+}
+
+fn parse_perft_depth(args: &str, command: &'static str) -> Result<u32, CommandError> {
+    match tokens(args).as_slice() {
+        [depth] => number(depth, uint32, command, "depth"),
+        _ => Err(invalid(command, "expected a depth, e.g. 'perft 6'")),
+    }
+}
+
+fn parse_setoption(args: &str) -> Result<Command, CommandError> {
+    let words = tokens(args);
+    let usage = "expected 'setoption name <name> [value <value>]'";
+    let Some((first, rest)) = words.split_first() else {
+        return Err(invalid("setoption", usage));
+    };
+    if !first.eq_ignore_ascii_case("name") {
+        return Err(invalid("setoption", usage));
+    }
+    let value_at = rest.iter().position(|w| w.eq_ignore_ascii_case("value"));
+    let name_words = &rest[..value_at.unwrap_or(rest.len())];
+    if name_words.is_empty() {
+        return Err(invalid("setoption", format!("the option name is missing: {usage}")));
+    }
+    let value = value_at.map(|i| rest[i + 1..].join(" "));
+    Ok(Command::SetOption {
+        name: name_words.join(" "),
+        value,
+    })
+}
+
+fn parse_newgame(args: &str) -> Result<Command, CommandError> {
+    let words = tokens(args);
+    let Some((game, options)) = words.split_first() else {
+        return Err(invalid(
+            "newgame",
+            format!(
+                "expected 'newgame <game> [key=value ...]' with a game among {}",
+                crate::registry::names()
+            ),
+        ));
+    };
+    Ok(Command::NewGame {
+        game: game.to_string(),
+        options: options.iter().map(|s| s.to_string()).collect(),
+    })
+}
+
+fn parse_position(args: &str) -> Result<Command, CommandError> {
+    let usage = "expected 'position startpos [moves ...]', 'position fen <position> [moves ...]' \
+                 or 'position moves ...'";
+    let Ok((after, kind)) = token(args) else {
+        return Err(invalid("position", usage));
+    };
+    let (fen, moves_part) = match kind {
+        "startpos" => {
+            let words = tokens(after);
+            match words.split_first() {
+                None => (None, Vec::new()),
+                Some((&"moves", moves)) => (None, moves.to_vec()),
+                Some((other, _)) => {
+                    return Err(invalid(
+                        "position",
+                        format!("expected 'moves' after 'startpos', got '{other}'"),
+                    ));
+                }
+            }
+        }
+        "fen" => {
+            // The position string may contain spaces: it runs up to the token `moves`.
+            let words = tokens(after);
+            let at = words.iter().position(|w| *w == "moves");
+            let fen_words = &words[..at.unwrap_or(words.len())];
+            if fen_words.is_empty() {
+                return Err(invalid("position", "the position string after 'fen' is missing"));
+            }
+            let moves = at.map(|i| words[i + 1..].to_vec()).unwrap_or_default();
+            (Some(fen_words.join(" ")), moves)
+        }
+        "moves" => (None, tokens(after)),
+        other => {
+            return Err(invalid(
+                "position",
+                format!("unknown position kind '{other}': {usage}"),
+            ));
+        }
+    };
+    Ok(Command::Position {
+        fen,
+        moves: moves_part.iter().map(|s| s.to_string()).collect(),
+    })
+}
+
+fn parse_go(args: &str) -> Result<Command, CommandError> {
+    let words = tokens(args);
+    if let Some(&"perft") = words.first() {
+        return Ok(Command::Perft(parse_perft_depth(
+            &words[1..].join(" "),
+            "go perft",
+        )?));
+    }
+    let mut limits = Limits::default();
+    let mut i = 0;
+    let value = |i: usize, key: &str| -> Result<&str, CommandError> {
+        words
+            .get(i + 1)
+            .copied()
+            .ok_or_else(|| invalid("go", format!("'{key}' needs a value")))
+    };
+    while i < words.len() {
+        let key = words[i];
+        match key {
+            "infinite" => limits.infinite = true,
+            "ponder" => limits.ponder = true,
+            "searchmoves" => {
+                limits.searchmoves = words[i + 1..].iter().map(|s| s.to_string()).collect();
+                if limits.searchmoves.is_empty() {
+                    return Err(invalid("go", "'searchmoves' needs at least one move"));
+                }
+                break;
+            }
+            "depth" => {
+                let d = number(value(i, key)?, uint32, "go", key)?;
+                if d == 0 {
+                    return Err(invalid("go", "'depth' must be at least 1"));
+                }
+                limits.depth = Some(d);
+                i += 1;
+            }
+            "nodes" => {
+                limits.nodes = Some(number(value(i, key)?, uint64, "go", key)?);
+                i += 1;
+            }
+            "movetime" => {
+                limits.movetime = Some(number(value(i, key)?, uint64, "go", key)?);
+                i += 1;
+            }
+            "movestogo" => {
+                limits.movestogo = Some(number(value(i, key)?, uint32, "go", key)?);
+                i += 1;
+            }
+            "wtime" | "p1time" => {
+                limits.time[0] = Some(number(value(i, key)?, int64, "go", key)?);
+                i += 1;
+            }
+            "btime" | "p2time" => {
+                limits.time[1] = Some(number(value(i, key)?, int64, "go", key)?);
+                i += 1;
+            }
+            "winc" | "p1inc" => {
+                limits.inc[0] = Some(number(value(i, key)?, int64, "go", key)?);
+                i += 1;
+            }
+            "binc" | "p2inc" => {
+                limits.inc[1] = Some(number(value(i, key)?, int64, "go", key)?);
+                i += 1;
+            }
+            other => {
+                return Err(invalid(
+                    "go",
+                    format!(
+                        "unknown parameter '{other}' (depth, nodes, movetime, infinite, ponder, \
+                         wtime, btime, winc, binc, movestogo, p1time, p2time, p1inc, p2inc, \
+                         searchmoves, perft)"
+                    ),
+                ));
+            }
+        }
+        i += 1;
+    }
+    Ok(Command::Go(limits))
+}
+
+fn parse_query(args: &str) -> Result<Command, CommandError> {
+    let usage = "expected 'query p1turn', 'query gameover' or 'query result'";
+    match tokens(args).as_slice() {
+        ["p1turn"] => Ok(Command::Query(Query::P1Turn)),
+        ["gameover"] => Ok(Command::Query(Query::GameOver)),
+        ["result"] => Ok(Command::Query(Query::Result)),
+        [other] => Err(invalid("query", format!("unknown query '{other}': {usage}"))),
+        _ => Err(invalid("query", usage)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(line: &str) -> Command {
+        parse(line).unwrap().unwrap()
+    }
+
+    #[test]
+    fn simple_commands_and_blank_lines() {
+        assert_eq!(ok("uci"), Command::Uci);
+        assert_eq!(ok("  isready \r"), Command::IsReady);
+        assert_eq!(ok("uginewgame"), Command::NewGameReset);
+        assert_eq!(parse("").unwrap(), None);
+        assert_eq!(parse(" \t ").unwrap(), None);
+        assert!(matches!(parse("isready now"), Err(CommandError::Invalid { .. })));
+        assert!(matches!(parse("xyzzy 1 2"), Err(CommandError::Unknown(_))));
+    }
+
+    #[test]
+    fn position_forms() {
+        assert_eq!(
+            ok("position startpos moves C  f\tA"),
+            Command::Position {
+                fen: None,
+                moves: vec!["C".into(), "f".into(), "A".into()]
+            }
+        );
+        assert_eq!(
+            ok("position moves C"),
+            Command::Position {
+                fen: None,
+                moves: vec!["C".into()]
+            }
+        );
+        assert_eq!(
+            ok("position fen 4,4,4,4,4,4,0/4,4,4,4,4,4,0   S p moves C"),
+            Command::Position {
+                fen: Some("4,4,4,4,4,4,0/4,4,4,4,4,4,0 S p".into()),
+                moves: vec!["C".into()]
+            }
+        );
+        assert!(parse("position").is_err());
+        assert!(parse("position fen").is_err());
+        assert!(parse("position fen moves C").is_err());
+        assert!(parse("position startpos C").is_err());
+        assert!(parse("position somewhere").is_err());
+    }
+
+    #[test]
+    fn go_parameters() {
+        let Command::Go(l) = ok("go wtime 1000 btime -20 winc 5 binc 5 movestogo 10") else {
+            panic!()
+        };
+        assert_eq!(l.time, [Some(1000), Some(-20)]);
+        assert_eq!(l.inc, [Some(5), Some(5)]);
+        assert_eq!(l.movestogo, Some(10));
+        let Command::Go(l) = ok("go p1time 100 p2time 200 p1inc 1 p2inc 2") else {
+            panic!()
+        };
+        assert_eq!(l.time, [Some(100), Some(200)]);
+        let Command::Go(l) = ok("go depth 5 nodes 1000 movetime 50 searchmoves A B") else {
+            panic!()
+        };
+        assert_eq!(
+            (l.depth, l.nodes, l.movetime),
+            (Some(5), Some(1000), Some(50))
+        );
+        assert_eq!(l.searchmoves, vec!["A", "B"]);
+        let Command::Go(l) = ok("go infinite") else { panic!() };
+        assert!(l.infinite);
+        assert_eq!(ok("go perft 3"), Command::Perft(3));
+        for bad in [
+            "go depth",
+            "go depth x",
+            "go depth 0",
+            "go nodes -5",
+            "go fast",
+            "go searchmoves",
+            "go depth 99999999999",
+        ] {
+            let e = parse(bad).unwrap_err();
+            assert!(e.to_string().starts_with("go"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn setoption_names_and_values_with_spaces() {
+        assert_eq!(
+            ok("setoption name Move Overhead value 100"),
+            Command::SetOption {
+                name: "Move Overhead".into(),
+                value: Some("100".into())
+            }
+        );
+        assert_eq!(
+            ok("setoption name GameOptions value pits=4 seeds=3"),
+            Command::SetOption {
+                name: "GameOptions".into(),
+                value: Some("pits=4 seeds=3".into())
+            }
+        );
+        assert_eq!(
+            ok("setoption name Clear Hash"),
+            Command::SetOption {
+                name: "Clear Hash".into(),
+                value: None
+            }
+        );
+        assert!(parse("setoption").is_err());
+        assert!(parse("setoption name").is_err());
+        assert!(parse("setoption Hash 3").is_err());
+    }
+
+    #[test]
+    fn queries_and_newgame() {
+        assert_eq!(ok("query p1turn"), Command::Query(Query::P1Turn));
+        assert_eq!(ok("query result"), Command::Query(Query::Result));
+        assert!(parse("query").is_err());
+        assert!(parse("query weather").is_err());
+        assert_eq!(
+            ok("newgame kalah pits=4"),
+            Command::NewGame {
+                game: "kalah".into(),
+                options: vec!["pits=4".into()]
+            }
+        );
+        assert!(parse("newgame").is_err());
+    }
+
+    #[test]
+    fn never_panics_on_odd_input() {
+        for line in [
+            "\u{0}", "é", "go \u{7f}", "position fen é moves", "perft -1", "perft", "bench x",
+            "setoption name value", "go wtime", "debug maybe", "query p1turn extra",
+        ] {
+            let _ = parse(line);
+        }
+    }
+}

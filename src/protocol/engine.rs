@@ -1,0 +1,447 @@
+//! The protocol's state machine: the current game, engine options, the running job.
+
+use std::collections::VecDeque;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use super::command::{self, Command, Query};
+use super::output::Output;
+use super::Event;
+use crate::bench;
+use crate::game::Player;
+use crate::registry;
+use crate::search::limits::Limits;
+use crate::search::tt::TranspositionTable;
+use crate::search::{SearchControl, SearchSettings};
+use crate::session::Session;
+
+pub const ENGINE_NAME: &str = concat!("sowfan ", env!("CARGO_PKG_VERSION"));
+pub const AUTHOR: &str = "the sowfan developers";
+pub const DEFAULT_HASH_MB: usize = 16;
+pub const MAX_HASH_MB: usize = 65536;
+pub const MAX_THREADS: usize = 256;
+pub const MAX_MULTIPV: usize = 64;
+
+/// A search, perft or bench running on its own thread.
+struct Job {
+    handle: JoinHandle<()>,
+    control: Arc<SearchControl>,
+    /// `go infinite` / `go ponder`: only `stop` (or `ponderhit`) ends it.
+    open_ended: bool,
+}
+
+pub struct Engine {
+    out: Output,
+    events: Sender<Event>,
+    session: Box<dyn Session>,
+    /// The `key=value` options the current game was built with.
+    game_options: Vec<String>,
+    tt: Arc<TranspositionTable>,
+    settings: SearchSettings,
+    ponder: bool,
+    job: Option<Job>,
+    /// Commands waiting for the running job to end, in arrival order.
+    pending: VecDeque<Command>,
+    eof: bool,
+    quit: bool,
+}
+
+impl Engine {
+    /// `game` preselects the game (`"kalah pits=4"`); the default is Kalah.
+    pub fn new(out: Output, events: Sender<Event>, game: Option<&str>) -> Result<Engine, String> {
+        let spec = game.unwrap_or(registry::GAMES[0].name);
+        let session = registry::create_from_spec(spec).map_err(|e| e.to_string())?;
+        let game_options = spec.split_whitespace().skip(1).map(String::from).collect();
+        Ok(Engine {
+            out,
+            events,
+            session,
+            game_options,
+            tt: Arc::new(TranspositionTable::new(DEFAULT_HASH_MB)?),
+            settings: SearchSettings::default(),
+            ponder: false,
+            job: None,
+            pending: VecDeque::new(),
+            eof: false,
+            quit: false,
+        })
+    }
+
+    /// Has the session ended (`quit`, or end of input with nothing left to do)?
+    pub fn finished(&self) -> bool {
+        self.quit
+            || self.out.is_closed()
+            || (self.eof && self.job.is_none() && self.pending.is_empty())
+    }
+
+    /// Stop and wait for the running job, if any.
+    pub fn shutdown(&mut self) {
+        if let Some(job) = self.job.take() {
+            job.control.stop.store(true, Ordering::Relaxed);
+            job.control.pondering.store(false, Ordering::Relaxed);
+            let _ = job.handle.join();
+        }
+    }
+
+    pub fn handle(&mut self, event: Event) {
+        match event {
+            Event::Line(line) => {
+                log::debug!("< {}", line.trim_end());
+                match command::parse(&line) {
+                    Ok(Some(command)) => self.dispatch(command),
+                    Ok(None) => {}
+                    Err(e) => self.out.error(&e.to_string()),
+                }
+            }
+            Event::Eof => {
+                log::debug!("end of input");
+                self.eof = true;
+                if let Some(job) = &self.job {
+                    if job.open_ended {
+                        job.control.stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+            Event::JobDone => {
+                if let Some(job) = self.job.take() {
+                    let _ = job.handle.join();
+                }
+            }
+        }
+        while self.job.is_none() && !self.quit {
+            let Some(command) = self.pending.pop_front() else {
+                break;
+            };
+            self.execute(command);
+        }
+    }
+
+    fn dispatch(&mut self, command: Command) {
+        match command {
+            Command::IsReady => self.out.line("readyok"),
+            Command::Stop => {
+                if let Some(job) = &self.job {
+                    job.control.pondering.store(false, Ordering::Relaxed);
+                    job.control.stop.store(true, Ordering::Relaxed);
+                }
+            }
+            Command::PonderHit => {
+                if let Some(job) = &self.job {
+                    job.control.pondering.store(false, Ordering::Relaxed);
+                }
+            }
+            Command::Quit => {
+                self.quit = true;
+                self.shutdown();
+            }
+            command if command.is_read_only() && self.pending.is_empty() => self.execute(command),
+            command if self.job.is_some() || !self.pending.is_empty() => {
+                self.pending.push_back(command)
+            }
+            command => self.execute(command),
+        }
+    }
+
+    fn execute(&mut self, command: Command) {
+        match command {
+            Command::Uci => self.identify("uciok"),
+            Command::Ugi => self.identify("ugiok"),
+            Command::Debug(_) => {}
+            Command::IsReady | Command::Stop | Command::PonderHit | Command::Quit => {
+                self.dispatch(command)
+            }
+            Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
+            Command::NewGameReset => {
+                // Cannot fail: the start position of the current game.
+                let _ = self.session.set_position(None, &[]);
+                self.tt.clear();
+            }
+            Command::NewGame { game, options } => {
+                let options: Vec<&str> = options.iter().map(String::as_str).collect();
+                match registry::create(&game, &options) {
+                    Ok(session) => {
+                        self.session = session;
+                        self.game_options = options.iter().map(|s| s.to_string()).collect();
+                        self.tt.clear();
+                    }
+                    Err(e) => self.out.error(&e.to_string()),
+                }
+            }
+            Command::Position { fen, moves } => {
+                let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
+                if let Err(e) = self.session.set_position(fen.as_deref(), &moves) {
+                    self.out
+                        .error(&format!("{e}; the position is unchanged"));
+                }
+            }
+            Command::Go(limits) => self.go(limits),
+            Command::Perft(depth) => self.perft(depth),
+            Command::Bench(depth) => self.bench(depth),
+            Command::Query(query) => {
+                let answer = match query {
+                    Query::P1Turn => (self.session.to_move() == Player::P1).to_string(),
+                    Query::GameOver => self.session.outcome().is_some().to_string(),
+                    Query::Result => self
+                        .session
+                        .outcome()
+                        .map_or("none", |o| o.result.as_str())
+                        .to_string(),
+                };
+                self.out.line(&format!("response {answer}"));
+            }
+            Command::Display => self.out.line(&self.session.display()),
+            Command::Legal => {
+                let moves = self.session.legal_moves();
+                if moves.is_empty() {
+                    self.out.line("legal");
+                } else {
+                    self.out.line(&format!("legal {}", moves.join(" ")));
+                }
+            }
+            Command::Help => self.out.line(&help_text()),
+        }
+    }
+
+    fn identify(&self, ok: &str) {
+        let variants: String = registry::GAMES
+            .iter()
+            .map(|g| format!(" var {}", g.name))
+            .collect();
+        let current = self.session.spec();
+        let variant = current.split_whitespace().next().unwrap_or("kalah");
+        let game_options = if self.game_options.is_empty() {
+            "<empty>".to_string()
+        } else {
+            self.game_options.join(" ")
+        };
+        let lines = [
+            format!("id name {ENGINE_NAME}"),
+            format!("id author {AUTHOR}"),
+            format!(
+                "option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"
+            ),
+            format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"),
+            format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"),
+            "option name Ponder type check default false".to_string(),
+            "option name Move Overhead type spin default 30 min 0 max 5000".to_string(),
+            "option name Clear Hash type button".to_string(),
+            format!("option name UCI_Variant type combo default {variant}{variants}"),
+            format!("option name GameOptions type string default {game_options}"),
+            ok.to_string(),
+        ];
+        self.out.line(&lines.join("\n"));
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) {
+        let spin = |min: usize, max: usize| -> Result<usize, String> {
+            let text = value.ok_or_else(|| format!("option '{name}' needs a value {min}..{max}"))?;
+            match text.parse::<usize>() {
+                Ok(n) if (min..=max).contains(&n) => Ok(n),
+                _ => Err(format!(
+                    "option '{name}': '{text}' is not a number in {min}..{max}"
+                )),
+            }
+        };
+        let result = match name.to_ascii_lowercase().as_str() {
+            "hash" => spin(1, MAX_HASH_MB).and_then(|mb| {
+                self.tt = Arc::new(TranspositionTable::new(mb)?);
+                Ok(())
+            }),
+            "threads" => spin(1, MAX_THREADS).map(|n| self.settings.threads = n),
+            "multipv" => spin(1, MAX_MULTIPV).map(|n| self.settings.multipv = n),
+            "move overhead" => spin(0, 5000).map(|n| self.settings.move_overhead = n as u64),
+            "ponder" => match value.map(str::to_ascii_lowercase).as_deref() {
+                Some("true") => {
+                    self.ponder = true;
+                    Ok(())
+                }
+                Some("false") => {
+                    self.ponder = false;
+                    Ok(())
+                }
+                _ => Err("option 'Ponder' takes true or false".to_string()),
+            },
+            "clear hash" => {
+                self.tt.clear();
+                Ok(())
+            }
+            "uci_variant" => self.set_variant(value.unwrap_or("")),
+            "gameoptions" => {
+                let text = value.unwrap_or("").trim();
+                let text = if text == "<empty>" { "" } else { text };
+                let options: Vec<&str> = text.split_whitespace().collect();
+                let name = self.variant();
+                registry::create(&name, &options)
+                    .map(|session| {
+                        self.session = session;
+                        self.game_options = options.iter().map(|s| s.to_string()).collect();
+                        self.tt.clear();
+                    })
+                    .map_err(|e| e.to_string())
+            }
+            _ => {
+                self.out.info_string(&format!(
+                    "warning: unknown option '{name}' (options: Hash, Threads, MultiPV, Ponder, \
+                     Move Overhead, Clear Hash, UCI_Variant, GameOptions)"
+                ));
+                Ok(())
+            }
+        };
+        if let Err(e) = result {
+            self.out.error(&e);
+        }
+    }
+
+    fn variant(&self) -> String {
+        let spec = self.session.spec();
+        spec.split_whitespace().next().unwrap_or("kalah").to_string()
+    }
+
+    /// Switch game, keeping the GameOptions when they apply to the new game.
+    fn set_variant(&mut self, name: &str) -> Result<(), String> {
+        let name = name.trim();
+        registry::find(name).map_err(|e| e.to_string())?;
+        let options: Vec<&str> = self.game_options.iter().map(String::as_str).collect();
+        let session = match registry::create(name, &options) {
+            Ok(session) => session,
+            Err(e) => {
+                self.out.info_string(&format!(
+                    "warning: GameOptions '{}' do not apply to {name} ({e}); using its defaults",
+                    self.game_options.join(" ")
+                ));
+                self.game_options.clear();
+                registry::create(name, &[]).map_err(|e| e.to_string())?
+            }
+        };
+        self.session = session;
+        self.tt.clear();
+        Ok(())
+    }
+
+    fn go(&mut self, limits: Limits) {
+        if !limits.searchmoves.is_empty() {
+            let legal = self.session.legal_moves();
+            if let Some(bad) = limits.searchmoves.iter().find(|m| !legal.contains(m)) {
+                self.out.error(&format!(
+                    "go: searchmoves: '{bad}' is not a legal move here (legal: {}); no search \
+                     started",
+                    legal.join(" ")
+                ));
+                return;
+            }
+        }
+        let control = Arc::new(SearchControl::new(limits.ponder));
+        let open_ended = limits.is_open_ended() || limits.is_unlimited();
+        let session = self.session.clone_box();
+        let tt = Arc::clone(&self.tt);
+        let settings = self.settings;
+        let show_ponder = self.ponder;
+        let out = self.out.clone();
+        let job_control = Arc::clone(&control);
+        self.spawn_job("search", control, open_ended, move || {
+            let result = panic::catch_unwind(AssertUnwindSafe(|| {
+                session.search(&limits, &settings, &tt, &job_control, &mut |line| {
+                    out.line(&line)
+                })
+            }));
+            let line = match result {
+                Ok(Ok(summary)) => match (show_ponder, summary.ponder) {
+                    (true, Some(reply)) => format!("bestmove {} ponder {reply}", summary.bestmove),
+                    _ => format!("bestmove {}", summary.bestmove),
+                },
+                Ok(Err(message)) => {
+                    out.error(&message);
+                    "bestmove 0000".to_string()
+                }
+                Err(_) => {
+                    // A bug, not bad input: still answer with a legal move.
+                    out.error("internal error: the search failed; playing the first legal move");
+                    out.line("info depth 0 score cp 0");
+                    let first = session.legal_moves().into_iter().next();
+                    format!("bestmove {}", first.as_deref().unwrap_or("0000"))
+                }
+            };
+            out.line(&line);
+        });
+    }
+
+    fn perft(&mut self, depth: u32) {
+        let session = self.session.clone_box();
+        let out = self.out.clone();
+        let control = Arc::new(SearchControl::default());
+        self.spawn_job("perft", control, false, move || {
+            let result = panic::catch_unwind(AssertUnwindSafe(|| {
+                let mut total = 0;
+                let mut lines = Vec::new();
+                for (mv, count) in session.divide(depth) {
+                    lines.push(format!("{mv}: {count}"));
+                    total += count;
+                }
+                if depth == 0 {
+                    total = 1;
+                }
+                lines.push(format!("Nodes searched: {total}"));
+                lines.join("\n")
+            }));
+            match result {
+                Ok(text) => out.line(&text),
+                Err(_) => out.error("internal error: perft failed"),
+            }
+        });
+    }
+
+    fn bench(&mut self, depth: Option<u32>) {
+        let out = self.out.clone();
+        let control = Arc::new(SearchControl::default());
+        self.spawn_job("bench", control, false, move || {
+            let result = panic::catch_unwind(AssertUnwindSafe(|| {
+                bench::run(depth, &mut |line| out.line(line))
+            }));
+            if result.is_err() {
+                out.error("internal error: bench failed");
+            }
+        });
+    }
+
+    fn spawn_job(
+        &mut self,
+        name: &str,
+        control: Arc<SearchControl>,
+        open_ended: bool,
+        work: impl FnOnce() + Send + 'static,
+    ) {
+        let events = self.events.clone();
+        let spawned = std::thread::Builder::new()
+            .name(name.to_string())
+            .spawn(move || {
+                work();
+                let _ = events.send(Event::JobDone);
+            });
+        match spawned {
+            Ok(handle) => {
+                self.job = Some(Job {
+                    handle,
+                    control,
+                    open_ended,
+                })
+            }
+            Err(e) => self
+                .out
+                .error(&format!("cannot start a {name} thread: {e}")),
+        }
+    }
+}
+
+fn help_text() -> String {
+    format!(
+        "{ENGINE_NAME}: a UCI/UGI-like engine for {games}.\n\
+         Commands: {commands}.\n\
+         Start with 'newgame <game> [key=value ...]', then 'position startpos moves ...' and \
+         'go depth 10'; 'd' shows the board, 'legal' the legal moves. See protocol.md.",
+        games = registry::names(),
+        commands = command::COMMANDS
+    )
+}

@@ -1,0 +1,72 @@
+//! Protocol output: whole lines, flushed at once, shared by the command loop and the search
+//! thread. A closed pipe is remembered (and ends the engine) instead of panicking.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+#[derive(Clone)]
+pub struct Output {
+    sink: Arc<Mutex<Box<dyn Write + Send>>>,
+    closed: Arc<AtomicBool>,
+}
+
+impl Output {
+    pub fn new(sink: Box<dyn Write + Send>) -> Output {
+        Output {
+            sink: Arc::new(Mutex::new(sink)),
+            closed: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    pub fn stdout() -> Output {
+        Output::new(Box::new(std::io::stdout()))
+    }
+
+    /// Write one or more lines (a trailing newline is added) and flush.
+    pub fn line(&self, text: &str) {
+        log::debug!("> {text}");
+        // A poisoned lock only means another writer panicked mid-line; keep writing.
+        let mut sink = self.sink.lock().unwrap_or_else(|e| e.into_inner());
+        let result = writeln!(sink, "{text}").and_then(|_| sink.flush());
+        if result.is_err() {
+            self.closed.store(true, Ordering::Relaxed);
+        }
+    }
+
+    pub fn info_string(&self, text: &str) {
+        self.line(&format!("info string {text}"));
+    }
+
+    pub fn error(&self, text: &str) {
+        self.line(&format!("info string error: {text}"));
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Relaxed)
+    }
+}
+
+/// An in-memory sink for tests: everything written, as text.
+#[derive(Clone, Default)]
+pub struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Captured {
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap_or_else(|e| e.into_inner())).into_owned()
+    }
+}
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

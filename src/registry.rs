@@ -1,0 +1,92 @@
+//! The games sowfan plays, by name. Adding a game means adding one entry here.
+
+use thiserror::Error;
+
+use crate::game::Game;
+use crate::games::kalah::{self, Kalah};
+use crate::options::{GameOptions, OptionError, OptionSpec};
+use crate::session::{GameSession, Session};
+
+/// One playable game: its protocol name, its options, and how to build it.
+pub struct GameEntry {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub options: &'static [OptionSpec],
+    pub build: fn(GameOptions) -> Box<dyn Session>,
+}
+
+fn session<G: Game>(game: G) -> Box<dyn Session> {
+    Box::new(GameSession::new(game))
+}
+
+pub const GAMES: &[GameEntry] = &[GameEntry {
+    name: kalah::NAME,
+    summary: "Kalah(m,n), the two-row mancala with stores; South moves first",
+    options: kalah::OPTIONS,
+    build: |options| session(Kalah::new(options)),
+}];
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RegistryError {
+    #[error("no game given: expected one of {}", names())]
+    Missing,
+    #[error("unknown game '{0}': expected one of {names}", names = names())]
+    UnknownGame(String),
+    #[error(transparent)]
+    Option(#[from] OptionError),
+}
+
+/// The game names, `kalah, afrika, …`.
+pub fn names() -> String {
+    GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", ")
+}
+
+pub fn find(name: &str) -> Result<&'static GameEntry, RegistryError> {
+    GAMES
+        .iter()
+        .find(|g| g.name == name)
+        .ok_or_else(|| RegistryError::UnknownGame(name.to_string()))
+}
+
+/// Build a game from its name and `key=value` options, e.g. `["kalah", "pits=4"]`.
+pub fn create(name: &str, options: &[&str]) -> Result<Box<dyn Session>, RegistryError> {
+    let entry = find(name)?;
+    let options = GameOptions::parse(entry.name, entry.options, options)?;
+    Ok((entry.build)(options))
+}
+
+/// Build a game from one string: `"kalah pits=4 seeds=3"`.
+pub fn create_from_spec(spec: &str) -> Result<Box<dyn Session>, RegistryError> {
+    let mut tokens = spec.split_whitespace();
+    let name = tokens.next().ok_or(RegistryError::Missing)?;
+    let options: Vec<&str> = tokens.collect();
+    create(name, &options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_game_builds_with_defaults_and_round_trips_its_start() {
+        for entry in GAMES {
+            let game = create(entry.name, &[]).unwrap();
+            assert_eq!(game.spec(), entry.name);
+            let mut copy = game.clone_box();
+            copy.set_position(Some(&game.start_fen()), &[]).unwrap();
+            assert_eq!(copy.fen(), game.fen());
+            assert!(!game.legal_moves().is_empty());
+        }
+    }
+
+    #[test]
+    fn errors_list_what_is_accepted() {
+        let e = create_from_spec("chess").err().unwrap().to_string();
+        assert!(e.contains("kalah"), "{e}");
+        let e = create_from_spec("kalah pitz=3").err().unwrap().to_string();
+        assert!(e.contains("pits="), "{e}");
+        assert!(matches!(create_from_spec("  "), Err(RegistryError::Missing)));
+        let g = create_from_spec("kalah pits=4 seeds=3 pie=true").unwrap();
+        assert_eq!(g.spec(), "kalah pits=4 seeds=3 pie=true");
+    }
+}

@@ -1,0 +1,651 @@
+//! Iterative-deepening principal-variation search over any [`Game`].
+//!
+//! Negamax with alpha-beta and a shared transposition table. The search knows no rules: a
+//! move that leaves the same player to move (an extra move) keeps the score's sign and the
+//! window as they are; only a change of player negates them. Scores are exact when the game
+//! ends inside the tree (`score::terminal`), and the search tracks whether a result rests on
+//! any heuristic leaf: a root result that does not is *proven* and ends the search early.
+//!
+//! Several threads (Lazy SMP) share the table; the first thread reports and decides.
+
+pub mod limits;
+pub mod score;
+pub mod tt;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::game::Game;
+use limits::{Limits, TimeBudget};
+use score::{INFINITE, MATE_BOUND, MAX_PLY};
+use tt::{Bound, TranspositionTable};
+
+/// The deepest iteration the search will start.
+pub const MAX_DEPTH: u32 = 200;
+
+/// Flags shared between the protocol thread and a running search.
+#[derive(Debug, Default)]
+pub struct SearchControl {
+    /// Set by `stop` (or `quit`): finish now and report the best move found.
+    pub stop: AtomicBool,
+    /// True while a `go ponder` search waits for `ponderhit`.
+    pub pondering: AtomicBool,
+}
+
+impl SearchControl {
+    pub fn new(pondering: bool) -> SearchControl {
+        SearchControl {
+            stop: AtomicBool::new(false),
+            pondering: AtomicBool::new(pondering),
+        }
+    }
+}
+
+/// Engine settings that shape a search (from `setoption`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchSettings {
+    pub threads: usize,
+    pub multipv: usize,
+    /// Milliseconds kept back from every time budget for communication delays.
+    pub move_overhead: u64,
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        SearchSettings {
+            threads: 1,
+            multipv: 1,
+            move_overhead: 30,
+        }
+    }
+}
+
+/// What a search found.
+#[derive(Debug, Clone)]
+pub struct SearchResult<M> {
+    /// `None` only when the root has no legal move.
+    pub best: Option<M>,
+    /// The expected reply (second move of the principal variation).
+    pub ponder: Option<M>,
+    pub score: i32,
+    pub depth: u32,
+    pub nodes: u64,
+    /// The score is the game's value (no heuristic leaf below it).
+    pub proven: bool,
+}
+
+/// One `info` line's content, before it is written out.
+#[derive(Debug, Clone)]
+pub struct Report<M> {
+    pub depth: u32,
+    pub seldepth: usize,
+    pub multipv: usize,
+    pub score: i32,
+    pub nodes: u64,
+    pub time: Duration,
+    pub hashfull: u32,
+    pub pv: Vec<M>,
+}
+
+struct Shared<'a> {
+    control: &'a SearchControl,
+    /// Set by the main thread to end the helpers (time up, limits reached).
+    done: AtomicBool,
+    nodes: AtomicU64,
+    node_limit: Option<u64>,
+    budget: TimeBudget,
+}
+
+#[derive(Clone)]
+struct RootMove<M> {
+    mv: M,
+    /// Index in the root's legal-move list (what the transposition table stores).
+    index: u16,
+    score: i32,
+    previous_score: i32,
+    pv: Vec<M>,
+}
+
+struct Frame<M> {
+    moves: Vec<M>,
+    order: Vec<(i32, u16)>,
+    killer: Option<M>,
+}
+
+struct Worker<'a, G: Game> {
+    game: &'a G,
+    tt: &'a TranspositionTable,
+    shared: &'a Shared<'a>,
+    is_main: bool,
+    start: Instant,
+    was_pondering: bool,
+    nodes: u64,
+    unflushed: u64,
+    seldepth: usize,
+    /// Set when a value below the current node rests on a heuristic leaf.
+    unresolved: bool,
+    aborted: bool,
+    /// Depth 1 always completes, so there is always a move to play.
+    can_abort: bool,
+    has_repetition_rule: bool,
+    /// Repetition keys: the game's history, then the current search path.
+    keys: Vec<u64>,
+    frames: Vec<Frame<G::Move>>,
+    pv: Vec<Vec<G::Move>>,
+    root_moves: Vec<RootMove<G::Move>>,
+}
+
+/// Search `root` until a limit or `control.stop`; `info` receives a report after every
+/// completed iteration (main thread only). `history` holds the repetition keys of the game
+/// from its start up to and including `root`.
+#[allow(clippy::too_many_arguments)]
+pub fn search<G: Game>(
+    game: &G,
+    root: &G::Position,
+    history: &[u64],
+    searchmoves: &[G::Move],
+    limits: &Limits,
+    settings: &SearchSettings,
+    tt: &TranspositionTable,
+    control: &SearchControl,
+    info: &mut dyn FnMut(&Report<G::Move>),
+) -> SearchResult<G::Move> {
+    let start = Instant::now();
+    tt.new_search();
+    let player = game.to_move(root);
+    let shared = Shared {
+        control,
+        done: AtomicBool::new(false),
+        nodes: AtomicU64::new(0),
+        node_limit: limits.nodes,
+        budget: TimeBudget::new(limits, player, settings.move_overhead),
+    };
+    let mut legal = Vec::new();
+    game.legal_moves(root, &mut legal);
+    let root_moves: Vec<RootMove<G::Move>> = legal
+        .iter()
+        .enumerate()
+        .filter(|(_, mv)| searchmoves.is_empty() || searchmoves.contains(mv))
+        .map(|(i, &mv)| RootMove {
+            mv,
+            index: i as u16,
+            score: -INFINITE,
+            previous_score: -INFINITE,
+            pv: vec![mv],
+        })
+        .collect();
+    let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+    if root_moves.is_empty() {
+        return SearchResult {
+            best: None,
+            ponder: None,
+            score: 0,
+            depth: 0,
+            nodes: 0,
+            proven: true,
+        };
+    }
+    let make_worker = |id: usize| Worker {
+        game,
+        tt,
+        shared: &shared,
+        is_main: id == 0,
+        start,
+        was_pondering: control.pondering.load(Ordering::Relaxed),
+        nodes: 0,
+        unflushed: 0,
+        seldepth: 0,
+        unresolved: false,
+        aborted: false,
+        can_abort: false,
+        has_repetition_rule: game.repetition_limit().is_some(),
+        keys: history.to_vec(),
+        frames: (0..=MAX_PLY)
+            .map(|_| Frame {
+                moves: Vec::new(),
+                order: Vec::new(),
+                killer: None,
+            })
+            .collect(),
+        pv: vec![Vec::new(); MAX_PLY + 1],
+        root_moves: root_moves.clone(),
+    };
+    let open_ended = limits.is_open_ended() || limits.is_unlimited();
+    // A forced move needs no thought when the clock is running.
+    let forced = root_moves.len() == 1 && !open_ended && limits.depth.is_none();
+    let max_depth = if forced { 1 } else { max_depth };
+    let mut main = make_worker(0);
+    let outcome = std::thread::scope(|scope| {
+        for id in 1..settings.threads.max(1) {
+            let mut helper = make_worker(id);
+            scope.spawn(move || {
+                // Helpers start at staggered depths so that they fill the table ahead.
+                helper.iterate(root, 1 + (id % 2) as u32, max_depth, 1, &mut |_| {}, false);
+                helper.flush_nodes();
+            });
+        }
+        let outcome = main.iterate(root, 1, max_depth, settings.multipv, info, true);
+        main.flush_nodes();
+        shared.done.store(true, Ordering::Relaxed);
+        outcome
+    });
+    if open_ended {
+        // `infinite` and `ponder` report only after `stop` (or `ponderhit` when pondering).
+        while !control.stop.load(Ordering::Relaxed)
+            && (limits.infinite || limits.is_unlimited() || control.pondering.load(Ordering::Relaxed))
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    let best = &main.root_moves[0];
+    SearchResult {
+        best: Some(best.mv),
+        ponder: best.pv.get(1).copied(),
+        score: best.score,
+        depth: outcome.depth,
+        nodes: shared.nodes.load(Ordering::Relaxed),
+        proven: outcome.proven,
+    }
+}
+
+struct IterationOutcome {
+    depth: u32,
+    proven: bool,
+}
+
+impl<G: Game> Worker<'_, G> {
+    fn iterate(
+        &mut self,
+        root: &G::Position,
+        first_depth: u32,
+        max_depth: u32,
+        multipv: usize,
+        info: &mut dyn FnMut(&Report<G::Move>),
+        report: bool,
+    ) -> IterationOutcome {
+        let mut completed = IterationOutcome {
+            depth: 0,
+            proven: false,
+        };
+        let lines = multipv.clamp(1, self.root_moves.len());
+        for depth in first_depth..=max_depth {
+            self.can_abort = depth > 1;
+            for rm in &mut self.root_moves {
+                rm.previous_score = rm.score;
+                rm.score = -INFINITE;
+            }
+            self.seldepth = 0;
+            self.unresolved = false;
+            for line in 0..lines {
+                self.search_root(root, depth, line);
+                // Stable: on an abort, unsearched moves keep their place behind the best.
+                self.root_moves[line..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+                if self.aborted {
+                    break;
+                }
+            }
+            if self.aborted {
+                // A partial iteration is kept only if its first move was searched fully.
+                if self.root_moves[0].score == -INFINITE {
+                    for rm in &mut self.root_moves {
+                        rm.score = rm.previous_score;
+                    }
+                    self.root_moves.sort_by_key(|rm| std::cmp::Reverse(rm.score));
+                }
+                break;
+            }
+            completed = IterationOutcome {
+                depth,
+                proven: !self.unresolved,
+            };
+            if report {
+                self.extend_pvs(root, lines);
+                for line in 0..lines {
+                    let rm = &self.root_moves[line];
+                    info(&Report {
+                        depth,
+                        seldepth: self.seldepth.max(1),
+                        multipv: line + 1,
+                        score: rm.score,
+                        nodes: self.total_nodes(),
+                        time: self.start.elapsed(),
+                        hashfull: self.tt.hashfull(),
+                        pv: rm.pv.clone(),
+                    });
+                }
+            }
+            let best = self.root_moves[0].score;
+            if completed.proven || best.abs() > MATE_BOUND {
+                break; // the game's value is known: deeper search cannot change it
+            }
+            if self.shared.done.load(Ordering::Relaxed) {
+                break;
+            }
+            if self.is_main && !self.pondering() {
+                if let Some(soft) = self.shared.budget.soft {
+                    // The next iteration takes longer than all before it: don't start it late.
+                    if self.start.elapsed() * 2 > soft {
+                        break;
+                    }
+                }
+            }
+        }
+        completed
+    }
+
+    fn search_root(&mut self, root: &G::Position, depth: u32, line: usize) {
+        let player = self.game.to_move(root);
+        let mut alpha = -INFINITE;
+        let beta = INFINITE;
+        self.pv[0].clear();
+        for i in line..self.root_moves.len() {
+            let mv = self.root_moves[i].mv;
+            let mut child = root.clone();
+            self.game.play(&mut child, mv);
+            let same = self.game.to_move(&child) == player;
+            self.push_key(&child);
+            let score = if i == line {
+                self.child(&child, depth - 1, alpha, beta, 1, same)
+            } else {
+                let s = self.child(&child, depth - 1, alpha, alpha + 1, 1, same);
+                if s > alpha && !self.aborted {
+                    self.child(&child, depth - 1, alpha, beta, 1, same)
+                } else {
+                    s
+                }
+            };
+            self.pop_key();
+            if self.aborted {
+                return;
+            }
+            if i == line || score > alpha {
+                let rm = &mut self.root_moves[i];
+                rm.score = score;
+                rm.pv.clear();
+                rm.pv.push(mv);
+                rm.pv.extend_from_slice(&self.pv[1]);
+                alpha = alpha.max(score);
+            }
+        }
+        let best = &self.root_moves[line];
+        if line == 0 {
+            self.tt.store(
+                self.game.hash(root),
+                depth,
+                best.score,
+                Bound::Exact,
+                Some(best.index),
+                false,
+            );
+        }
+    }
+
+    #[inline]
+    fn child(
+        &mut self,
+        pos: &G::Position,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        same_player: bool,
+    ) -> i32 {
+        if same_player {
+            self.negamax(pos, depth, alpha, beta, ply)
+        } else {
+            -self.negamax(pos, depth, -beta, -alpha, ply)
+        }
+    }
+
+    fn negamax(
+        &mut self,
+        pos: &G::Position,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        self.pv[ply].clear();
+        self.count_node();
+        if self.aborted || self.should_abort() {
+            self.aborted = true;
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let game = self.game;
+        let player = game.to_move(pos);
+        if self.has_repetition_rule && self.is_repetition(pos) {
+            // A repetition inside the tree is scored as the rule's end; the real rule needs
+            // more occurrences, so this is a judgement, not a proof.
+            self.unresolved = true;
+            return score::terminal(&game.repetition_outcome(pos), player, ply);
+        }
+        if let Some(outcome) = game.outcome(pos) {
+            return score::terminal(&outcome, player, ply);
+        }
+        if depth == 0 || ply >= MAX_PLY - 1 {
+            self.unresolved = true;
+            return score::clamp_eval(game.evaluate(pos));
+        }
+        let pv_node = beta - alpha > 1;
+        let key = game.hash(pos);
+        let mut tt_move = None;
+        if let Some(entry) = self.tt.probe(key) {
+            tt_move = entry.move_index;
+            let usable = entry.proven || (entry.depth >= depth && !pv_node);
+            if usable && (!pv_node || entry.bound == Bound::Exact) {
+                let s = score::from_tt(entry.score, ply);
+                let cut = match entry.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if cut {
+                    if !entry.proven {
+                        self.unresolved = true;
+                    }
+                    return s;
+                }
+            }
+        }
+
+        let mut moves = std::mem::take(&mut self.frames[ply].moves);
+        let mut order = std::mem::take(&mut self.frames[ply].order);
+        game.legal_moves(pos, &mut moves);
+        let killer = self.frames[ply].killer;
+        order.clear();
+        for (i, &mv) in moves.iter().enumerate() {
+            let hint = if Some(i as u16) == tt_move {
+                i32::MAX
+            } else if Some(mv) == killer {
+                i32::MAX - 1
+            } else {
+                game.order_hint(pos, mv)
+            };
+            order.push((hint, i as u16));
+        }
+
+        let outer_unresolved = self.unresolved;
+        self.unresolved = false;
+        let original_alpha = alpha;
+        let mut best = -INFINITE;
+        let mut best_index = None;
+        for k in 0..order.len() {
+            // Selection sort step: cut-offs usually come early, so sorting all is waste.
+            let mut pick = k;
+            for j in k + 1..order.len() {
+                if order[j].0 > order[pick].0 {
+                    pick = j;
+                }
+            }
+            order.swap(k, pick);
+            let index = order[k].1;
+            let mv = moves[index as usize];
+            let mut child = pos.clone();
+            game.play(&mut child, mv);
+            let same = game.to_move(&child) == player;
+            self.push_key(&child);
+            let score = if k == 0 {
+                self.child(&child, depth - 1, alpha, beta, ply + 1, same)
+            } else {
+                let s = self.child(&child, depth - 1, alpha, alpha + 1, ply + 1, same);
+                if s > alpha && s < beta && !self.aborted {
+                    self.child(&child, depth - 1, alpha, beta, ply + 1, same)
+                } else {
+                    s
+                }
+            };
+            self.pop_key();
+            if self.aborted {
+                break;
+            }
+            if score > best {
+                best = score;
+                best_index = Some(index);
+                if score > alpha {
+                    alpha = score;
+                    let (head, tail) = self.pv.split_at_mut(ply + 1);
+                    head[ply].clear();
+                    head[ply].push(mv);
+                    head[ply].extend_from_slice(&tail[0]);
+                    if score >= beta {
+                        self.frames[ply].killer = Some(mv);
+                        break;
+                    }
+                }
+            }
+        }
+        let aborted = self.aborted;
+        if !aborted {
+            let bound = if best >= beta {
+                Bound::Lower
+            } else if best > original_alpha {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            self.tt.store(
+                key,
+                depth,
+                score::to_tt(best, ply),
+                bound,
+                best_index,
+                !self.unresolved,
+            );
+        }
+        self.unresolved |= outer_unresolved;
+        self.frames[ply].moves = moves;
+        self.frames[ply].order = order;
+        if aborted { 0 } else { best }
+    }
+
+    /// Follow the table's best moves past the end of each reported PV, so that a PV shows
+    /// the whole line to a game end when the table knows it.
+    fn extend_pvs(&mut self, root: &G::Position, lines: usize) {
+        let mut moves = Vec::new();
+        for line in 0..lines {
+            let mut pos = root.clone();
+            let pv = std::mem::take(&mut self.root_moves[line].pv);
+            for &mv in &pv {
+                self.game.play(&mut pos, mv);
+            }
+            let mut pv = pv;
+            while pv.len() < MAX_PLY && self.game.outcome(&pos).is_none() {
+                let Some(index) = self
+                    .tt
+                    .probe(self.game.hash(&pos))
+                    .and_then(|e| e.move_index)
+                else {
+                    break;
+                };
+                self.game.legal_moves(&pos, &mut moves);
+                let Some(&mv) = moves.get(index as usize) else {
+                    break;
+                };
+                pv.push(mv);
+                self.game.play(&mut pos, mv);
+            }
+            self.root_moves[line].pv = pv;
+        }
+    }
+
+    #[inline]
+    fn push_key(&mut self, pos: &G::Position) {
+        if self.has_repetition_rule {
+            self.keys.push(self.game.repetition_key(pos));
+        }
+    }
+
+    #[inline]
+    fn pop_key(&mut self) {
+        if self.has_repetition_rule {
+            self.keys.pop();
+        }
+    }
+
+    /// Has the position at the end of `keys` occurred before (since the last irreversible
+    /// move)?
+    fn is_repetition(&self, pos: &G::Position) -> bool {
+        let Some((&key, earlier)) = self.keys.split_last() else {
+            return false;
+        };
+        let window = self.game.reversible_plies(pos).min(earlier.len());
+        earlier[earlier.len() - window..].contains(&key)
+    }
+
+    #[inline]
+    fn count_node(&mut self) {
+        self.nodes += 1;
+        self.unflushed += 1;
+    }
+
+    fn flush_nodes(&mut self) {
+        self.shared
+            .nodes
+            .fetch_add(self.unflushed, Ordering::Relaxed);
+        self.unflushed = 0;
+    }
+
+    fn total_nodes(&self) -> u64 {
+        self.shared.nodes.load(Ordering::Relaxed) + self.unflushed
+    }
+
+    fn pondering(&mut self) -> bool {
+        if self.was_pondering && !self.shared.control.pondering.load(Ordering::Relaxed) {
+            // ponderhit: our clock starts now.
+            self.was_pondering = false;
+            self.start = Instant::now();
+        }
+        self.was_pondering
+    }
+
+    fn should_abort(&mut self) -> bool {
+        if !self.can_abort {
+            return false;
+        }
+        if let Some(limit) = self.shared.node_limit {
+            if self.total_nodes() >= limit {
+                self.shared.done.store(true, Ordering::Relaxed);
+                return true;
+            }
+        }
+        if self.unflushed < 1024 {
+            return false;
+        }
+        self.flush_nodes();
+        if self.shared.control.stop.load(Ordering::Relaxed)
+            || self.shared.done.load(Ordering::Relaxed)
+        {
+            return true;
+        }
+        if self.is_main && !self.pondering() {
+            if let Some(hard) = self.shared.budget.hard {
+                if self.start.elapsed() >= hard {
+                    self.shared.done.store(true, Ordering::Relaxed);
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}

@@ -1,0 +1,55 @@
+//! Search scores: heuristic values in hundredths of a seed/stone, and game ends.
+//!
+//! A game end seen by the search scores `±(MATE - ply)`, so shorter wins and longer losses
+//! are preferred; everything with `|score| > MATE_BOUND` is a proven game end.
+
+use crate::game::{GameResult, Outcome, Player};
+
+pub const MATE: i32 = 1_000_000;
+pub const MAX_PLY: usize = 256;
+pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32 - 1;
+pub const INFINITE: i32 = MATE + 1;
+
+/// The score of a finished game for `to_move`, `ply` moves from the root.
+pub fn terminal(outcome: &Outcome, to_move: Player, ply: usize) -> i32 {
+    match outcome.result {
+        GameResult::Draw => 0,
+        result if result.winner() == Some(to_move) => MATE - ply as i32,
+        _ => -(MATE - ply as i32),
+    }
+}
+
+pub fn is_mate(score: i32) -> bool {
+    score.abs() > MATE_BOUND
+}
+
+/// Plies from the root to the game end of a mate score.
+pub fn mate_plies(score: i32) -> i32 {
+    MATE - score.abs()
+}
+
+/// Heuristic evaluations are kept clear of the mate range.
+pub fn clamp_eval(eval: i32) -> i32 {
+    eval.clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+}
+
+/// Mate scores are stored relative to the node, not the root.
+pub fn to_tt(score: i32, ply: usize) -> i32 {
+    if score > MATE_BOUND {
+        score + ply as i32
+    } else if score < -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+pub fn from_tt(score: i32, ply: usize) -> i32 {
+    if score > MATE_BOUND {
+        score - ply as i32
+    } else if score < -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}

@@ -1,0 +1,208 @@
+//! The transposition table: a fixed array of two-word entries shared by all search threads.
+//!
+//! Lock-free in the usual way: an entry is `key ^ data` and `data`, written and read as two
+//! relaxed atomics; a torn entry fails the key check and reads as a miss. Moves are stored as
+//! their index in the position's legal-move list (move generation is deterministic), so the
+//! table knows no game's move type.
+
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+
+/// What a stored score is: exact, or only a bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Exact,
+    /// The true score is at least this (a beta cut-off).
+    Lower,
+    /// The true score is at most this (every move failed low).
+    Upper,
+}
+
+/// An entry as read from the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TtEntry {
+    pub score: i32,
+    pub depth: u32,
+    pub bound: Bound,
+    /// The best move's index in the legal-move list, if any.
+    pub move_index: Option<u16>,
+    /// The score is a proven game value (bound), not a heuristic one: no horizon below it.
+    pub proven: bool,
+}
+
+#[derive(Default)]
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+const NO_MOVE: u64 = 0xFFFF;
+const ENTRY_BYTES: usize = std::mem::size_of::<Slot>();
+
+pub struct TranspositionTable {
+    slots: Vec<Slot>,
+    generation: AtomicU8,
+}
+
+impl TranspositionTable {
+    /// A table of `megabytes` MiB (at least one entry). Fails instead of aborting when the
+    /// memory is not available.
+    pub fn new(megabytes: usize) -> Result<TranspositionTable, String> {
+        let count = (megabytes.saturating_mul(1 << 20) / ENTRY_BYTES).max(1);
+        let mut slots = Vec::new();
+        slots
+            .try_reserve_exact(count)
+            .map_err(|_| format!("cannot allocate {megabytes} MB for the hash table"))?;
+        slots.resize_with(count, Slot::default);
+        Ok(TranspositionTable {
+            slots,
+            generation: AtomicU8::new(0),
+        })
+    }
+
+    pub fn megabytes(&self) -> usize {
+        self.slots.len() * ENTRY_BYTES >> 20
+    }
+
+    pub fn clear(&self) {
+        for slot in &self.slots {
+            slot.check.store(0, Ordering::Relaxed);
+            slot.data.store(0, Ordering::Relaxed);
+        }
+        self.generation.store(0, Ordering::Relaxed);
+    }
+
+    /// Called once per search, so that entries from older searches are replaced first.
+    pub fn new_search(&self) {
+        let g = self.generation.load(Ordering::Relaxed);
+        self.generation.store((g + 1) & 0x1F, Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn slot(&self, key: u64) -> &Slot {
+        let index = ((key as u128 * self.slots.len() as u128) >> 64) as usize;
+        &self.slots[index]
+    }
+
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<TtEntry> {
+        let slot = self.slot(key);
+        let data = slot.data.load(Ordering::Relaxed);
+        let check = slot.check.load(Ordering::Relaxed);
+        if check ^ data != key || data == 0 {
+            return None;
+        }
+        Some(unpack(data))
+    }
+
+    #[inline]
+    pub fn store(
+        &self,
+        key: u64,
+        depth: u32,
+        score: i32,
+        bound: Bound,
+        move_index: Option<u16>,
+        proven: bool,
+    ) {
+        let slot = self.slot(key);
+        let generation = self.generation.load(Ordering::Relaxed) as u64;
+        let old_data = slot.data.load(Ordering::Relaxed);
+        let old_check = slot.check.load(Ordering::Relaxed);
+        let same_key = old_check ^ old_data == key;
+        let mut move_bits = move_index.map_or(NO_MOVE, |m| m as u64);
+        if same_key && move_index.is_none() {
+            move_bits = old_data >> 48; // keep the best move we knew
+        }
+        if old_data != 0 {
+            let old = unpack(old_data);
+            let old_generation = (old_data >> 43) & 0x1F;
+            // Keep a deeper entry of this search, unless this one is exact or the same key.
+            if !same_key
+                && old_generation == generation
+                && old.depth > depth + 2
+                && bound != Bound::Exact
+            {
+                return;
+            }
+        }
+        let bound_bits: u64 = match bound {
+            Bound::Exact => 1,
+            Bound::Lower => 2,
+            Bound::Upper => 3,
+        };
+        let data = (score as u32 as u64)
+            | (depth.min(255) as u64) << 32
+            | bound_bits << 40
+            | (proven as u64) << 42
+            | generation << 43
+            | move_bits << 48;
+        slot.data.store(data, Ordering::Relaxed);
+        slot.check.store(key ^ data, Ordering::Relaxed);
+    }
+
+    /// Permille of entries written by the current search (sampled).
+    pub fn hashfull(&self) -> u32 {
+        let generation = self.generation.load(Ordering::Relaxed) as u64;
+        let sample = self.slots.len().min(1000);
+        let used = self.slots[..sample]
+            .iter()
+            .filter(|s| {
+                let data = s.data.load(Ordering::Relaxed);
+                data != 0 && (data >> 43) & 0x1F == generation
+            })
+            .count();
+        (used * 1000 / sample.max(1)) as u32
+    }
+}
+
+fn unpack(data: u64) -> TtEntry {
+    let bound = match (data >> 40) & 3 {
+        1 => Bound::Exact,
+        2 => Bound::Lower,
+        _ => Bound::Upper,
+    };
+    let move_bits = data >> 48;
+    TtEntry {
+        score: data as u32 as i32,
+        depth: ((data >> 32) & 0xFF) as u32,
+        bound,
+        move_index: (move_bits != NO_MOVE).then_some(move_bits as u16),
+        proven: (data >> 42) & 1 == 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_and_probe() {
+        let tt = TranspositionTable::new(1).unwrap();
+        assert_eq!(tt.probe(42), None);
+        tt.store(42, 7, -1234, Bound::Lower, Some(3), false);
+        let e = tt.probe(42).unwrap();
+        assert_eq!(e.score, -1234);
+        assert_eq!(e.depth, 7);
+        assert_eq!(e.bound, Bound::Lower);
+        assert_eq!(e.move_index, Some(3));
+        assert!(!e.proven);
+        // Same key without a move keeps the old move.
+        tt.store(42, 8, 5, Bound::Exact, None, true);
+        let e = tt.probe(42).unwrap();
+        assert_eq!((e.score, e.move_index, e.proven), (5, Some(3), true));
+        tt.clear();
+        assert_eq!(tt.probe(42), None);
+    }
+
+    #[test]
+    fn hashfull_counts_current_generation() {
+        let tt = TranspositionTable::new(1).unwrap();
+        assert_eq!(tt.hashfull(), 0);
+        for k in 0..100_000u64 {
+            tt.store(k.wrapping_mul(0x9E37_79B9_7F4A_7C15), 1, 0, Bound::Exact, None, false);
+        }
+        assert!(tt.hashfull() > 500);
+        tt.new_search();
+        assert_eq!(tt.hashfull(), 0);
+    }
+}
