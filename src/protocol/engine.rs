@@ -43,8 +43,8 @@ pub struct Engine {
     settings: SearchSettings,
     ponder: bool,
     job: Option<Job>,
-    /// Commands waiting for the running job to end, in arrival order.
-    pending: VecDeque<Command>,
+    /// Commands (and errors to report) waiting for the running job, in arrival order.
+    pending: VecDeque<Result<Command, command::CommandError>>,
     eof: bool,
     quit: bool,
 }
@@ -93,17 +93,14 @@ impl Engine {
                 match command::parse(&line) {
                     Ok(Some(command)) => self.dispatch(command),
                     Ok(None) => {}
+                    // Reported in turn, after what was sent before it.
+                    Err(e) if self.must_wait() => self.pending.push_back(Err(e)),
                     Err(e) => self.out.error(&e.to_string()),
                 }
             }
             Event::Eof => {
                 log::debug!("end of input");
                 self.eof = true;
-                if let Some(job) = &self.job {
-                    if job.open_ended {
-                        job.control.stop.store(true, Ordering::Relaxed);
-                    }
-                }
             }
             Event::JobDone => {
                 if let Some(job) = self.job.take() {
@@ -112,10 +109,20 @@ impl Engine {
             }
         }
         while self.job.is_none() && !self.quit {
-            let Some(command) = self.pending.pop_front() else {
+            let Some(entry) = self.pending.pop_front() else {
                 break;
             };
-            self.execute(command);
+            match entry {
+                Ok(command) => self.execute(command),
+                Err(e) => self.out.error(&e.to_string()),
+            }
+        }
+        if self.eof {
+            // Past the end of input nobody can send `stop`: end an open-ended search now.
+            if let Some(job) = self.job.as_ref().filter(|j| j.open_ended) {
+                job.control.pondering.store(false, Ordering::Relaxed);
+                job.control.stop.store(true, Ordering::Relaxed);
+            }
         }
     }
 
@@ -137,12 +144,22 @@ impl Engine {
                 self.quit = true;
                 self.shutdown();
             }
-            command if command.is_read_only() && self.pending.is_empty() => self.execute(command),
-            command if self.job.is_some() || !self.pending.is_empty() => {
-                self.pending.push_back(command)
+            // While an open-ended search runs, read-only commands are answered at once; a
+            // finite job finishes first, so piped scripts read their output in order.
+            command
+                if !self.must_wait()
+                    && (self.job.is_none() || command.is_read_only()) =>
+            {
+                self.execute(command)
             }
-            command => self.execute(command),
+            command => self.pending.push_back(Ok(command)),
         }
+    }
+
+    /// Must a command that arrives now wait its turn? Yes behind queued commands, behind a
+    /// finite job, and (unless it only reads) behind an open-ended search.
+    fn must_wait(&self) -> bool {
+        !self.pending.is_empty() || self.job.as_ref().is_some_and(|j| !j.open_ended)
     }
 
     fn execute(&mut self, command: Command) {

@@ -299,7 +299,9 @@ impl<G: Game> Worker<'_, G> {
                 proven: !self.unresolved,
             };
             if report {
-                self.extend_pvs(root, lines);
+                if self.root_moves[0].score.abs() > MATE_BOUND {
+                    self.extend_pvs(root, lines);
+                }
                 for line in 0..lines {
                     let rm = &self.root_moves[line];
                     info(&Report {
@@ -539,8 +541,8 @@ impl<G: Game> Worker<'_, G> {
         if aborted { 0 } else { best }
     }
 
-    /// Follow the table's best moves past the end of each reported PV, so that a PV shows
-    /// the whole line to a game end when the table knows it.
+    /// Follow the table's best moves past the end of each reported PV, so that the PV of a
+    /// game end shows the whole line to it when the table knows it.
     fn extend_pvs(&mut self, root: &G::Position, lines: usize) {
         let mut moves = Vec::new();
         for line in 0..lines {

@@ -1,0 +1,148 @@
+//! Drive the real `sowfan` binary through its stdin/stdout, as a GUI would.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_sowfan");
+
+/// A running engine with line-by-line access to its output.
+pub struct Engine {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    pub fn start(args: &[&str]) -> Engine {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start sowfan");
+        let stdout = child.stdout.take().expect("stdout");
+        let stdin = child.stdin.take();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    pub fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{line}").expect("write to engine");
+        stdin.flush().expect("flush");
+    }
+
+    /// The next line, or `None` after `timeout` (or when the engine has exited).
+    pub fn line(&self, timeout: Duration) -> Option<String> {
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => Some(line),
+            Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// Lines up to and including the first that satisfies `done`; panics after `timeout`.
+    pub fn until(&self, timeout: Duration, done: impl Fn(&str) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.line(left) {
+                Some(line) => {
+                    let stop = done(&line);
+                    seen.push(line);
+                    if stop {
+                        return seen;
+                    }
+                }
+                None => panic!("no matching line within {timeout:?}; got {seen:#?}"),
+            }
+        }
+    }
+
+    /// Send a command and return the output up to a line starting with `prefix`.
+    pub fn ask(&mut self, command: &str, prefix: &str) -> Vec<String> {
+        self.send(command);
+        self.until(Duration::from_secs(60), |l| l.starts_with(prefix))
+    }
+
+    /// The single `response …` answer to a `query`.
+    pub fn query(&mut self, what: &str) -> String {
+        let lines = self.ask(&format!("query {what}"), "response ");
+        lines.last().expect("a line")["response ".len()..].to_string()
+    }
+
+    /// Nothing more arrives within `wait`.
+    pub fn silent_for(&self, wait: Duration) -> Option<String> {
+        self.line(wait)
+    }
+
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Wait for the process to exit; `None` if it is still running after `timeout`.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        None
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Pipe a whole script into a fresh engine, close stdin, and return everything it printed.
+/// Panics if the engine does not exit by itself within `timeout`.
+pub fn run_script(args: &[&str], script: &str, timeout: Duration) -> String {
+    let mut engine = Engine::start(args);
+    {
+        let stdin = engine.stdin.as_mut().expect("stdin");
+        stdin.write_all(script.as_bytes()).expect("write script");
+    }
+    engine.close_stdin();
+    let status = engine
+        .wait_exit(timeout)
+        .unwrap_or_else(|| panic!("engine did not exit within {timeout:?}"));
+    assert!(status.success(), "engine exited with {status}");
+    let mut out = String::new();
+    while let Some(line) = engine.line(Duration::from_millis(200)) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The value after `key` in an `info`-style line (`score cp 12` → `cp`, `nodes 5` → `5`).
+pub fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let mut words = line.split_whitespace();
+    while let Some(w) = words.next() {
+        if w == key {
+            return words.next();
+        }
+    }
+    None
+}

@@ -1,0 +1,1 @@
+//! Kalah rules through perft and full games.

@@ -1,0 +1,1 @@
+//! Protocol behaviour of the real binary: handshake, errors, stop/isready during a search.
