@@ -3,7 +3,8 @@
 //!
 //! Layers, from the rules up: [`game`] (the `Game` trait), [`games`] (one module per game),
 //! [`perft`] and [`search`] (generic over `Game`), [`session`] (a game in play behind an
-//! object-safe trait), [`registry`] (games by name), [`protocol`] (the text protocol).
+//! object-safe trait), [`registry`] (games by name), [`protocol`] (the text protocol), [`tournament`]
+//! (`sowfan match`: engine matches refereed by the rules).
 
 pub mod bench;
 pub mod game;
@@ -14,3 +15,4 @@ pub mod protocol;
 pub mod registry;
 pub mod search;
 pub mod session;
+pub mod tournament;

@@ -1,13 +1,15 @@
 //! The `sowfan` command: the protocol on stdin/stdout, or a tool (perft, bench).
 
 use std::io::BufReader;
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use sowfan::protocol::{self, Output};
 use sowfan::registry;
+use sowfan::tournament::{self, config};
 
 #[derive(Parser)]
 #[command(
@@ -53,13 +55,155 @@ enum Tool {
         /// Override every game's bench depth.
         depth: Option<u32>,
     },
+    /// Play engines against each other, refereeing every move with sowfan's rules.
+    ///
+    /// Each engine runs as a child process speaking the UGI/UCI-like protocol; every
+    /// `bestmove` is checked by the rules, and an illegal or malformed move, a crash, a
+    /// missing `readyok` or `bestmove`, or a clock overrun loses the game. Games end by the
+    /// rules (draw rules included), never by an engine's word. See README.md, "Matches".
+    ///
+    /// Example:
+    ///   sowfan match --engine cmd=sowfan name=d1 depth=1 --engine cmd=sowfan name=d6 depth=6
+    ///     --game kalah --games 100 --concurrency 2 --openings plies=4 --records games.jsonl
+    #[command(verbatim_doc_comment)]
+    Match(MatchArgs),
+}
+
+#[derive(clap::Args)]
+struct MatchArgs {
+    /// An engine, as key=value words: cmd=<command> (words after the program are its
+    /// arguments; arg=<one argument> for one with spaces) [name=<name>] [dir=<directory>]
+    /// [proto=ugi|uci] [setup=newgame|setoption] [option.<Name>=<value> ...]
+    /// [depth=<n>] [nodes=<n>] [movetime=<ms>] [tc=[moves/]<base>[+<inc>] (seconds)]
+    /// [timemargin=<ms> (default 100)] [restart=on|off]. Give it once per engine.
+    #[arg(
+        long = "engine",
+        num_args = 1..,
+        value_name = "KEY=VALUE",
+        action = clap::ArgAction::Append,
+        required = true
+    )]
+    engine: Vec<String>,
+    /// Keys applied to every engine (before each engine's own keys), e.g. --each tc=10+0.1.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    each: Vec<String>,
+    /// The game and its options, as after `newgame`, e.g. --game "kalah pits=4".
+    #[arg(long, value_name = "GAME [KEY=VALUE ...]")]
+    game: String,
+    /// Games per pairing of engines; each opening is played twice with colours swapped.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    games: usize,
+    /// Games played at the same time.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    concurrency: usize,
+    /// Seed for random openings (and order=random); printed when not given.
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
+    /// plies=<k>: random openings of k moves from the start (never ending the game);
+    /// file=<path> [order=sequential|random]: one opening a line, as a move list from the
+    /// start, a position string, or `<position string> moves ...`. Default: the start.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    openings: Vec<String>,
+    /// elo0=<elo> elo1=<elo> [alpha=0.05] [beta=0.05]: a sequential probability ratio test
+    /// on game pairs that stops the match when it decides (two engines only).
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    sprt: Vec<String>,
+    /// Write every game as it ends to FILE, one JSON object a line.
+    #[arg(long, value_name = "FILE")]
+    records: Option<PathBuf>,
+    /// Write every game as it ends to FILE as PGN-like text.
+    #[arg(long, value_name = "FILE")]
+    pgn: Option<PathBuf>,
+    /// Who plays whom when more than two engines are given.
+    #[arg(long, value_enum, default_value_t = Tournament::RoundRobin)]
+    tournament: Tournament,
+    /// Milliseconds an engine has to answer the handshake, `isready`, and `stop`.
+    #[arg(long, default_value_t = 5000, value_name = "MS")]
+    ready_timeout: u64,
+    /// Milliseconds a search without a clock (depth=, nodes=) may take before the engine
+    /// is declared hung, loses, and is killed.
+    #[arg(long, default_value_t = 60000, value_name = "MS")]
+    move_timeout: u64,
+    /// Adjudicate a draw after this many moves, opening included (default: never; the
+    /// game's own rules end every game).
+    #[arg(long, value_name = "N")]
+    max_plies: Option<usize>,
+    /// No line per finished game, only the summary.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Tournament {
+    /// Every engine plays every other.
+    RoundRobin,
+    /// The first engine plays each of the others.
+    Gauntlet,
+}
+
+impl MatchArgs {
+    /// `engine_groups`: the words of each `--engine`, in order (clap's derive flattens them).
+    fn into_config(self, engine_groups: &[Vec<String>]) -> Result<config::MatchConfig, String> {
+        let engines = engine_groups
+            .iter()
+            .enumerate()
+            .map(|(i, words)| {
+                config::parse_engine(words, &self.each)
+                    .map_err(|e| format!("--engine {}: {e}", i + 1))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let openings = if self.openings.is_empty() {
+            None
+        } else {
+            Some(config::parse_openings(&self.openings)?)
+        };
+        let sprt = if self.sprt.is_empty() {
+            None
+        } else {
+            Some(config::parse_sprt(&self.sprt)?)
+        };
+        let seed = self.seed.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0)
+        });
+        Ok(config::MatchConfig {
+            engines,
+            game: self.game,
+            games: self.games,
+            concurrency: self.concurrency,
+            seed,
+            openings,
+            sprt,
+            records: self.records,
+            pgn: self.pgn,
+            tournament: match self.tournament {
+                Tournament::RoundRobin => config::TournamentKind::RoundRobin,
+                Tournament::Gauntlet => config::TournamentKind::Gauntlet,
+            },
+            ready_timeout: Duration::from_millis(self.ready_timeout),
+            move_timeout: Duration::from_millis(self.move_timeout),
+            max_plies: self.max_plies,
+            show_games: !self.quiet,
+        })
+    }
 }
 
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
         .init();
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    let engine_groups: Vec<Vec<String>> = matches
+        .subcommand_matches("match")
+        .and_then(|m| m.get_occurrences::<String>("engine"))
+        .map(|groups| groups.map(|g| g.cloned().collect()).collect())
+        .unwrap_or_default();
     let result = match cli.command {
         None => protocol::run(
             BufReader::new(std::io::stdin()),
@@ -77,6 +221,9 @@ fn main() -> ExitCode {
             sowfan::bench::run(depth, &mut |line| out.line(line));
             Ok(())
         }
+        Some(Tool::Match(args)) => args
+            .into_config(&engine_groups)
+            .and_then(|config| tournament::run(&config).map(|_| ())),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -87,14 +234,21 @@ fn main() -> ExitCode {
     }
 }
 
-fn perft(depth: u32, game: &[String], fen: Option<&str>, moves: Option<&str>) -> Result<(), String> {
+fn perft(
+    depth: u32,
+    game: &[String],
+    fen: Option<&str>,
+    moves: Option<&str>,
+) -> Result<(), String> {
     let (name, options) = match game.split_first() {
         Some((name, options)) => (name.as_str(), options),
         None => ("kalah", &[][..]),
     };
     let options: Vec<&str> = options.iter().map(String::as_str).collect();
     let mut session = registry::create(name, &options).map_err(|e| e.to_string())?;
-    let moves: Vec<&str> = moves.map(|m| m.split_whitespace().collect()).unwrap_or_default();
+    let moves: Vec<&str> = moves
+        .map(|m| m.split_whitespace().collect())
+        .unwrap_or_default();
     session
         .set_position(fen, &moves)
         .map_err(|e| e.to_string())?;

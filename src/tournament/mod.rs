@@ -1,0 +1,575 @@
+//! `sowfan match`: engine-against-engine matches refereed by sowfan's own rules.
+//!
+//! The runner starts every engine as a child process and speaks the protocol to it; a
+//! [`Session`] of the game referees every move ([`play`]). Games run on `--concurrency`
+//! worker threads, each with its own engine processes; the main thread collects finished
+//! games in the order they end, writes their records, keeps the statistics ([`stats`]) and
+//! the progress bar, and stops the match when the SPRT decides.
+//!
+//! Nothing here knows a game's rules: any game in the registry can be played.
+
+pub mod config;
+pub mod engine;
+pub mod openings;
+pub mod play;
+pub mod records;
+pub mod stats;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::game::{GameResult, Player};
+use crate::registry;
+use crate::session::Session;
+
+use config::MatchConfig;
+use engine::EngineProcess;
+use openings::Opening;
+use play::{Played, Referee, Seat};
+use records::{GameRecord, OpeningRecord, RecordWriter};
+use stats::{SprtVerdict, Tally};
+
+/// One scheduled game.
+#[derive(Debug, Clone, Copy)]
+struct Job {
+    /// From 0, in schedule order.
+    number: usize,
+    /// Opening index.
+    round: usize,
+    pairing: usize,
+    p1: usize,
+    p2: usize,
+}
+
+/// What a finished match looked like, for the caller (and tests).
+#[derive(Debug, Clone)]
+pub struct MatchSummary {
+    pub names: Vec<String>,
+    pub pairings: Vec<(usize, usize)>,
+    pub tallies: Vec<Tally>,
+    pub games: usize,
+    pub terminations: BTreeMap<&'static str, u32>,
+    pub sprt: Option<SprtVerdict>,
+    pub elapsed: Duration,
+}
+
+/// Play the match, printing progress and the final summary to stdout.
+pub fn run(config: &MatchConfig) -> Result<MatchSummary, String> {
+    let base = registry::create_from_spec(&config.game).map_err(|e| format!("--game: {e}"))?;
+    let game_spec = base.spec();
+    let engines = config.engines.len();
+    if engines < 2 {
+        return Err("a match needs at least two --engine".to_string());
+    }
+    if config.games == 0 {
+        return Err("--games must be at least 1".to_string());
+    }
+    if config.concurrency == 0 {
+        return Err("--concurrency must be at least 1".to_string());
+    }
+    if config.sprt.is_some() && engines != 2 {
+        return Err("--sprt needs exactly two engines".to_string());
+    }
+    let pairings = config::pairings(engines, config.tournament);
+    let rounds = config.games.div_ceil(2);
+    let openings = openings::build(config.openings.as_ref(), base.as_ref(), rounds, config.seed)?;
+    let names = resolve_names(config)?;
+    let jobs = schedule(&pairings, config.games);
+    let mut writer = RecordWriter::create(config.records.as_deref(), config.pgn.as_deref())?;
+
+    println!(
+        "Match: {game_spec}, {} games per pairing, {} pairing{}, seed {}, concurrency {}",
+        config.games,
+        pairings.len(),
+        if pairings.len() == 1 { "" } else { "s" },
+        config.seed,
+        config.concurrency
+    );
+    for (i, (spec, name)) in config.engines.iter().zip(&names).enumerate() {
+        println!(
+            "Engine {}: {name} ({}) {}",
+            i + 1,
+            spec.command_line(),
+            spec.limits.describe()
+        );
+    }
+
+    let progress = progress_bar(jobs.len());
+    let stop = AtomicBool::new(false);
+    let next = AtomicUsize::new(0);
+    let started = Instant::now();
+    let mut tallies = vec![Tally::default(); pairings.len()];
+    let mut half_pairs: HashMap<(usize, usize), f64> = HashMap::new();
+    let mut terminations: BTreeMap<&'static str, u32> = BTreeMap::new();
+    let mut finished = 0usize;
+    let mut verdict = None;
+    let mut write_error = None;
+
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel::<(usize, Option<Played>)>();
+        let workers = config.concurrency.min(jobs.len());
+        for index in 0..workers {
+            let tx = tx.clone();
+            let base = base.clone_box();
+            let (jobs, openings, stop, next, game_spec) =
+                (&jobs, &openings, &stop, &next, game_spec.as_str());
+            let spawned = std::thread::Builder::new()
+                .name(format!("match-worker-{index}"))
+                .spawn_scoped(scope, move || {
+                    work(config, base, game_spec, jobs, openings, next, stop, tx)
+                });
+            if let Err(e) = spawned {
+                eprintln!("sowfan match: cannot start worker thread {index}: {e}");
+            }
+        }
+        drop(tx);
+        for (index, played) in rx {
+            let Some(played) = played else { continue };
+            let job = jobs[index];
+            let record = make_record(
+                config,
+                &game_spec,
+                &names,
+                &job,
+                &openings[job.round],
+                &played,
+            );
+            if let Err(e) = writer.write(&record) {
+                write_error.get_or_insert(e);
+                stop.store(true, Ordering::Relaxed);
+            }
+            finished += 1;
+            *terminations.entry(played.termination.as_str()).or_default() += 1;
+            let (a, _) = pairings[job.pairing];
+            let points_a = points_of(&job, a, played.result);
+            let tally = &mut tallies[job.pairing];
+            match points_a {
+                p if p > 0.75 => tally.wins += 1,
+                p if p < 0.25 => tally.losses += 1,
+                _ => tally.draws += 1,
+            }
+            if let Some(first) = half_pairs.remove(&(job.pairing, job.round)) {
+                tally.pentanomial[((first + points_a) * 2.0).round() as usize] += 1;
+            } else {
+                half_pairs.insert((job.pairing, job.round), points_a);
+            }
+            if config.show_games {
+                progress.suspend(|| {
+                    println!(
+                        "Finished game {} ({} vs {}): {} {{{}}}",
+                        job.number + 1,
+                        names[job.p1],
+                        names[job.p2],
+                        record.score,
+                        record.reason
+                    )
+                });
+            }
+            progress.inc(1);
+            if pairings.len() == 1 {
+                progress.set_message(running_score(&tallies[0]));
+            }
+            if let Some(sprt) = &config.sprt
+                && verdict.is_none()
+            {
+                verdict = stats::sprt_verdict(&tallies[0], sprt);
+                if verdict.is_some() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    });
+    progress.finish_and_clear();
+    let summary = MatchSummary {
+        names,
+        pairings,
+        tallies,
+        games: finished,
+        terminations,
+        sprt: verdict,
+        elapsed: started.elapsed(),
+    };
+    print_summary(config, &summary);
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    Ok(summary)
+}
+
+/// A worker: takes the next game off the schedule until there is none (or the match stops),
+/// keeping one process per engine between games.
+#[allow(clippy::too_many_arguments)]
+fn work(
+    config: &MatchConfig,
+    base: Box<dyn Session>,
+    game_spec: &str,
+    jobs: &[Job],
+    openings: &[Opening],
+    next: &AtomicUsize,
+    stop: &AtomicBool,
+    results: mpsc::Sender<(usize, Option<Played>)>,
+) {
+    let referee = Referee {
+        base: base.as_ref(),
+        game_spec,
+        ready_timeout: config.ready_timeout,
+        move_timeout: config.move_timeout,
+        max_plies: config.max_plies,
+        stop,
+    };
+    let mut processes: Vec<Option<EngineProcess>> = config.engines.iter().map(|_| None).collect();
+    while !stop.load(Ordering::Relaxed) {
+        let index = next.fetch_add(1, Ordering::Relaxed);
+        let Some(job) = jobs.get(index) else { break };
+        let (p1_process, p2_process) = two_mut(&mut processes, job.p1, job.p2);
+        let mut seats = [
+            Seat {
+                spec: &config.engines[job.p1],
+                process: p1_process,
+                needs_restart: false,
+            },
+            Seat {
+                spec: &config.engines[job.p2],
+                process: p2_process,
+                needs_restart: false,
+            },
+        ];
+        let played = play::play(&referee, &openings[job.round], &mut seats);
+        for seat in seats {
+            if seat.needs_restart || seat.spec.restart {
+                // Dropping the process kills it; the next game starts a fresh one.
+                if let Some(process) = seat.process.take() {
+                    process.quit(Duration::from_millis(100));
+                }
+            }
+        }
+        if results.send((index, played)).is_err() {
+            break;
+        }
+    }
+    for process in processes.into_iter().flatten() {
+        process.quit(Duration::from_millis(500));
+    }
+}
+
+/// Two different elements of a slice, both mutable.
+fn two_mut<T>(items: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
+    assert_ne!(a, b, "an engine cannot play itself in one seat pair");
+    if a < b {
+        let (left, right) = items.split_at_mut(b);
+        (&mut left[a], &mut right[0])
+    } else {
+        let (left, right) = items.split_at_mut(a);
+        (&mut right[0], &mut left[b])
+    }
+}
+
+/// Rounds in order; within a round, each pairing plays the round's opening twice, the second
+/// time with colours swapped (unless `games` is odd and this is the last round).
+fn schedule(pairings: &[(usize, usize)], games: usize) -> Vec<Job> {
+    let mut jobs = Vec::new();
+    for round in 0..games.div_ceil(2) {
+        for (pairing, &(a, b)) in pairings.iter().enumerate() {
+            for (k, (p1, p2)) in [(a, b), (b, a)].into_iter().enumerate() {
+                if 2 * round + k < games {
+                    jobs.push(Job {
+                        number: jobs.len(),
+                        round,
+                        pairing,
+                        p1,
+                        p2,
+                    });
+                }
+            }
+        }
+    }
+    jobs
+}
+
+/// Engine names: `name=`, else the engine's `id name`, else the program's file name; made
+/// unique with `#<n>`. Starting each engine once here also checks its command before the
+/// match begins.
+fn resolve_names(config: &MatchConfig) -> Result<Vec<String>, String> {
+    let mut names: Vec<String> = Vec::new();
+    for (i, spec) in config.engines.iter().enumerate() {
+        let process = EngineProcess::start(spec, config.ready_timeout).map_err(|failure| {
+            format!(
+                "engine {} ({}): {}",
+                i + 1,
+                spec.command_line(),
+                failure.message()
+            )
+        })?;
+        let program_name = std::path::Path::new(&spec.program)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_else(|| spec.program.clone());
+        let mut name = spec
+            .name
+            .clone()
+            .or_else(|| process.id_name.clone())
+            .unwrap_or(program_name);
+        process.quit(Duration::from_millis(500));
+        if names.contains(&name) {
+            name = format!("{name} #{}", i + 1);
+        }
+        names.push(name);
+    }
+    Ok(names)
+}
+
+/// Points of `engine` in a game of `job` ending in `result`.
+fn points_of(job: &Job, engine: usize, result: GameResult) -> f64 {
+    let seat = if job.p1 == engine {
+        Player::P1
+    } else {
+        Player::P2
+    };
+    match result.winner() {
+        None => 0.5,
+        Some(winner) if winner == seat => 1.0,
+        Some(_) => 0.0,
+    }
+}
+
+fn make_record(
+    config: &MatchConfig,
+    game_spec: &str,
+    names: &[String],
+    job: &Job,
+    opening: &Opening,
+    played: &Played,
+) -> GameRecord {
+    let start_fen = match &opening.fen {
+        Some(fen) => fen.clone(),
+        None => registry::create_from_spec(game_spec)
+            .map(|s| s.start_fen())
+            .unwrap_or_default(),
+    };
+    GameRecord {
+        number: job.number + 1,
+        round: job.round + 1,
+        game: game_spec.to_string(),
+        p1: names[job.p1].clone(),
+        p2: names[job.p2].clone(),
+        p1_limits: config.engines[job.p1].limits.describe(),
+        p2_limits: config.engines[job.p2].limits.describe(),
+        opening: OpeningRecord {
+            source: opening.source.clone(),
+            fen: start_fen,
+            moves: opening.moves.clone(),
+        },
+        moves: played.moves.clone(),
+        result: played.result.as_str(),
+        score: match played.result {
+            GameResult::P1Win => "1-0",
+            GameResult::P2Win => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        },
+        termination: played.termination.as_str(),
+        reason: played.reason.clone(),
+        points: played.points.map(|p| [p[0].to_string(), p[1].to_string()]),
+        final_fen: played.final_fen.clone(),
+        duration_ms: played.duration.as_millis() as u64,
+    }
+}
+
+/// A bar on stderr (hidden when stderr is not a terminal) with the running score.
+fn progress_bar(games: usize) -> ProgressBar {
+    let bar = ProgressBar::new(games as u64);
+    if let Ok(style) = ProgressStyle::with_template(
+        "{bar:30.cyan/blue} {pos}/{len} games {msg} [{elapsed_precise} < {eta}]",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+fn running_score(tally: &Tally) -> String {
+    let mut text = format!("{} - {} - {}", tally.wins, tally.losses, tally.draws);
+    if let Some(e) = tally.elo() {
+        text.push_str(&format!(
+            "  Elo {} +/- {}",
+            stats::format_elo(e.elo),
+            stats::format_elo(e.error)
+        ));
+    }
+    text
+}
+
+fn print_summary(config: &MatchConfig, summary: &MatchSummary) {
+    println!();
+    for (tally, &(a, b)) in summary.tallies.iter().zip(&summary.pairings) {
+        let score = tally.score().unwrap_or(0.5);
+        println!(
+            "Score of {} vs {}: {} - {} - {}  [{:.3}] {}",
+            summary.names[a],
+            summary.names[b],
+            tally.wins,
+            tally.losses,
+            tally.draws,
+            score,
+            tally.games()
+        );
+        if let Some(e) = tally.elo() {
+            let draw_ratio = tally.draws as f64 / tally.games().max(1) as f64;
+            println!(
+                "Elo difference: {} +/- {}, LOS: {:.1} %, DrawRatio: {:.1} %",
+                stats::format_elo(e.elo),
+                stats::format_elo(e.error),
+                e.los * 100.0,
+                draw_ratio * 100.0
+            );
+        }
+        let p = tally.pentanomial;
+        println!(
+            "Ptnml(0-2): [{}, {}, {}, {}, {}]  ({} game pairs)",
+            p[0],
+            p[1],
+            p[2],
+            p[3],
+            p[4],
+            tally.pairs()
+        );
+        if let Some(sprt) = &config.sprt {
+            let llr = tally.llr(sprt);
+            let (lower, upper) = stats::sprt_bounds(sprt);
+            let verdict = match summary.sprt {
+                Some(SprtVerdict::H1) => " - H1 was accepted",
+                Some(SprtVerdict::H0) => " - H0 was accepted",
+                None => "",
+            };
+            println!(
+                "SPRT: llr {llr:.2} ({:.1}%), lbound {lower:.2}, ubound {upper:.2}{verdict} \
+                 (elo0 {}, elo1 {}, alpha {}, beta {})",
+                100.0 * llr / upper,
+                sprt.elo0,
+                sprt.elo1,
+                sprt.alpha,
+                sprt.beta
+            );
+        }
+    }
+    if summary.names.len() > 2 {
+        print_standings(summary);
+    }
+    let minutes = summary.elapsed.as_secs_f64() / 60.0;
+    let terminations: Vec<String> = summary
+        .terminations
+        .iter()
+        .map(|(name, count)| format!("{name} {count}"))
+        .collect();
+    println!(
+        "Games: {} in {:.1} s ({:.1} games/minute); ended by: {}",
+        summary.games,
+        summary.elapsed.as_secs_f64(),
+        summary.games as f64 / minutes.max(1e-9),
+        if terminations.is_empty() {
+            "-".to_string()
+        } else {
+            terminations.join(", ")
+        }
+    );
+    if let Some(path) = &config.records {
+        println!("Records: {}", path.display());
+    }
+}
+
+/// Every engine's results against the field, best first.
+fn print_standings(summary: &MatchSummary) {
+    let mut per_engine = vec![Tally::default(); summary.names.len()];
+    for (tally, &(a, b)) in summary.tallies.iter().zip(&summary.pairings) {
+        per_engine[a].wins += tally.wins;
+        per_engine[a].losses += tally.losses;
+        per_engine[a].draws += tally.draws;
+        per_engine[b].wins += tally.losses;
+        per_engine[b].losses += tally.wins;
+        per_engine[b].draws += tally.draws;
+    }
+    let mut order: Vec<usize> = (0..per_engine.len()).collect();
+    order.sort_by(|&x, &y| {
+        let sx = per_engine[x].score().unwrap_or(0.0);
+        let sy = per_engine[y].score().unwrap_or(0.0);
+        sy.total_cmp(&sx)
+    });
+    let width = summary
+        .names
+        .iter()
+        .map(|n| n.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    println!();
+    println!("Rank {:width$}    Elo    +/-  Games  Score   Draw", "Name");
+    for (rank, &i) in order.iter().enumerate() {
+        let t = &per_engine[i];
+        let (elo, error) = t
+            .elo()
+            .map(|e| (stats::format_elo(e.elo), stats::format_elo(e.error)))
+            .unwrap_or(("-".to_string(), "-".to_string()));
+        println!(
+            "{:>4} {:width$} {:>6} {:>6} {:>6} {:>5.1}% {:>5.1}%",
+            rank + 1,
+            summary.names[i],
+            elo,
+            error,
+            t.games(),
+            t.score().unwrap_or(0.0) * 100.0,
+            t.draws as f64 * 100.0 / t.games().max(1) as f64
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedules_pair_each_opening_with_colours_swapped() {
+        let jobs = schedule(&[(0, 1)], 5);
+        let shape: Vec<(usize, usize, usize)> =
+            jobs.iter().map(|j| (j.round, j.p1, j.p2)).collect();
+        assert_eq!(
+            shape,
+            vec![(0, 0, 1), (0, 1, 0), (1, 0, 1), (1, 1, 0), (2, 0, 1)]
+        );
+        let jobs = schedule(&config::pairings(3, config::TournamentKind::RoundRobin), 2);
+        let shape: Vec<(usize, usize, usize)> =
+            jobs.iter().map(|j| (j.pairing, j.p1, j.p2)).collect();
+        assert_eq!(
+            shape,
+            vec![
+                (0, 0, 1),
+                (0, 1, 0),
+                (1, 0, 2),
+                (1, 2, 0),
+                (2, 1, 2),
+                (2, 2, 1)
+            ]
+        );
+        assert!(jobs.iter().enumerate().all(|(i, j)| j.number == i));
+    }
+
+    #[test]
+    fn points_follow_the_seat() {
+        let job = Job {
+            number: 0,
+            round: 0,
+            pairing: 0,
+            p1: 3,
+            p2: 5,
+        };
+        assert_eq!(points_of(&job, 3, GameResult::P1Win), 1.0);
+        assert_eq!(points_of(&job, 5, GameResult::P1Win), 0.0);
+        assert_eq!(points_of(&job, 5, GameResult::P2Win), 1.0);
+        assert_eq!(points_of(&job, 3, GameResult::Draw), 0.5);
+        let mut items = [1, 2, 3];
+        let (x, y) = two_mut(&mut items, 2, 0);
+        std::mem::swap(x, y);
+        assert_eq!(items, [3, 2, 1]);
+    }
+}
