@@ -100,7 +100,8 @@ fn parse_seconds(text: &str) -> Option<Duration> {
         }
         None => text.parse::<f64>().ok()?,
     };
-    (seconds.is_finite() && seconds >= 0.0 && seconds < 1e9)
+    (0.0..1e9)
+        .contains(&seconds)
         .then(|| Duration::from_secs_f64(seconds))
 }
 
@@ -436,14 +437,15 @@ pub fn pairings(engines: usize, kind: TournamentKind) -> Vec<(usize, usize)> {
 mod tests {
     use super::*;
 
+    /// Words split at spaces; `~` stands for a space inside a word.
     fn words(text: &str) -> Vec<String> {
-        text.split(' ').map(String::from).collect()
+        text.split(' ').map(|w| w.replace('~', " ")).collect()
     }
 
     #[test]
     fn engine_keys_and_each() {
         let e = parse_engine(
-            &words("cmd=./eng --fast name=A option.Hash=32 depth=6 proto=uci"),
+            &words("cmd=./eng~--fast name=A option.Hash=32 depth=6 proto=uci"),
             &words("option.Hash=8 option.Threads=1 tc=10+0.1 timemargin=50"),
         )
         .unwrap();

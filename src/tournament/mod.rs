@@ -427,13 +427,14 @@ fn print_summary(config: &MatchConfig, summary: &MatchSummary) {
         }
         let p = tally.pentanomial;
         println!(
-            "Ptnml(0-2): [{}, {}, {}, {}, {}]  ({} game pairs)",
+            "Ptnml(0-2): [{}, {}, {}, {}, {}]  ({} game pair{})",
             p[0],
             p[1],
             p[2],
             p[3],
             p[4],
-            tally.pairs()
+            tally.pairs(),
+            if tally.pairs() == 1 { "" } else { "s" }
         );
         if let Some(sprt) = &config.sprt {
             let llr = tally.llr(sprt);

@@ -477,14 +477,14 @@ fn ask_move(
     }
 }
 
-/// `1234 ms (+100 ms margin)`: what an engine had for its move.
+/// `1234 ms (+100 ms margin)`: the time an engine had for its move.
 fn time_had(clock: Option<&Clock>, spec: &EngineSpec, margin: Duration) -> String {
     let base = match (clock, spec.limits.movetime) {
         (Some(clock), _) => clock.left_ms().max(0) as u128,
         (None, Some(movetime)) => movetime.as_millis(),
         (None, None) => 0,
     };
-    format!("{base} (+{} ms margin)", margin.as_millis())
+    format!("{base} ms (+{} ms margin)", margin.as_millis())
 }
 
 /// After a time forfeit: `stop`, and wait for the late `bestmove` so the engine is in step

@@ -1,0 +1,427 @@
+//! `sowfan match` through the real binary, with misbehaving engines from
+//! `tests/fake-engines/` (a bash relay to a real sowfan that misbehaves on cue).
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::engine::BIN;
+
+const MISBEHAVE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fake-engines/misbehave.sh"
+);
+
+/// A scratch file name unique to this test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sowfan-match-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir.join(name)
+}
+
+struct MatchRun {
+    stdout: String,
+    stderr: String,
+    success: bool,
+}
+
+/// Run `sowfan match ARGS`; panics if it does not finish within `limit`.
+fn run_match(args: &[String], limit: Duration) -> MatchRun {
+    let mut child = Command::new(BIN)
+        .arg("match")
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start sowfan match");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let out = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        text
+    });
+    let err = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "sowfan match {args:?} did not finish within {limit:?}; output so far:\n{}",
+                out.join().unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    MatchRun {
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+        success: status.success(),
+    }
+}
+
+/// Words split at spaces; `~` stands for a space inside a word (`--game kalah~pits=4`).
+fn args(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .map(|w| w.replace('~', " "))
+        .collect()
+}
+
+/// `--engine` words for a sowfan misbehaving as `mode` at its `at`-th move of each game.
+fn bad_engine(mode: &str, at: u32, extra: &str) -> Vec<String> {
+    let mut words = args(&format!(
+        "--engine cmd=bash arg={MISBEHAVE} arg={BIN} arg={mode} arg={at} name=bad"
+    ));
+    words.extend(args(extra));
+    words
+}
+
+fn good_engine(extra: &str) -> Vec<String> {
+    args(&format!("--engine cmd={BIN} name=good {extra}"))
+}
+
+fn records(path: &PathBuf) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).expect("records file");
+    let mut games: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+        .collect();
+    games.sort_by_key(|g| g["number"].as_u64());
+    games
+}
+
+/// Play 4 games of `bad` against a sound sowfan and check every game went to the sound one
+/// with `termination`, a reason containing `reason`, and that the match reached its end.
+fn bad_engine_loses_every_game(
+    name: &str,
+    bad: Vec<String>,
+    good_limits: &str,
+    extra: &str,
+    termination: &str,
+    reason: &str,
+) {
+    let path = scratch(&format!("{name}.jsonl"));
+    let mut all = bad;
+    all.extend(good_engine(good_limits));
+    all.extend(args(&format!(
+        "--game kalah --games 4 --concurrency 2 --openings plies=2 --seed 5 --records {}",
+        path.display()
+    )));
+    all.extend(args(extra));
+    let run = run_match(&all, Duration::from_secs(60));
+    assert!(run.success, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("Score of bad vs good: 0 - 4 - 0  [0.000] 4"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("Elo difference: -inf"),
+        "{}",
+        run.stdout
+    );
+    let games = records(&path);
+    assert_eq!(games.len(), 4);
+    for game in &games {
+        let bad_seat = if game["p1"] == "bad" { "p1" } else { "p2" };
+        let winner = if bad_seat == "p1" { "p2win" } else { "p1win" };
+        assert_eq!(game["result"], winner, "{game}");
+        assert_eq!(game["termination"], termination, "{game}");
+        let text = game["reason"].as_str().unwrap_or_default();
+        assert!(
+            text.starts_with(bad_seat) && text.contains(reason),
+            "expected '{reason}' in: {text}"
+        );
+    }
+}
+
+#[test]
+fn an_illegal_move_loses_and_the_match_goes_on() {
+    bad_engine_loses_every_game(
+        "illegal",
+        bad_engine("illegal", 2, "depth=1"),
+        "depth=1",
+        "",
+        "illegal-move",
+        "played an illegal move: '",
+    );
+}
+
+#[test]
+fn a_bestmove_line_without_a_move_loses() {
+    bad_engine_loses_every_game(
+        "malformed",
+        bad_engine("malformed", 1, "depth=1"),
+        "depth=1",
+        "",
+        "malformed-move",
+        "sent a malformed bestmove line: 'bestmove'",
+    );
+}
+
+#[test]
+fn a_crash_loses_and_the_engine_is_restarted_for_the_next_game() {
+    bad_engine_loses_every_game(
+        "crash",
+        bad_engine("crash", 2, "depth=1"),
+        "depth=1",
+        "",
+        "crash",
+        "crashed while thinking: exited with code 3",
+    );
+}
+
+#[test]
+fn a_hung_search_is_killed_after_the_move_timeout() {
+    bad_engine_loses_every_game(
+        "hang",
+        bad_engine("hang", 2, "depth=1"),
+        "depth=1",
+        "--move-timeout 300",
+        "unresponsive",
+        "hung: no bestmove within 300 ms",
+    );
+}
+
+#[test]
+fn a_missing_readyok_loses() {
+    bad_engine_loses_every_game(
+        "noready",
+        bad_engine("noready", 2, "depth=1"),
+        "depth=1",
+        "--ready-timeout 300",
+        "unresponsive",
+        "did not answer before its move: no readyok within 300 ms",
+    );
+}
+
+#[test]
+fn a_hung_engine_under_a_clock_loses_on_time() {
+    bad_engine_loses_every_game(
+        "hang-clock",
+        bad_engine("hang", 1, "tc=0.2"),
+        "depth=1",
+        "--ready-timeout 300",
+        "time-forfeit",
+        "lost on time: no move within",
+    );
+}
+
+#[test]
+fn running_over_the_clock_loses_on_time() {
+    let mut bad = bad_engine("slow", 2, "tc=0.3+0.05 timemargin=50");
+    bad.push("arg=0.5".to_string());
+    bad_engine_loses_every_game(
+        "slow",
+        bad,
+        "depth=1",
+        "",
+        "time-forfeit",
+        "lost on time: no move within",
+    );
+}
+
+#[test]
+fn junk_lines_from_an_engine_are_ignored() {
+    let path = scratch("garbage.jsonl");
+    let mut all = bad_engine("garbage", 1, "depth=1");
+    all.extend(good_engine("depth=1"));
+    all.extend(args(&format!(
+        "--game kalah --games 2 --records {} --seed 1",
+        path.display()
+    )));
+    let run = run_match(&all, Duration::from_secs(60));
+    assert!(run.success, "{}\n{}", run.stdout, run.stderr);
+    for game in records(&path) {
+        assert_eq!(game["termination"], "rules", "{game}");
+    }
+}
+
+#[test]
+fn the_same_seed_gives_the_same_openings_and_games() {
+    let play = |seed: u64, name: &str| -> Vec<Value> {
+        let path = scratch(name);
+        let mut all = good_engine("depth=3");
+        all.extend(args(&format!(
+            "--engine cmd={BIN} name=other nodes=300 --game kalah~pits=4 --games 6 \
+             --concurrency 2 --openings plies=3 --seed {seed} --records {}",
+            path.display()
+        )));
+        let run = run_match(&all, Duration::from_secs(60));
+        assert!(run.success, "{}\n{}", run.stdout, run.stderr);
+        records(&path)
+    };
+    let strip = |games: &[Value]| -> Vec<(Value, Vec<Value>, Value)> {
+        games
+            .iter()
+            .map(|g| {
+                let moves = g["moves"]
+                    .as_array()
+                    .map(|m| m.iter().map(|x| x["move"].clone()).collect())
+                    .unwrap_or_default();
+                (g["opening"].clone(), moves, g["result"].clone())
+            })
+            .collect()
+    };
+    let first = strip(&play(11, "seed-a.jsonl"));
+    let again = strip(&play(11, "seed-b.jsonl"));
+    let other = strip(&play(12, "seed-c.jsonl"));
+    assert_eq!(first.len(), 6);
+    assert_eq!(first, again);
+    // Each opening is played twice, colours swapped.
+    assert_eq!(first[0].0, first[1].0);
+    assert_eq!(first[2].0, first[3].0);
+    assert_ne!(first[0].0, first[2].0);
+    let openings = |games: &[(Value, Vec<Value>, Value)]| -> Vec<Value> {
+        games.iter().map(|g| g.0.clone()).collect()
+    };
+    assert_ne!(openings(&first), openings(&other));
+}
+
+#[test]
+fn openings_file_and_the_setoption_way_of_choosing_the_game() {
+    let openings = scratch("openings.txt");
+    std::fs::write(&openings, "# two openings\nA\nstartpos moves D c\n").expect("write");
+    let path = scratch("file-openings.jsonl");
+    let pgn = scratch("file-openings.pgn");
+    let mut all = good_engine("depth=2 proto=uci setup=setoption");
+    all.extend(args(&format!(
+        "--engine cmd={BIN} name=other depth=2 --game kalah~pits=4 --games 4 \
+         --openings file={} --records {} --pgn {}",
+        openings.display(),
+        path.display(),
+        pgn.display()
+    )));
+    let run = run_match(&all, Duration::from_secs(60));
+    assert!(run.success, "{}\n{}", run.stdout, run.stderr);
+    let games = records(&path);
+    let shape: Vec<(String, String, String)> = games
+        .iter()
+        .map(|g| {
+            (
+                g["p1"].as_str().unwrap_or_default().to_string(),
+                g["opening"]["source"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                g["termination"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    let row = |p1: &str, source: &str| (p1.to_string(), source.to_string(), "rules".to_string());
+    // A game of Kalah with 6 pits would have been refereed as malformed moves.
+    assert_eq!(
+        shape,
+        vec![
+            row("good", "file line 2"),
+            row("other", "file line 2"),
+            row("good", "file line 3"),
+            row("other", "file line 3"),
+        ]
+    );
+    assert_eq!(games[2]["opening"]["moves"], serde_json::json!(["D", "c"]));
+    assert_eq!(games[0]["game"], "kalah pits=4");
+    let pgn = std::fs::read_to_string(&pgn).expect("pgn");
+    assert_eq!(pgn.matches("[Event \"sowfan match\"]").count(), 4);
+    assert!(pgn.contains("{opening: D c}"), "{pgn}");
+}
+
+#[test]
+fn sprt_stops_the_match_when_it_decides() {
+    let mut all = good_engine("depth=4");
+    all.extend(args(&format!(
+        "--engine cmd={BIN} name=weak depth=1 --game kalah --games 400 --concurrency 2 \
+         --openings plies=4 --seed 3 --sprt elo0=0 elo1=20 --quiet"
+    )));
+    let run = run_match(&all, Duration::from_secs(120));
+    assert!(run.success, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("H1 was accepted"), "{}", run.stdout);
+    let games: u32 = run
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Games: "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .expect("a Games: line");
+    assert!(games < 400, "{}", run.stdout);
+    assert!(
+        !run.stdout.contains("Finished game"),
+        "--quiet: {}",
+        run.stdout
+    );
+}
+
+#[test]
+fn three_engines_round_robin_and_gauntlet() {
+    let engines = format!(
+        "--engine cmd={BIN} name=e1 depth=1 --engine cmd={BIN} name=e2 depth=2 \
+         --engine cmd={BIN} name=e3 depth=3 --game kalah~pits=4 --games 2"
+    );
+    let run = run_match(&args(&engines), Duration::from_secs(60));
+    assert!(run.success, "{}\n{}", run.stdout, run.stderr);
+    for pair in ["e1 vs e2", "e1 vs e3", "e2 vs e3"] {
+        assert!(
+            run.stdout.contains(&format!("Score of {pair}: ")),
+            "{}",
+            run.stdout
+        );
+    }
+    assert!(run.stdout.contains("Rank Name"), "{}", run.stdout);
+    assert!(run.stdout.contains("Games: 6 "), "{}", run.stdout);
+    let run = run_match(
+        &args(&format!("{engines} --tournament gauntlet")),
+        Duration::from_secs(60),
+    );
+    assert!(run.success, "{}\n{}", run.stdout, run.stderr);
+    assert!(!run.stdout.contains("Score of e2 vs e3"), "{}", run.stdout);
+    assert!(run.stdout.contains("Games: 4 "), "{}", run.stdout);
+}
+
+#[test]
+fn configuration_errors_are_explained() {
+    for (words, expected) in [
+        (
+            format!("--engine cmd={BIN} --engine cmd={BIN} depth=1 --game kalah"),
+            "--engine 1: engine",
+        ),
+        (
+            format!("--engine cmd={BIN} depth=1 --engine cmd={BIN} depth=1 --game chess"),
+            "unknown game 'chess'",
+        ),
+        (
+            format!(
+                "--engine cmd=/nonexistent/engine depth=1 --engine cmd={BIN} depth=1 \
+                 --game kalah"
+            ),
+            "engine 1 (/nonexistent/engine): cannot start",
+        ),
+        (
+            format!("--engine cmd={BIN} depth=1 --game kalah"),
+            "at least two --engine",
+        ),
+        (
+            format!(
+                "--engine cmd={BIN} depth=1 --engine cmd={BIN} depth=1 --game kalah \
+                 --openings plies=3 file=x"
+            ),
+            "either plies= or file=",
+        ),
+    ] {
+        let run = run_match(&args(&words), Duration::from_secs(30));
+        assert!(!run.success, "{words}: {}", run.stdout);
+        assert!(run.stderr.contains(expected), "{words}: {}", run.stderr);
+    }
+}
