@@ -233,7 +233,9 @@ impl<G: Game> Session for GameSession<G> {
     fn display(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "Game: {}", self.game.spec());
-        let _ = writeln!(out, "{}", self.game.render(&self.position));
+        for line in self.game.render(&self.position).lines() {
+            let _ = writeln!(out, "{}", line.trim_end());
+        }
         let _ = writeln!(out, "Fen: {}", self.fen());
         let outcome = self.outcome();
         let scores = match &outcome {

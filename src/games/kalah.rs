@@ -103,12 +103,12 @@ impl Kalah {
                 Side::South => 2 * pits + 1,
                 Side::North => pits,
             };
-            for cell in 0..cells {
+            for (cell, slot) in next[side.index()][..cells].iter_mut().enumerate() {
                 let mut n = (cell + 1) % cells;
                 if n == skip {
                     n = (n + 1) % cells;
                 }
-                next[side.index()][cell] = n as u8;
+                *slot = n as u8;
             }
         }
         Kalah {

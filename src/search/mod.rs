@@ -326,12 +326,13 @@ impl<G: Game> Worker<'_, G> {
             if self.shared.done.load(Ordering::Relaxed) {
                 break;
             }
-            if self.is_main && !self.pondering() {
-                if let Some(soft) = self.shared.budget.soft {
-                    // The next iteration takes longer than all before it: don't start it late.
-                    if self.start.elapsed() * 2 > soft {
-                        break;
-                    }
+            if self.is_main
+                && !self.pondering()
+                && let Some(soft) = self.shared.budget.soft
+            {
+                // The next iteration takes longer than all before it: don't start it late.
+                if self.start.elapsed() * 2 > soft {
+                    break;
                 }
             }
         }
@@ -628,11 +629,11 @@ impl<G: Game> Worker<'_, G> {
         if !self.can_abort {
             return false;
         }
-        if let Some(limit) = self.shared.node_limit {
-            if self.total_nodes() >= limit {
-                self.shared.done.store(true, Ordering::Relaxed);
-                return true;
-            }
+        if let Some(limit) = self.shared.node_limit
+            && self.total_nodes() >= limit
+        {
+            self.shared.done.store(true, Ordering::Relaxed);
+            return true;
         }
         if self.unflushed < 1024 {
             return false;
@@ -643,13 +644,13 @@ impl<G: Game> Worker<'_, G> {
         {
             return true;
         }
-        if self.is_main && !self.pondering() {
-            if let Some(hard) = self.shared.budget.hard {
-                if self.start.elapsed() >= hard {
-                    self.shared.done.store(true, Ordering::Relaxed);
-                    return true;
-                }
-            }
+        if self.is_main
+            && !self.pondering()
+            && let Some(hard) = self.shared.budget.hard
+            && self.start.elapsed() >= hard
+        {
+            self.shared.done.store(true, Ordering::Relaxed);
+            return true;
         }
         false
     }

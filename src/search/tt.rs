@@ -60,7 +60,7 @@ impl TranspositionTable {
     }
 
     pub fn megabytes(&self) -> usize {
-        self.slots.len() * ENTRY_BYTES >> 20
+        (self.slots.len() * ENTRY_BYTES) >> 20
     }
 
     pub fn clear(&self) {
