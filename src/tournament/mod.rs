@@ -390,7 +390,13 @@ fn progress_bar(games: usize) -> ProgressBar {
 }
 
 fn running_score(tally: &Tally) -> String {
-    let mut text = format!("{} - {} - {}", tally.wins, tally.losses, tally.draws);
+    let mut text = format!(
+        "{} - {} - {}  [{:.3}]",
+        tally.wins,
+        tally.losses,
+        tally.draws,
+        tally.score().unwrap_or(0.5)
+    );
     if let Some(e) = tally.elo() {
         text.push_str(&format!(
             "  Elo {} +/- {}",

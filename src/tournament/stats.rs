@@ -185,6 +185,9 @@ pub fn format_elo(value: f64) -> String {
         "nan".to_string()
     } else if value.is_infinite() {
         if value > 0.0 { "inf" } else { "-inf" }.to_string()
+    } else if value.abs() < 0.05 {
+        // Not "-0.0".
+        "0.0".to_string()
     } else {
         format!("{value:.1}")
     }
@@ -223,6 +226,8 @@ mod tests {
         let even = tally(5, 5, 10).elo().unwrap();
         assert!(even.elo.abs() < 1e-9 && (even.los - 0.5).abs() < 1e-9);
         assert_eq!(format_elo(tally(4, 0, 0).elo().unwrap().elo), "inf");
+        assert_eq!(format_elo(-1e-9), "0.0");
+        assert_eq!(format_elo(-12.345), "-12.3");
         assert!(tally(0, 0, 0).elo().is_none());
     }
 

@@ -190,9 +190,9 @@ fn a_hung_search_is_killed_after_the_move_timeout() {
         "hang",
         bad_engine("hang", 2, "depth=1"),
         "depth=1",
-        "--move-timeout 300",
+        "--move-timeout 1000",
         "unresponsive",
-        "hung: no bestmove within 300 ms",
+        "hung: no bestmove within 1000 ms",
     );
 }
 
@@ -202,9 +202,9 @@ fn a_missing_readyok_loses() {
         "noready",
         bad_engine("noready", 2, "depth=1"),
         "depth=1",
-        "--ready-timeout 300",
+        "--ready-timeout 1000",
         "unresponsive",
-        "did not answer before its move: no readyok within 300 ms",
+        "did not answer before its move: no readyok within 1000 ms",
     );
 }
 
@@ -214,7 +214,7 @@ fn a_hung_engine_under_a_clock_loses_on_time() {
         "hang-clock",
         bad_engine("hang", 1, "tc=0.2"),
         "depth=1",
-        "--ready-timeout 300",
+        "--ready-timeout 1000",
         "time-forfeit",
         "lost on time: no move within",
     );
@@ -223,15 +223,8 @@ fn a_hung_engine_under_a_clock_loses_on_time() {
 #[test]
 fn running_over_the_clock_loses_on_time() {
     let mut bad = bad_engine("slow", 2, "tc=0.3+0.05 timemargin=50");
-    bad.push("arg=0.5".to_string());
-    bad_engine_loses_every_game(
-        "slow",
-        bad,
-        "depth=1",
-        "",
-        "time-forfeit",
-        "lost on time: no move within",
-    );
+    bad.push("arg=0.8".to_string());
+    bad_engine_loses_every_game("slow", bad, "depth=1", "", "time-forfeit", "lost on time: ");
 }
 
 #[test]
