@@ -209,10 +209,10 @@ fn a_missing_readyok_loses() {
 }
 
 #[test]
-fn a_hung_engine_under_a_clock_loses_on_time() {
+fn a_hung_engine_under_movetime_loses_on_time() {
     bad_engine_loses_every_game(
-        "hang-clock",
-        bad_engine("hang", 1, "tc=0.2"),
+        "hang-movetime",
+        bad_engine("hang", 1, "movetime=200"),
         "depth=1",
         "--ready-timeout 1000",
         "time-forfeit",
@@ -290,7 +290,7 @@ fn openings_file_and_the_setoption_way_of_choosing_the_game() {
     std::fs::write(&openings, "# two openings\nA\nstartpos moves D c\n").expect("write");
     let path = scratch("file-openings.jsonl");
     let pgn = scratch("file-openings.pgn");
-    let mut all = good_engine("depth=2 proto=uci setup=setoption");
+    let mut all = good_engine("depth=2 proto=uci setup=setoption restart=on");
     all.extend(args(&format!(
         "--engine cmd={BIN} name=other depth=2 --game kalah~pits=4 --games 4 \
          --openings file={} --records {} --pgn {}",
