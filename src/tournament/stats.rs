@@ -256,6 +256,14 @@ mod tests {
         assert_eq!(sprt_verdict(&strong, &sprt), Some(SprtVerdict::H1));
         assert_eq!(sprt_verdict(&weak, &sprt), Some(SprtVerdict::H0));
         assert_eq!(sprt_verdict(&even, &sprt), None);
+        // The figure of fishtest's LLRcalc (MLE_expected + LLR, zero bins as 1e-3), worked
+        // out in Python for Ptnml [4, 0, 36, 7, 25] and elo0 = 0, elo1 = 20.
+        let figure = Tally {
+            pentanomial: [4, 0, 36, 7, 25],
+            ..Tally::default()
+        };
+        let sprt20 = SprtSpec { elo1: 20.0, ..sprt };
+        assert!((figure.llr(&sprt20) - 2.969_65).abs() < 1e-4, "{}", figure.llr(&sprt20));
         // One won pair proves nothing yet.
         let one = Tally {
             pentanomial: [0, 0, 0, 0, 1],
