@@ -434,9 +434,13 @@ impl<G: Game> Worker<'_, G> {
             return score::clamp_eval(game.evaluate(pos));
         }
         let pv_node = beta - alpha > 1;
-        let key = game.hash(pos);
+        // Nodes just above the leaves are most of the tree and gain least from the table:
+        // skipping it there saves a cache miss per node.
+        let use_tt = depth >= 2;
+        let key = if use_tt { game.hash(pos) } else { 0 };
         let mut tt_move = None;
-        if let Some(entry) = self.tt.probe(key) {
+        let entry = if use_tt { self.tt.probe(key) } else { None };
+        if let Some(entry) = entry {
             tt_move = entry.move_index;
             let usable = entry.proven || (entry.depth >= depth && !pv_node);
             if usable && (!pv_node || entry.bound == Bound::Exact) {
@@ -522,7 +526,7 @@ impl<G: Game> Worker<'_, G> {
             }
         }
         let aborted = self.aborted;
-        if !aborted {
+        if !aborted && use_tt {
             let bound = if best >= beta {
                 Bound::Lower
             } else if best > original_alpha {
