@@ -4,3 +4,4 @@
 mod engine;
 mod kalah;
 mod protocol;
+mod robustness;
