@@ -43,6 +43,9 @@ pub struct SearchSummary {
     pub ponder: Option<String>,
     pub nodes: u64,
     pub depth: u32,
+    /// The search score from the side to move (see `search::score`); 0 for a finished game.
+    pub score: i32,
+    /// The score is the game's value: every line below it reached the end of the game.
     pub proven: bool,
 }
 
@@ -316,6 +319,7 @@ impl<G: Game> Session for GameSession<G> {
                 ponder: None,
                 nodes: 0,
                 depth: 0,
+                score: 0,
                 proven: true,
             });
         }
@@ -359,6 +363,7 @@ impl<G: Game> Session for GameSession<G> {
             ponder,
             nodes: result.nodes,
             depth: result.depth,
+            score: result.score,
             proven: result.proven,
         })
     }

@@ -4,4 +4,5 @@
 mod engine;
 mod kalah;
 mod protocol;
+mod robustness;
 mod tournament;
