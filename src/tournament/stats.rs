@@ -263,7 +263,11 @@ mod tests {
             ..Tally::default()
         };
         let sprt20 = SprtSpec { elo1: 20.0, ..sprt };
-        assert!((figure.llr(&sprt20) - 2.969_65).abs() < 1e-4, "{}", figure.llr(&sprt20));
+        assert!(
+            (figure.llr(&sprt20) - 2.969_65).abs() < 1e-4,
+            "{}",
+            figure.llr(&sprt20)
+        );
         // One won pair proves nothing yet.
         let one = Tally {
             pentanomial: [0, 0, 0, 0, 1],
