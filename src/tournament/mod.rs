@@ -61,6 +61,7 @@ pub struct MatchSummary {
 pub fn run(config: &MatchConfig) -> Result<MatchSummary, String> {
     let base = registry::create_from_spec(&config.game).map_err(|e| format!("--game: {e}"))?;
     let game_spec = base.spec();
+    let start_fen = base.start_fen();
     let engines = config.engines.len();
     if engines < 2 {
         return Err("a match needs at least two --engine".to_string());
@@ -133,6 +134,7 @@ pub fn run(config: &MatchConfig) -> Result<MatchSummary, String> {
             let record = make_record(
                 config,
                 &game_spec,
+                &start_fen,
                 &names,
                 &job,
                 &openings[job.round],
@@ -339,17 +341,13 @@ fn points_of(job: &Job, engine: usize, result: GameResult) -> f64 {
 fn make_record(
     config: &MatchConfig,
     game_spec: &str,
+    start_fen: &str,
     names: &[String],
     job: &Job,
     opening: &Opening,
     played: &Played,
 ) -> GameRecord {
-    let start_fen = match &opening.fen {
-        Some(fen) => fen.clone(),
-        None => registry::create_from_spec(game_spec)
-            .map(|s| s.start_fen())
-            .unwrap_or_default(),
-    };
+    let start_fen = opening.fen.clone().unwrap_or_else(|| start_fen.to_string());
     GameRecord {
         number: job.number + 1,
         round: job.round + 1,
