@@ -3,6 +3,7 @@
 use thiserror::Error;
 
 use crate::game::Game;
+use crate::games::anywoli::{self, Anywoli};
 use crate::games::kalah::{self, Kalah};
 use crate::options::{GameOptions, OptionError, OptionSpec};
 use crate::session::{GameSession, Session};
@@ -19,12 +20,20 @@ fn session<G: Game>(game: G) -> Box<dyn Session> {
     Box::new(GameSession::new(game))
 }
 
-pub const GAMES: &[GameEntry] = &[GameEntry {
-    name: kalah::NAME,
-    summary: "Kalah(m,n), the two-row mancala with stores; South moves first",
-    options: kalah::OPTIONS,
-    build: |options| session(Kalah::new(options)),
-}];
+pub const GAMES: &[GameEntry] = &[
+    GameEntry {
+        name: kalah::NAME,
+        summary: "Kalah(m,n), the two-row mancala with stores; South moves first",
+        options: kalah::OPTIONS,
+        build: |options| session(Kalah::new(options)),
+    },
+    GameEntry {
+        name: anywoli::NAME,
+        summary: "Anywoli, relay sowing on 2x12 houses, fours captured; South moves first",
+        options: anywoli::OPTIONS,
+        build: |options| session(Anywoli::new(options)),
+    },
+];
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum RegistryError {
@@ -85,7 +94,10 @@ mod tests {
         assert!(e.contains("kalah"), "{e}");
         let e = create_from_spec("kalah pitz=3").err().unwrap().to_string();
         assert!(e.contains("pits="), "{e}");
-        assert!(matches!(create_from_spec("  "), Err(RegistryError::Missing)));
+        assert!(matches!(
+            create_from_spec("  "),
+            Err(RegistryError::Missing)
+        ));
         let g = create_from_spec("kalah pits=4 seeds=3 pie=true").unwrap();
         assert_eq!(g.spec(), "kalah pits=4 seeds=3 pie=true");
     }
