@@ -786,9 +786,16 @@ impl Game for Anywoli {
     }
 
     fn bench(&self) -> BenchSpec {
+        // From engine self-play: an opening, a middle game, an ending; and houses of 30 and
+        // 26 seeds, whose laps pass over their own house.
         BenchSpec {
-            depth: 8,
-            positions: &[],
+            depth: 10,
+            positions: &[
+                "1,7,3,7,1,8,0,7,7,0,1,2,0/7,2,1,9,0,9,0,8,8,1,7,0,0 S 4 - -",
+                "3,1,1,12,2,1,0,3,0,1,0,1,28/1,0,2,3,2,0,2,12,2,3,3,1,12 N 0 N S",
+                "0,1,0,0,1,3,2,1,1,2,1,2,32/1,2,1,1,1,1,0,1,0,1,0,1,40 N 1 S S",
+                "30,0,3,1,0,5,2,0,3,1,0,0,4/0,3,2,0,1,26,0,3,1,0,2,3,6 S 0 N S",
+            ],
         }
     }
 }
@@ -1227,5 +1234,19 @@ mod tests {
         assert_eq!(g.hash(&a), g.hash(&b));
         let ffc = anywoli(&["last-four=first-final-capture"]);
         assert_ne!(ffc.hash(&a), ffc.hash(&b));
+    }
+
+    #[test]
+    fn bench_positions_are_games_in_progress() {
+        let g = anywoli(&[]);
+        for text in g.bench().positions {
+            let pos = g.parse_position(text).unwrap();
+            assert_eq!(g.format_position(&pos), *text);
+            assert!(g.outcome(&pos).is_none(), "{text}");
+            assert_eq!(
+                g.board_seeds(&pos) + pos.stores.iter().map(|&s| s as u32).sum::<u32>(),
+                96
+            );
+        }
     }
 }
