@@ -445,12 +445,15 @@ impl Game for Anywoli {
         if self.is_over(pos) {
             return;
         }
+        // Branch-free: write every house, advance only past the non-empty ones.
+        let mut found = [AnywoliMove::PASS; MAX_HOUSES];
+        let mut k = 0;
         for (i, &count) in self.row(pos, pos.side).iter().enumerate() {
-            if count > 0 {
-                moves.push(AnywoliMove::house(i));
-            }
+            found[k] = AnywoliMove::house(i);
+            k += (count > 0) as usize;
         }
-        if moves.is_empty() {
+        moves.extend_from_slice(&found[..k]);
+        if k == 0 {
             moves.push(AnywoliMove::PASS);
         }
     }
