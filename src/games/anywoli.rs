@@ -340,9 +340,10 @@ impl Anywoli {
         ahead
     }
 
-    /// The seed count that separates the quiet-turn counters that can still matter: a
-    /// counter further than the search horizon from the limit plays like any other, so the
-    /// hash folds them together (more transpositions, no wrong ones).
+    /// The part of the quiet-turn counter the hash must see. A counter further from the
+    /// limit than the search can look ahead (`MAX_PLY` moves) cannot change anything the
+    /// search finds, so such counters hash alike (more transpositions, no wrong ones). With
+    /// the default limit of 200 every counter is within reach and counts.
     fn quiet_bucket(&self, pos: &AnywoliPosition) -> u64 {
         match self.quiet_limit {
             Some(limit) => {
@@ -353,9 +354,9 @@ impl Anywoli {
         }
     }
 
-    /// First-lap look-ahead for `mv`: (final seed makes four, net seeds the lap's mid-lap
-    /// fours give the mover). Only laps shorter than the board, where each house gets at
-    /// most one seed; relays are not followed.
+    /// First-lap look-ahead when sowing from `start`: (the final seed makes four, net seeds
+    /// the lap's mid-lap fours give the mover). Only laps shorter than the board, where each
+    /// house gets at most one seed; relays are not followed.
     fn first_lap_gain(&self, pos: &AnywoliPosition, start: usize) -> (bool, i32) {
         let seeds = pos.houses[start] as usize;
         if seeds == 0 || seeds >= self.width {
