@@ -10,7 +10,7 @@
 //! same position as the move itself.
 
 use sowfan::game::{Game, GameResult, Points};
-use sowfan::games::anywoli::{self, Anywoli, AnywoliMove, AnywoliPosition};
+use sowfan::games::anywoli::{self, Anywoli, AnywoliPosition};
 use sowfan::options::GameOptions;
 use sowfan::perft;
 use sowfan::registry;
@@ -18,7 +18,6 @@ use sowfan::search::limits::Limits;
 use sowfan::search::tt::TranspositionTable;
 use sowfan::search::{SearchControl, SearchSettings};
 
-use crate::alloc_count::allocations;
 use crate::engine::{Engine, field};
 
 const FIXTURE: &str = include_str!("../../fixtures/perft/anywoli.txt");
@@ -416,42 +415,6 @@ fn perft_fixture_agrees_with_the_reference_rules() {
 fn anywoli_full_perft_fixture() {
     let stats = check_fixture(u64::MAX, u64::MAX);
     eprintln!("{stats:?}");
-}
-
-/// Every hot-path call of a tree walk, with move buffers grown beforehand.
-fn hot_walk(
-    g: &Anywoli,
-    pos: &AnywoliPosition,
-    depth: usize,
-    buffers: &mut [Vec<AnywoliMove>],
-) -> u64 {
-    let (moves, rest) = buffers.split_first_mut().unwrap();
-    g.legal_moves(pos, moves);
-    let mut sum = g.hash(pos) ^ g.repetition_key(pos) ^ g.evaluate(pos) as u64;
-    if depth == 0 {
-        return sum;
-    }
-    for &mv in moves.iter() {
-        sum = sum.wrapping_add(g.order_hint(pos, mv) as u64);
-        let mut child = *pos;
-        g.play(&mut child, mv);
-        sum = sum.wrapping_add(hot_walk(g, &child, depth - 1, rest));
-    }
-    sum
-}
-
-#[test]
-fn move_generation_play_evaluation_and_hashing_do_not_allocate() {
-    for line in fixture() {
-        let g = game(&line.spec);
-        let pos = engine_position(&g, &line.position);
-        let mut buffers: Vec<Vec<AnywoliMove>> = (0..5).map(|_| Vec::with_capacity(32)).collect();
-        let (_, count) = allocations(|| hot_walk(&g, &pos, 4, &mut buffers));
-        assert_eq!(count, 0, "{} | {}", line.spec, line.position);
-    }
-    // The counter does count: a String allocates.
-    let (_, count) = allocations(|| "x".repeat(10));
-    assert_eq!(count, 1);
 }
 
 /// A small random generator, so that the test needs no dependency and is repeatable.

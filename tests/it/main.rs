@@ -1,7 +1,6 @@
 //! Integration tests: one test binary (linking is the slow part of an LTO build), one module
 //! per topic. `engine` drives the real `sowfan` binary through pipes.
 
-mod alloc_count;
 mod anywoli;
 mod engine;
 mod kalah;
