@@ -43,6 +43,9 @@ pub struct SearchSummary {
     pub ponder: Option<String>,
     pub nodes: u64,
     pub depth: u32,
+    /// The search score from the side to move (see `search::score`); 0 for a finished game.
+    pub score: i32,
+    /// The score is the game's value: every line below it reached the end of the game.
     pub proven: bool,
 }
 
@@ -54,8 +57,11 @@ pub trait Session: Send {
     fn clone_box(&self) -> Box<dyn Session>;
 
     /// Start from `fen` (or the start position) and play `moves`. On error nothing changes.
-    fn set_position(&mut self, fen: Option<&str>, moves: &[&str])
-    -> Result<(), PositionCommandError>;
+    fn set_position(
+        &mut self,
+        fen: Option<&str>,
+        moves: &[&str],
+    ) -> Result<(), PositionCommandError>;
 
     /// The current position string.
     fn fen(&self) -> String;
@@ -230,7 +236,9 @@ impl<G: Game> Session for GameSession<G> {
     fn display(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "Game: {}", self.game.spec());
-        let _ = writeln!(out, "{}", self.game.render(&self.position));
+        for line in self.game.render(&self.position).lines() {
+            let _ = writeln!(out, "{}", line.trim_end());
+        }
         let _ = writeln!(out, "Fen: {}", self.fen());
         let outcome = self.outcome();
         let scores = match &outcome {
@@ -243,11 +251,7 @@ impl<G: Game> Session for GameSession<G> {
                 let _ = write!(out, "Result: {} ({})", o.result.as_str(), o.reason);
             }
             None => {
-                let _ = write!(
-                    out,
-                    "To move: {}",
-                    self.game.to_move(&self.position).name()
-                );
+                let _ = write!(out, "To move: {}", self.game.to_move(&self.position).name());
             }
         }
         out
@@ -315,6 +319,7 @@ impl<G: Game> Session for GameSession<G> {
                 ponder: None,
                 nodes: 0,
                 depth: 0,
+                score: 0,
                 proven: true,
             });
         }
@@ -358,6 +363,7 @@ impl<G: Game> Session for GameSession<G> {
             ponder,
             nodes: result.nodes,
             depth: result.depth,
+            score: result.score,
             proven: result.proven,
         })
     }

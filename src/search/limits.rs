@@ -57,9 +57,10 @@ impl TimeBudget {
     /// communication delay of the GUI or match runner.
     pub fn new(limits: &Limits, player: Player, overhead_ms: u64) -> TimeBudget {
         if let Some(movetime) = limits.movetime {
+            // A fixed time per move is used in full: no early stop between iterations.
             let t = Duration::from_millis(movetime.saturating_sub(overhead_ms).max(1));
             return TimeBudget {
-                soft: Some(t),
+                soft: None,
                 hard: Some(t),
             };
         }

@@ -15,7 +15,7 @@ pub mod tt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::game::Game;
+use crate::game::{Game, GameResult};
 use limits::{Limits, TimeBudget};
 use score::{INFINITE, MATE_BOUND, MAX_PLY};
 use tt::{Bound, TranspositionTable};
@@ -232,7 +232,9 @@ pub fn search<G: Game>(
     if open_ended {
         // `infinite` and `ponder` report only after `stop` (or `ponderhit` when pondering).
         while !control.stop.load(Ordering::Relaxed)
-            && (limits.infinite || limits.is_unlimited() || control.pondering.load(Ordering::Relaxed))
+            && (limits.infinite
+                || limits.is_unlimited()
+                || control.pondering.load(Ordering::Relaxed))
         {
             std::thread::sleep(Duration::from_millis(1));
         }
@@ -290,13 +292,16 @@ impl<G: Game> Worker<'_, G> {
                     for rm in &mut self.root_moves {
                         rm.score = rm.previous_score;
                     }
-                    self.root_moves.sort_by_key(|rm| std::cmp::Reverse(rm.score));
+                    self.root_moves
+                        .sort_by_key(|rm| std::cmp::Reverse(rm.score));
                 }
                 break;
             }
+            // A mate score is a proof by itself: it only comes from real game ends, and a
+            // window in the mate range lets no heuristic value through.
             completed = IterationOutcome {
                 depth,
-                proven: !self.unresolved,
+                proven: !self.unresolved || score::is_mate(self.root_moves[0].score),
             };
             if report {
                 if self.root_moves[0].score.abs() > MATE_BOUND {
@@ -323,12 +328,13 @@ impl<G: Game> Worker<'_, G> {
             if self.shared.done.load(Ordering::Relaxed) {
                 break;
             }
-            if self.is_main && !self.pondering() {
-                if let Some(soft) = self.shared.budget.soft {
-                    // The next iteration takes longer than all before it: don't start it late.
-                    if self.start.elapsed() * 2 > soft {
-                        break;
-                    }
+            if self.is_main
+                && !self.pondering()
+                && let Some(soft) = self.shared.budget.soft
+            {
+                // The next iteration takes longer than all before it: don't start it late.
+                if self.start.elapsed() * 2 > soft {
+                    break;
                 }
             }
         }
@@ -417,10 +423,17 @@ impl<G: Game> Worker<'_, G> {
         let game = self.game;
         let player = game.to_move(pos);
         if self.has_repetition_rule && self.is_repetition(pos) {
-            // A repetition inside the tree is scored as the rule's end; the real rule needs
-            // more occurrences, so this is a judgement, not a proof.
+            // A repetition inside the tree is scored as the rule's end would score it; the
+            // real rule needs more occurrences, so this is a judgement (the final margin),
+            // never a proof or a mate score.
             self.unresolved = true;
-            return score::terminal(&game.repetition_outcome(pos), player, ply);
+            let outcome = game.repetition_outcome(pos);
+            let me = player.index();
+            if outcome.result == GameResult::Draw {
+                return 0;
+            }
+            let margin = (outcome.scores[me] - outcome.scores[1 - me]).halves() * 50;
+            return score::clamp_eval(margin);
         }
         if let Some(outcome) = game.outcome(pos) {
             return score::terminal(&outcome, player, ply);
@@ -430,9 +443,13 @@ impl<G: Game> Worker<'_, G> {
             return score::clamp_eval(game.evaluate(pos));
         }
         let pv_node = beta - alpha > 1;
-        let key = game.hash(pos);
+        // Nodes just above the leaves are most of the tree and gain least from the table:
+        // skipping it there saves a cache miss per node.
+        let use_tt = depth >= 2;
+        let key = if use_tt { game.hash(pos) } else { 0 };
         let mut tt_move = None;
-        if let Some(entry) = self.tt.probe(key) {
+        let entry = if use_tt { self.tt.probe(key) } else { None };
+        if let Some(entry) = entry {
             tt_move = entry.move_index;
             let usable = entry.proven || (entry.depth >= depth && !pv_node);
             if usable && (!pv_node || entry.bound == Bound::Exact) {
@@ -518,7 +535,7 @@ impl<G: Game> Worker<'_, G> {
             }
         }
         let aborted = self.aborted;
-        if !aborted {
+        if !aborted && use_tt {
             let bound = if best >= beta {
                 Bound::Lower
             } else if best > original_alpha {
@@ -625,11 +642,11 @@ impl<G: Game> Worker<'_, G> {
         if !self.can_abort {
             return false;
         }
-        if let Some(limit) = self.shared.node_limit {
-            if self.total_nodes() >= limit {
-                self.shared.done.store(true, Ordering::Relaxed);
-                return true;
-            }
+        if let Some(limit) = self.shared.node_limit
+            && self.total_nodes() >= limit
+        {
+            self.shared.done.store(true, Ordering::Relaxed);
+            return true;
         }
         if self.unflushed < 1024 {
             return false;
@@ -640,13 +657,13 @@ impl<G: Game> Worker<'_, G> {
         {
             return true;
         }
-        if self.is_main && !self.pondering() {
-            if let Some(hard) = self.shared.budget.hard {
-                if self.start.elapsed() >= hard {
-                    self.shared.done.store(true, Ordering::Relaxed);
-                    return true;
-                }
-            }
+        if self.is_main
+            && !self.pondering()
+            && let Some(hard) = self.shared.budget.hard
+            && self.start.elapsed() >= hard
+        {
+            self.shared.done.store(true, Ordering::Relaxed);
+            return true;
         }
         false
     }

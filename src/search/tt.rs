@@ -48,11 +48,21 @@ impl TranspositionTable {
     /// memory is not available.
     pub fn new(megabytes: usize) -> Result<TranspositionTable, String> {
         let count = (megabytes.saturating_mul(1 << 20) / ENTRY_BYTES).max(1);
-        let mut slots = Vec::new();
-        slots
-            .try_reserve_exact(count)
-            .map_err(|_| format!("cannot allocate {megabytes} MB for the hash table"))?;
-        slots.resize_with(count, Slot::default);
+        let failed = || format!("cannot allocate {megabytes} MB for the hash table");
+        let layout = std::alloc::Layout::array::<Slot>(count).map_err(|_| failed())?;
+        // Zeroed memory from the allocator: the pages are only touched when used, so a big
+        // table costs nothing at start-up, and an impossible size fails here instead of
+        // being killed later by the out-of-memory killer.
+        // SAFETY: `layout` has a non-zero size (count >= 1); the all-zero bit pattern is a
+        // valid `Slot` (two `AtomicU64`); the pointer is checked for null; and the Vec is
+        // built with exactly the layout `Vec<Slot>` itself would allocate for `count`.
+        let slots = unsafe {
+            let ptr = std::alloc::alloc_zeroed(layout) as *mut Slot;
+            if ptr.is_null() {
+                return Err(failed());
+            }
+            Vec::from_raw_parts(ptr, count, count)
+        };
         Ok(TranspositionTable {
             slots,
             generation: AtomicU8::new(0),
@@ -60,7 +70,7 @@ impl TranspositionTable {
     }
 
     pub fn megabytes(&self) -> usize {
-        self.slots.len() * ENTRY_BYTES >> 20
+        (self.slots.len() * ENTRY_BYTES) >> 20
     }
 
     pub fn clear(&self) {
@@ -199,7 +209,14 @@ mod tests {
         let tt = TranspositionTable::new(1).unwrap();
         assert_eq!(tt.hashfull(), 0);
         for k in 0..100_000u64 {
-            tt.store(k.wrapping_mul(0x9E37_79B9_7F4A_7C15), 1, 0, Bound::Exact, None, false);
+            tt.store(
+                k.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                1,
+                0,
+                Bound::Exact,
+                None,
+                false,
+            );
         }
         assert!(tt.hashfull() > 500);
         tt.new_search();

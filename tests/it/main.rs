@@ -5,3 +5,4 @@ mod anywoli;
 mod engine;
 mod kalah;
 mod protocol;
+mod robustness;

@@ -1,1 +1,379 @@
-//! Protocol behaviour of the real binary: handshake, errors, stop/isready during a search.
+//! Protocol behaviour of the real binary, driven through pipes as a GUI or manager would.
+
+use std::time::{Duration, Instant};
+
+use crate::engine::{Engine, field, run_script};
+
+const SHORT: Duration = Duration::from_millis(300);
+const LONG: Duration = Duration::from_secs(20);
+
+fn bestmove_count(lines: &[String]) -> usize {
+    lines.iter().filter(|l| l.starts_with("bestmove")).count()
+}
+
+#[test]
+fn handshake_lists_options_and_games() {
+    for (hello, ok) in [("uci", "uciok"), ("ugi", "ugiok")] {
+        let mut e = Engine::start(&[]);
+        let lines = e.ask(hello, ok);
+        assert!(lines[0].starts_with("id name sowfan"), "{lines:?}");
+        assert!(lines.iter().any(|l| l.starts_with("id author ")));
+        for option in [
+            "Hash",
+            "Threads",
+            "MultiPV",
+            "Ponder",
+            "UCI_Variant",
+            "GameOptions",
+        ] {
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l.starts_with(&format!("option name {option} type "))),
+                "{option} missing: {lines:?}"
+            );
+        }
+        let variant = lines.iter().find(|l| l.contains("UCI_Variant")).unwrap();
+        assert!(variant.contains(" var kalah"), "{variant}");
+        assert_eq!(lines.last().unwrap(), ok);
+    }
+}
+
+#[test]
+fn isready_and_stop_are_served_during_an_infinite_search() {
+    let mut e = Engine::start(&[]);
+    e.send("position startpos");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    let asked = Instant::now();
+    let lines = e.ask("isready", "readyok");
+    assert!(asked.elapsed() < Duration::from_millis(500));
+    assert_eq!(bestmove_count(&lines), 0, "bestmove before stop: {lines:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    let stopped = Instant::now();
+    let lines = e.ask("stop", "bestmove ");
+    assert!(
+        stopped.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        stopped.elapsed()
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info depth") && l.contains(" score "))
+    );
+    assert_eq!(lines.last().unwrap().split_whitespace().count(), 2);
+    // Exactly one bestmove: nothing more arrives, and a second stop is harmless.
+    e.send("stop");
+    assert_eq!(e.silent_for(SHORT), None);
+    assert_eq!(e.ask("isready", "readyok"), ["readyok"]);
+}
+
+#[test]
+fn a_proven_result_under_go_infinite_still_waits_for_stop() {
+    let mut e = Engine::start(&[]);
+    // North wins by force: the search proves it quickly, but must not answer before stop.
+    e.send("position fen 0,0,0,0,1,1,20/0,0,0,0,2,1,20 S");
+    e.send("go infinite");
+    let first = e.line(Duration::from_secs(5)).unwrap();
+    assert!(first.starts_with("info depth"), "{first}");
+    let mut seen = vec![first];
+    while let Some(line) = e.line(SHORT) {
+        seen.push(line);
+    }
+    assert_eq!(bestmove_count(&seen), 0, "{seen:?}");
+    assert!(seen.iter().any(|l| l.contains("score mate -")), "{seen:?}");
+    let lines = e.ask("stop", "bestmove ");
+    assert_eq!(bestmove_count(&lines), 1);
+}
+
+#[test]
+fn illegal_move_keeps_the_previous_position_and_names_the_move() {
+    let mut e = Engine::start(&[]);
+    e.send("position startpos moves C");
+    let before = e.ask("d", "Fen: ");
+    let lines = e.ask("position startpos moves C F zz A", "info string error");
+    let error = lines.last().unwrap();
+    assert!(
+        error.contains("move 3") && error.contains("'zz'"),
+        "{error}"
+    );
+    let lines = e.ask("position startpos moves C C", "info string error");
+    let error = lines.last().unwrap();
+    assert!(
+        error.contains("move 2 'C'") && error.contains("empty"),
+        "{error}"
+    );
+    let lines = e.ask("position startpos moves C F a a", "info string error");
+    let error = lines.last().unwrap();
+    assert!(
+        error.contains("move 4 'a'") && error.contains("South is to move"),
+        "{error}"
+    );
+    assert_eq!(e.ask("d", "Fen: ").last(), before.last());
+    let lines = e.ask("position fen 1,2,3/4,5,6 S", "info string error");
+    assert!(lines.last().unwrap().contains("position"), "{lines:?}");
+    assert_eq!(e.ask("d", "Fen: ").last(), before.last());
+}
+
+#[test]
+fn garbage_is_answered_and_the_engine_lives_on() {
+    let mut e = Engine::start(&[]);
+    for junk in [
+        "hello",
+        "go depth banana",
+        "position",
+        "setoption",
+        "newgame chess",
+        "newgame kalah pits=99",
+        "query",
+        "perft x",
+        "\u{1}\u{2}\u{3}",
+        "go searchmoves Z",
+    ] {
+        let lines = e.ask(junk, "info string ");
+        assert!(
+            lines.last().unwrap().starts_with("info string error: ")
+                || lines.last().unwrap().starts_with("info string warning: "),
+            "{junk}: {lines:?}"
+        );
+    }
+    let lines = e.ask("setoption name NoSuchOption value 3", "info string ");
+    assert!(lines.last().unwrap().contains("warning"), "{lines:?}");
+    assert_eq!(e.ask("isready", "readyok"), ["readyok"]);
+    // The game is still the default Kalah, at its start.
+    let d = e.ask("d", "Fen: ");
+    assert_eq!(d.last().unwrap(), "Fen: 4,4,4,4,4,4,0/4,4,4,4,4,4,0 S");
+}
+
+#[test]
+fn non_utf8_input_is_an_error_not_an_end() {
+    let out = run_script(&[], "isready\n\u{80}\u{ff}\nis\x00ready\nisready\n", LONG);
+    let ready = out.lines().filter(|l| *l == "readyok").count();
+    assert_eq!(ready, 2, "{out}");
+}
+
+#[test]
+fn end_of_input_lets_a_finite_search_finish() {
+    let out = run_script(&[], "position startpos\ngo depth 8\n", LONG);
+    let last = out.lines().last().unwrap();
+    assert!(last.starts_with("bestmove "), "{out}");
+    assert!(out.contains("info depth 8 "), "{out}");
+    // `go infinite` is stopped at the end of input.
+    let out = run_script(&[], "go infinite\n", LONG);
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("bestmove ")).count(),
+        1
+    );
+}
+
+#[test]
+fn commands_behind_a_finite_search_run_in_order() {
+    let out = run_script(
+        &[],
+        "go depth 6\nposition startpos moves C\nd\nquery p1turn\ngo depth 2\n",
+        LONG,
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    let first_best = lines
+        .iter()
+        .position(|l| l.starts_with("bestmove"))
+        .unwrap();
+    let fen = lines.iter().position(|l| l.starts_with("Fen: ")).unwrap();
+    assert!(first_best < fen, "{out}");
+    assert_eq!(lines[fen], "Fen: 4,4,0,5,5,5,1/4,4,4,4,4,4,0 S");
+    assert!(out.contains("response true"));
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("bestmove")).count(),
+        2
+    );
+}
+
+#[test]
+fn game_options_survive_uginewgame_and_variant_changes() {
+    let mut e = Engine::start(&[]);
+    e.send("setoption name UCI_Variant value kalah");
+    e.send("setoption name GameOptions value pits=4 seeds=3");
+    e.send("uginewgame");
+    e.send("position startpos moves A");
+    let d = e.ask("d", "Fen: ");
+    assert_eq!(d.last().unwrap(), "Fen: 0,4,4,4,0/3,3,3,3,0 N");
+    let lines = e.ask(
+        "setoption name GameOptions value pits=40",
+        "info string error",
+    );
+    assert!(lines.last().unwrap().contains("1..12"), "{lines:?}");
+    e.send("uginewgame");
+    e.send("position startpos");
+    assert_eq!(
+        e.ask("d", "Fen: ").last().unwrap(),
+        "Fen: 3,3,3,3,0/3,3,3,3,0 S"
+    );
+    e.send("newgame kalah");
+    assert_eq!(
+        e.ask("d", "Fen: ").last().unwrap(),
+        "Fen: 4,4,4,4,4,4,0/4,4,4,4,4,4,0 S"
+    );
+}
+
+#[test]
+fn command_line_game_preselects_the_game() {
+    let out = run_script(&["--game", "kalah pits=3 seeds=2"], "d\nlegal\n", LONG);
+    assert!(out.contains("Fen: 2,2,2,0/2,2,2,0 S"), "{out}");
+    assert!(out.contains("legal A B C"), "{out}");
+    // A bad --game is refused at start with a message and a failing exit code.
+    let status = std::process::Command::new(crate::engine::BIN)
+        .args(["--game", "kalah pits=0"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(!status.status.success());
+    assert!(String::from_utf8_lossy(&status.stderr).contains("pits"));
+}
+
+#[test]
+fn clocks_movetime_and_negative_time_give_a_move_in_time() {
+    let mut e = Engine::start(&[]);
+    e.send("position startpos");
+    for (go, limit) in [
+        ("go movetime 200", Duration::from_millis(600)),
+        (
+            "go wtime 2000 btime 2000 winc 10 binc 10",
+            Duration::from_millis(1500),
+        ),
+        (
+            "go p1time 1000 p2time 1 p1inc 0 p2inc 0",
+            Duration::from_millis(1000),
+        ),
+        ("go wtime -500 btime 1000", Duration::from_millis(500)),
+        ("go btime 50", Duration::from_secs(60)), // only the opponent's clock: no limit
+    ] {
+        if go == "go btime 50" {
+            e.send("go depth 3 btime 50");
+        } else {
+            e.send(go);
+        }
+        let start = Instant::now();
+        let lines = e.until(LONG, |l| l.starts_with("bestmove"));
+        assert!(start.elapsed() < limit, "{go}: {:?}", start.elapsed());
+        assert!(
+            lines.iter().any(|l| l.contains(" score ")),
+            "{go}: {lines:?}"
+        );
+    }
+}
+
+#[test]
+fn ponder_waits_for_ponderhit() {
+    let mut e = Engine::start(&[]);
+    e.send("setoption name Ponder value true");
+    e.send("position startpos moves C");
+    e.send("go ponder wtime 1000 btime 1000");
+    std::thread::sleep(Duration::from_millis(1200));
+    let mut seen = Vec::new();
+    while let Some(line) = e.line(Duration::from_millis(50)) {
+        seen.push(line);
+    }
+    assert_eq!(
+        bestmove_count(&seen),
+        0,
+        "bestmove while pondering: {seen:?}"
+    );
+    e.send("ponderhit");
+    let start = Instant::now();
+    let lines = e.until(LONG, |l| l.starts_with("bestmove"));
+    assert!(start.elapsed() < Duration::from_millis(1500));
+    // With Ponder on, the expected reply comes along.
+    let best = lines.last().unwrap();
+    assert!(best.contains(" ponder "), "{best}");
+}
+
+#[test]
+fn multipv_reports_several_lines() {
+    let mut e = Engine::start(&[]);
+    e.send("setoption name MultiPV value 3");
+    let lines = e.ask("go depth 5", "bestmove");
+    let depth5: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth 5 "))
+        .collect();
+    assert_eq!(depth5.len(), 3, "{lines:?}");
+    let scores: Vec<i32> = depth5
+        .iter()
+        .map(|l| field(l, "cp").unwrap().parse().unwrap())
+        .collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    assert_eq!(field(depth5[2], "multipv"), Some("3"));
+}
+
+#[test]
+fn threads_search_gives_a_legal_move() {
+    let mut e = Engine::start(&[]);
+    e.send("setoption name Threads value 2");
+    e.send("setoption name Hash value 8");
+    let lines = e.ask("go depth 10", "bestmove");
+    let best = field(lines.last().unwrap(), "bestmove")
+        .unwrap()
+        .to_string();
+    let legal = e.ask("legal", "legal");
+    assert!(legal[0].split_whitespace().any(|m| m == best));
+}
+
+/// The exact exchange of cutegames' generic UGI mode (which trusts the engines): the game
+/// is driven by `query p1turn`, moves are read from 2-token `bestmove` lines, and at the end
+/// both engines are asked `query gameover` and `query result` and must agree.
+#[test]
+fn two_engines_play_a_match_game_the_way_cutegames_drives_them() {
+    let mut engines = [
+        Engine::start(&["--game", "kalah"]),
+        Engine::start(&["--game", "kalah"]),
+    ];
+    for e in engines.iter_mut() {
+        e.ask("ugi", "ugiok");
+        e.ask("isready", "readyok");
+        e.send("uginewgame");
+    }
+    let mut moves: Vec<String> = Vec::new();
+    let mut p1 = [3_000i64, 3_000];
+    loop {
+        let position = if moves.is_empty() {
+            "position startpos".to_string()
+        } else {
+            format!("position startpos moves {}", moves.join(" "))
+        };
+        engines[0].send(&position);
+        let p1_turn = engines[0].query("p1turn") == "true";
+        let us = if p1_turn { 0 } else { 1 };
+        engines[us].ask("isready", "readyok");
+        engines[us].send(&position);
+        if engines[us].query("gameover") == "true" {
+            break;
+        }
+        let go = format!("go p1time {} p2time {} p1inc 20 p2inc 20", p1[0], p1[1]);
+        let start = Instant::now();
+        let lines = engines[us].ask(&go, "bestmove");
+        let used = start.elapsed().as_millis() as i64;
+        p1[us] -= used;
+        assert!(p1[us] > 0, "engine {us} lost on time");
+        p1[us] += 20;
+        let tokens: Vec<&str> = lines.last().unwrap().split_whitespace().collect();
+        assert_eq!(tokens.len(), 2, "{tokens:?}");
+        moves.push(tokens[1].to_string());
+        assert!(moves.len() < 300);
+    }
+    let mut answers = Vec::new();
+    for e in engines.iter_mut() {
+        e.ask("isready", "readyok");
+        e.send(&format!("position startpos moves {}", moves.join(" ")));
+        answers.push((e.query("gameover"), e.query("result")));
+    }
+    assert_eq!(answers[0], answers[1]);
+    assert_eq!(answers[0].0, "true");
+    assert!(["p1win", "p2win", "draw"].contains(&answers[0].1.as_str()));
+    for e in engines.iter_mut() {
+        e.send("quit");
+        assert!(e.wait_exit(Duration::from_secs(5)).is_some());
+    }
+}
