@@ -133,3 +133,19 @@ pub fn hash_counts(counts: &[u16], seed: u64) -> u64 {
     h = h.wrapping_mul(0x94D0_49BB_1331_11EB);
     h ^ (h >> 32)
 }
+
+/// [`hash_counts`] for counts held in bytes (boards whose seeds fit in a `u8`).
+#[inline]
+pub fn hash_bytes(counts: &[u8], seed: u64) -> u64 {
+    let mut h = seed ^ 0x9E37_79B9_7F4A_7C15;
+    for chunk in counts.chunks(8) {
+        let mut word = 0u64;
+        for (i, &c) in chunk.iter().enumerate() {
+            word |= (c as u64) << (8 * i);
+        }
+        h = (h ^ word).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        h ^= h >> 29;
+    }
+    h = h.wrapping_mul(0x94D0_49BB_1331_11EB);
+    h ^ (h >> 32)
+}
