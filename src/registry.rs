@@ -3,6 +3,7 @@
 use thiserror::Error;
 
 use crate::game::Game;
+use crate::games::afrika::{self, Afrika};
 use crate::games::kalah::{self, Kalah};
 use crate::options::{GameOptions, OptionError, OptionSpec};
 use crate::session::{GameSession, Session};
@@ -19,12 +20,20 @@ fn session<G: Game>(game: G) -> Box<dyn Session> {
     Box::new(GameSession::new(game))
 }
 
-pub const GAMES: &[GameEntry] = &[GameEntry {
-    name: kalah::NAME,
-    summary: "Kalah(m,n), the two-row mancala with stores; South moves first",
-    options: kalah::OPTIONS,
-    build: |options| session(Kalah::new(options)),
-}];
+pub const GAMES: &[GameEntry] = &[
+    GameEntry {
+        name: kalah::NAME,
+        summary: "Kalah(m,n), the two-row mancala with stores; South moves first",
+        options: kalah::OPTIONS,
+        build: |options| session(Kalah::new(options)),
+    },
+    GameEntry {
+        name: afrika::NAME,
+        summary: "Afrika, 2x8 pits, compulsory captures from an own empty pit; North moves first",
+        options: afrika::OPTIONS,
+        build: |options| session(Afrika::new(options)),
+    },
+];
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum RegistryError {
