@@ -36,7 +36,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         },
         default: "0",
         help: "points added to the second player (South); the usual value is 2.5, which \
-               makes draws impossible; negative values go to North",
+               makes draws impossible; a negative komi is taken from South",
     },
     OptionSpec {
         name: "target",
