@@ -659,3 +659,54 @@ fn self_play_at_depth_3_always_ends_with_every_stone_accounted_for() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// The other protocol commands.
+
+#[test]
+fn perft_go_query_and_errors_through_the_protocol() {
+    let script = "newgame afrika komi=2.5 target=65\n\
+                  position startpos moves e G h H\n\
+                  query p1turn\n\
+                  legal\n\
+                  perft 3\n\
+                  position startpos moves e G h H g E h xd a\n\
+                  position fen 8,8,8,8,8,8,8,8,0/8,8,8,8,8,8,8,8 N\n\
+                  query p1turn\n\
+                  position startpos moves e G h H g E h xd xA F\n\
+                  query p1turn\n\
+                  query gameover\n\
+                  query result\n\
+                  go depth 6\n";
+    let out = crate::engine::run_script(&[], script, Duration::from_secs(60));
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines.contains(&"legal a b c d e f g h"), "{out}");
+    assert!(lines.contains(&"Nodes searched: 132"), "{out}");
+    // Sowing while a capture is due is refused, naming the capture to play; a bad position
+    // string says what is missing; both leave the position as it was (North to move).
+    assert!(
+        out.contains("move 9 'a' rejected") && out.contains("North must play xA"),
+        "{out}"
+    );
+    assert!(out.contains("expected 9"), "{out}");
+    let responses: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("response "))
+        .collect();
+    assert_eq!(
+        responses,
+        ["true", "true", "true", "false", "none"],
+        "{out}"
+    );
+    let info = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth 6 "))
+        .unwrap_or_else(|| panic!("no depth-6 info line: {out}"));
+    assert!(crate::engine::field(info, "score").is_some(), "{info}");
+    let best = lines.last().unwrap().strip_prefix("bestmove ").unwrap();
+    assert!(
+        ["a", "b", "c", "d", "e", "f", "g", "h"].contains(&best),
+        "{best}"
+    );
+}
