@@ -130,6 +130,12 @@ fn first_cell(side: Side) -> usize {
     }
 }
 
+/// The capture moves of `side` as a range, `xA..xH` for North.
+fn capture_range(side: Side) -> String {
+    let them = side.other();
+    format!("x{}..x{}", them.pit_letter(0), them.pit_letter(PITS - 1))
+}
+
 #[inline]
 fn opposite(cell: usize) -> usize {
     CELLS - 1 - cell
@@ -463,11 +469,11 @@ impl Game for Afrika {
                 return Err(MoveError::illegal(
                     text,
                     format!(
-                        "{text} is {}'s pit but {} is to move (sows {}, captures x{})",
+                        "{text} is {}'s pit but {} is to move (sows {}, captures {})",
                         owner.name(),
                         side.name(),
                         side.pit_range(PITS),
-                        side.other().pit_range(PITS)
+                        capture_range(side)
                     ),
                 ));
             }
@@ -490,10 +496,10 @@ impl Game for Afrika {
             return Err(MoveError::illegal(
                 text,
                 format!(
-                    "{letter} is {}'s own pit: {} captures from the opponent's pits x{}",
+                    "{letter} is {}'s own pit: {} captures from the opponent's pits ({})",
                     side.name(),
                     side.name(),
-                    side.other().pit_range(PITS)
+                    capture_range(side)
                 ),
             ));
         }
@@ -542,11 +548,16 @@ impl Game for Afrika {
     fn render(&self, pos: &AfrikaPosition) -> String {
         let mut out = String::new();
         let border = format!(" +{}", "----+".repeat(PITS));
-        let _ = write!(out, " ");
-        for i in (0..PITS).rev() {
-            let _ = write!(out, "  {}  ", Side::North.pit_letter(i));
-        }
-        out.push('\n');
+        // Letters under the units digit of each pit's count.
+        let letters = |order: &mut dyn Iterator<Item = char>| {
+            let row: Vec<String> = order.map(String::from).collect();
+            format!("    {}", row.join("    "))
+        };
+        let _ = writeln!(
+            out,
+            "{}",
+            letters(&mut (0..PITS).rev().map(|i| Side::North.pit_letter(i)))
+        );
         let _ = writeln!(out, "{border}");
         let _ = write!(out, " |");
         for i in (0..PITS).rev() {
@@ -564,11 +575,11 @@ impl Game for Afrika {
         }
         out.push('\n');
         let _ = writeln!(out, "{border}");
-        let _ = write!(out, " ");
-        for i in 0..PITS {
-            let _ = write!(out, "  {}  ", Side::South.pit_letter(i));
-        }
-        out.push('\n');
+        let _ = writeln!(
+            out,
+            "{}",
+            letters(&mut (0..PITS).map(|i| Side::South.pit_letter(i)))
+        );
         let side = pos.side;
         let _ = write!(
             out,
