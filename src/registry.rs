@@ -3,6 +3,7 @@
 use thiserror::Error;
 
 use crate::game::Game;
+use crate::games::afrika::{self, Afrika};
 use crate::games::anywoli::{self, Anywoli};
 use crate::games::kalah::{self, Kalah};
 use crate::options::{GameOptions, OptionError, OptionSpec};
@@ -26,6 +27,12 @@ pub const GAMES: &[GameEntry] = &[
         summary: "Kalah(m,n), the two-row mancala with stores; South moves first",
         options: kalah::OPTIONS,
         build: |options| session(Kalah::new(options)),
+    },
+    GameEntry {
+        name: afrika::NAME,
+        summary: "Afrika, 2x8 pits, compulsory captures from an own empty pit; North moves first",
+        options: afrika::OPTIONS,
+        build: |options| session(Afrika::new(options)),
     },
     GameEntry {
         name: anywoli::NAME,

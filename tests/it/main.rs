@@ -1,6 +1,7 @@
 //! Integration tests: one test binary (linking is the slow part of an LTO build), one module
 //! per topic. `engine` drives the real `sowfan` binary through pipes.
 
+mod afrika;
 mod anywoli;
 mod engine;
 mod kalah;

@@ -1,0 +1,713 @@
+//! Afrika: annotated game records replayed through the real binary's protocol, perft
+//! fixtures checked against an independent implementation of the rules, and self-play.
+//!
+//! Game records live in `fixtures/games/afrika/*.txt` (format in `docs/afrika.md`); every
+//! file there is replayed, so more published games can be dropped in without code.
+
+mod reference;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use sowfan::game::Game;
+use sowfan::games::afrika::{self, Afrika, AfrikaPosition};
+use sowfan::options::GameOptions;
+
+use crate::engine::Engine;
+use reference::{Board, Rules};
+
+fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(path)
+}
+
+/// Half points from a score as `d` shows it: `64`, `66.5`, `-0.5`.
+fn halves(text: &str) -> i64 {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let value = match digits.split_once('.') {
+        Some((whole, "5")) => 2 * whole.parse::<i64>().unwrap() + 1,
+        Some(_) => panic!("not a half-point score: {text}"),
+        None => 2 * digits.parse::<i64>().unwrap(),
+    };
+    if negative { -value } else { value }
+}
+
+// ---------------------------------------------------------------------------------------
+// What `d` shows, read through the protocol.
+
+#[derive(Debug)]
+struct Shown {
+    fen: String,
+    /// p1 (North), p2 (South), in half points, komi included.
+    scores: [i64; 2],
+    /// `p1` / `p2` while the game goes on.
+    to_move: Option<String>,
+    /// `p1win` / `p2win` / `draw` once it is over.
+    result: Option<String>,
+    errors: Vec<String>,
+}
+
+impl Shown {
+    /// Stones still on the board, from the position string.
+    fn stones_on_board(&self) -> u32 {
+        let board = self.fen.split_whitespace().next().unwrap();
+        board
+            .split('/')
+            .flat_map(|row| {
+                let counts: Vec<u32> = row.split(',').map(|n| n.parse().unwrap()).collect();
+                counts[..counts.len() - 1].to_vec()
+            })
+            .sum()
+    }
+}
+
+/// Send `command` (a `position …` line) and `d`; parse the picture.
+fn show(engine: &mut Engine, command: &str) -> Shown {
+    engine.send(command);
+    engine.send("d");
+    let lines = engine.until(Duration::from_secs(30), |l| {
+        l.starts_with("Result:") || l.starts_with("To move:")
+    });
+    let mut shown = Shown {
+        fen: String::new(),
+        scores: [0, 0],
+        to_move: None,
+        result: None,
+        errors: Vec::new(),
+    };
+    for line in &lines {
+        if line.starts_with("info string error") {
+            shown.errors.push(line.clone());
+        } else if let Some(fen) = line.strip_prefix("Fen: ") {
+            shown.fen = fen.to_string();
+        } else if let Some(score) = line.strip_prefix("Score: ") {
+            let words: Vec<&str> = score.split_whitespace().collect();
+            assert_eq!((words[0], words[2]), ("p1", "p2"), "{line}");
+            shown.scores = [halves(words[1]), halves(words[3])];
+        } else if let Some(player) = line.strip_prefix("To move: ") {
+            shown.to_move = Some(player.to_string());
+        } else if let Some(result) = line.strip_prefix("Result: ") {
+            shown.result = result.split_whitespace().next().map(String::from);
+        }
+    }
+    shown
+}
+
+// ---------------------------------------------------------------------------------------
+// Annotated game records.
+
+#[derive(Debug)]
+struct RecordMove {
+    text: String,
+    /// `(+N …)` after the move: the stones it takes.
+    taken: Option<i64>,
+    /// As printed in the record, e.g. `10...xh`, for messages.
+    label: String,
+}
+
+/// An expectation under the record's game plus some extra options.
+#[derive(Debug)]
+struct Expected {
+    extra_options: String,
+    value: String,
+}
+
+#[derive(Debug)]
+struct Record {
+    file: String,
+    game: String,
+    start: Option<String>,
+    moves: Vec<RecordMove>,
+    final_position: Option<String>,
+    scores: Vec<Expected>,
+    results: Vec<Expected>,
+}
+
+fn parse_record(file: &str, text: &str) -> Record {
+    let mut record = Record {
+        file: file.to_string(),
+        game: String::new(),
+        start: None,
+        moves: Vec::new(),
+        final_position: None,
+        scores: Vec::new(),
+        results: Vec::new(),
+    };
+    let mut movetext = String::new();
+    let mut in_moves = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if in_moves {
+            movetext.push_str(line);
+            movetext.push(' ');
+            continue;
+        }
+        let (key, value) = line
+            .split_once(':')
+            .unwrap_or_else(|| panic!("{file}: header line without ':': {line}"));
+        let mut words = key.split_whitespace();
+        let name = words.next().unwrap_or_default();
+        let extra_options = words.collect::<Vec<_>>().join(" ");
+        let value = value.trim().to_string();
+        match name {
+            "game" => record.game = value,
+            "start" if value != "startpos" => record.start = Some(value),
+            "start" => {}
+            "final" => record.final_position = Some(value),
+            "score" => record.scores.push(Expected {
+                extra_options,
+                value,
+            }),
+            "result" => record.results.push(Expected {
+                extra_options,
+                value,
+            }),
+            "moves" => {
+                in_moves = true;
+                movetext.push_str(&value);
+                movetext.push(' ');
+            }
+            // Descriptive headers (players, event, source): for people.
+            _ => {}
+        }
+    }
+    assert!(
+        record.game.starts_with("afrika"),
+        "{file}: needs 'game: afrika …'"
+    );
+    record.moves = parse_movetext(file, &movetext);
+    record
+}
+
+/// `1. e G 2. h xd (+11) …`: move numbers, moves, and `(+N comment)` annotations.
+fn parse_movetext(file: &str, text: &str) -> Vec<RecordMove> {
+    let mut moves: Vec<RecordMove> = Vec::new();
+    let mut number = String::from("1");
+    let mut rest = text.trim_start();
+    while !rest.is_empty() {
+        if let Some(inner) = rest.strip_prefix('(') {
+            let (annotation, after) = inner
+                .split_once(')')
+                .unwrap_or_else(|| panic!("{file}: unclosed '(' in {rest:?}"));
+            let last = moves
+                .last_mut()
+                .unwrap_or_else(|| panic!("{file}: annotation before any move"));
+            assert!(
+                last.taken.is_none(),
+                "{file}: two annotations on {}",
+                last.label
+            );
+            let count = annotation
+                .trim()
+                .strip_prefix('+')
+                .map(|a| a.split(|c: char| !c.is_ascii_digit()).next().unwrap_or(""))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("{file}: annotation must start '+N': ({annotation})"));
+            last.taken = Some(count);
+            rest = after.trim_start();
+            continue;
+        }
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let token = &rest[..end];
+        rest = rest[end..].trim_start();
+        if let Some(n) = token.strip_suffix('.') {
+            number = n.trim_end_matches('.').to_string();
+            continue;
+        }
+        let label = format!("{number}. {token}");
+        moves.push(RecordMove {
+            text: token.to_string(),
+            taken: None,
+            label,
+        });
+    }
+    moves
+}
+
+fn records() -> Vec<Record> {
+    let dir = fixture("games/afrika");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            parse_record(&path.display().to_string(), &text)
+        })
+        .collect()
+}
+
+fn replay(record: &Record) {
+    let file = &record.file;
+    let mut engine = Engine::start(&[]);
+    engine.send(&format!("newgame {}", record.game));
+    let base = match &record.start {
+        Some(fen) => format!("position fen {fen}"),
+        None => "position startpos".to_string(),
+    };
+    let mut before = show(&mut engine, &base);
+    assert!(before.errors.is_empty(), "{file}: {:?}", before.errors);
+    let mut played: Vec<&str> = Vec::new();
+    for mv in &record.moves {
+        played.push(&mv.text);
+        let after = show(&mut engine, &format!("{base} moves {}", played.join(" ")));
+        let label = &mv.label;
+        assert!(
+            after.errors.is_empty(),
+            "{file}: {label} rejected: {:?}",
+            after.errors
+        );
+        let mover = match before.to_move.as_deref() {
+            Some("p1") => 0,
+            Some("p2") => 1,
+            other => panic!("{file}: {label} played when the game was over ({other:?})"),
+        };
+        let gained = after.scores[mover] - before.scores[mover];
+        let other_gained = after.scores[1 - mover] - before.scores[1 - mover];
+        assert_eq!(
+            other_gained, 0,
+            "{file}: {label} changed the other player's score"
+        );
+        let expected = if mv.text.starts_with('x') {
+            match mv.taken {
+                Some(n) => 2 * n,
+                None => {
+                    assert!(gained > 0, "{file}: {label} took nothing");
+                    gained
+                }
+            }
+        } else {
+            // Sowing never captures.
+            2 * mv.taken.unwrap_or(0)
+        };
+        assert_eq!(
+            gained,
+            expected,
+            "{file}: {label} took {} stones, the record says {:?}; now {}",
+            gained / 2,
+            mv.taken,
+            after.fen
+        );
+        before = after;
+    }
+    if let Some(expected) = &record.final_position {
+        assert_eq!(&before.fen, expected, "{file}: final position");
+    }
+    let all_moves = format!("{base} moves {}", played.join(" "));
+    for expected in &record.scores {
+        engine.send(&format!(
+            "newgame {} {}",
+            record.game, expected.extra_options
+        ));
+        let end = show(&mut engine, &all_moves);
+        let words: Vec<&str> = expected.value.split_whitespace().collect();
+        assert_eq!(
+            end.scores,
+            [halves(words[0]), halves(words[1])],
+            "{file}: score with '{}'",
+            expected.extra_options
+        );
+    }
+    for expected in &record.results {
+        engine.send(&format!(
+            "newgame {} {}",
+            record.game, expected.extra_options
+        ));
+        let end = show(&mut engine, &all_moves);
+        assert_eq!(
+            end.result.as_deref(),
+            Some(expected.value.as_str()),
+            "{file}"
+        );
+        assert_eq!(engine.query("gameover"), "true", "{file}");
+        assert_eq!(
+            engine.query("result"),
+            expected.value,
+            "{file}: result with '{}'",
+            expected.extra_options
+        );
+    }
+}
+
+#[test]
+fn annotated_game_records_replay_through_the_protocol() {
+    let records = records();
+    assert!(!records.is_empty(), "no records in fixtures/games/afrika");
+    for record in &records {
+        assert!(!record.moves.is_empty(), "{}: no moves", record.file);
+        replay(record);
+    }
+}
+
+#[test]
+fn record_format_reads_corrected_annotations_and_options() {
+    let record = parse_record(
+        "inline",
+        "# comment\ngame: afrika\nresult komi=2.5: p2win\nmoves: 1. e G 2. h xd (+11; source \
+         says +9)\n3. xA (+13)\n",
+    );
+    assert_eq!(record.results[0].extra_options, "komi=2.5");
+    let texts: Vec<&str> = record.moves.iter().map(|m| m.text.as_str()).collect();
+    assert_eq!(texts, ["e", "G", "h", "xd", "xA"]);
+    assert_eq!(record.moves[3].taken, Some(11));
+    assert_eq!(record.moves[3].label, "2. xd");
+    assert_eq!(record.moves[4].taken, Some(13));
+}
+
+#[test]
+fn a_wrong_capture_count_in_a_record_is_caught() {
+    // The source's uncorrected swap: South's 10th move annotated +1 where it takes 3.
+    let record = parse_record(
+        "uncorrected",
+        "game: afrika\nmoves: 1. e G 2. h H 3. g E 4. h xd (+11) 5. xA (+13) F 6. g xd (+1) \
+         7. xB (+13) xc (+12) 8. e xg (+1) 9. xD (+11) A 10. xD (+1) xh (+1)",
+    );
+    let failure = std::panic::catch_unwind(|| replay(&record));
+    let message = failure.expect_err("the wrong annotation must fail");
+    let text = message
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_default();
+    assert!(text.contains("10. xh took 3 stones"), "{text}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Perft against the independent implementation.
+
+struct PerftLine {
+    options: Vec<String>,
+    /// `None` = the start position.
+    fen: Option<String>,
+    counts: Vec<u64>,
+}
+
+impl PerftLine {
+    fn game(&self) -> Afrika {
+        let options: Vec<&str> = self.options.iter().map(String::as_str).collect();
+        Afrika::new(GameOptions::parse(afrika::NAME, afrika::OPTIONS, &options).unwrap())
+    }
+
+    fn rules(&self) -> Rules {
+        let options: Vec<&str> = self.options.iter().map(String::as_str).collect();
+        Rules::from_options(&options)
+    }
+
+    fn positions(&self) -> (Afrika, AfrikaPosition, Board) {
+        let game = self.game();
+        match &self.fen {
+            Some(fen) => (
+                game.clone(),
+                game.parse_position(fen).unwrap(),
+                Board::parse(fen),
+            ),
+            None => (game.clone(), game.start_position(), Board::start()),
+        }
+    }
+
+    fn name(&self) -> String {
+        format!(
+            "afrika {} | {}",
+            self.options.join(" "),
+            self.fen.as_deref().unwrap_or("startpos")
+        )
+    }
+}
+
+fn perft_lines() -> Vec<PerftLine> {
+    let text = std::fs::read_to_string(fixture("perft/afrika.txt")).unwrap();
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|line| {
+            let fields: Vec<&str> = line.split('|').map(str::trim).collect();
+            assert_eq!(fields.len(), 3, "perft line: {line}");
+            let mut spec = fields[0].split_whitespace();
+            assert_eq!(spec.next(), Some("afrika"), "{line}");
+            PerftLine {
+                options: spec.map(String::from).collect(),
+                fen: (fields[1] != "startpos").then(|| fields[1].to_string()),
+                counts: fields[2]
+                    .split_whitespace()
+                    .map(|n| n.parse().unwrap())
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// Leaves the slow reference may count per depth (it allocates at every node).
+fn reference_budget() -> u64 {
+    if cfg!(debug_assertions) {
+        300_000
+    } else {
+        3_000_000
+    }
+}
+
+#[test]
+fn perft_fixture_agrees_with_the_engine_and_the_reference() {
+    let lines = perft_lines();
+    assert!(lines.len() >= 5, "expected several perft lines");
+    for line in &lines {
+        let (game, pos, board) = line.positions();
+        let rules = line.rules();
+        let mut reference_depths = 0;
+        for (i, &expected) in line.counts.iter().enumerate() {
+            let depth = i as u32 + 1;
+            let engine = sowfan::perft::perft(&game, &pos, depth);
+            assert_eq!(engine, expected, "engine perft({depth}) of {}", line.name());
+            if expected <= reference_budget() {
+                let slow = board.perft(&rules, depth);
+                assert_eq!(
+                    slow,
+                    expected,
+                    "reference perft({depth}) of {}",
+                    line.name()
+                );
+                reference_depths += 1;
+            }
+        }
+        assert!(
+            reference_depths >= 4,
+            "{}: reference reached too few depths",
+            line.name()
+        );
+    }
+}
+
+/// Walk the engine's tree and the reference's side by side: same legal moves (as text) at
+/// every node, every move text parses back to the same move, every child position equals
+/// the reference's and round-trips through its position string, same game ends and results.
+fn walk(game: &Afrika, pos: &AfrikaPosition, board: &Board, rules: &Rules, depth: u32) -> u64 {
+    let text = game.format_position(pos);
+    assert_eq!(text, board.text());
+    assert_eq!(
+        &game.parse_position(&text).unwrap(),
+        pos,
+        "round trip of {text}"
+    );
+    let outcome = game.outcome(pos);
+    assert_eq!(outcome.is_some(), board.is_over(rules), "game over? {text}");
+    if let Some(outcome) = outcome {
+        assert_eq!(
+            outcome.result.as_str(),
+            board.result(rules),
+            "result of {text}"
+        );
+    }
+    if depth == 0 {
+        return 1;
+    }
+    let mut moves = Vec::new();
+    game.legal_moves(pos, &mut moves);
+    let mut texts: Vec<String> = moves.iter().map(|&m| game.format_move(pos, m)).collect();
+    let mut expected = board.moves(rules);
+    texts.sort();
+    expected.sort();
+    assert_eq!(texts, expected, "legal moves of {text}");
+    let mut leaves = 0;
+    for &mv in &moves {
+        let move_text = game.format_move(pos, mv);
+        assert_eq!(
+            game.parse_move(pos, &move_text),
+            Ok(mv),
+            "{move_text} in {text}"
+        );
+        let mut child = *pos;
+        game.play(&mut child, mv);
+        leaves += walk(game, &child, &board.play(&move_text), rules, depth - 1);
+    }
+    leaves
+}
+
+#[test]
+fn engine_and_reference_agree_node_by_node_and_moves_round_trip() {
+    // Much slower per leaf than perft (position strings, sorting, parsing at every node).
+    let budget = if cfg!(debug_assertions) { 20_000 } else { 150_000 };
+    for line in perft_lines() {
+        let (game, pos, board) = line.positions();
+        let rules = line.rules();
+        let depth = line.counts.iter().take_while(|&&n| n <= budget).count() as u32;
+        assert!(depth >= 3, "{}: too shallow", line.name());
+        let leaves = walk(&game, &pos, &board, &rules, depth);
+        assert_eq!(leaves, line.counts[depth as usize - 1], "{}", line.name());
+    }
+}
+
+#[test]
+fn engine_and_reference_agree_along_random_games() {
+    // Long random games reach what shallow trees do not: big pits, multi-lap sowing, empty
+    // rows, the end of the board, targets.
+    let mut seed = 0x5EED_AF71_CA00_0001u64;
+    let mut next = move |n: usize| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize % n
+    };
+    for options in [&[][..], &["komi=2.5", "target=60"], &["target=40"]] {
+        let game = Afrika::new(GameOptions::parse(afrika::NAME, afrika::OPTIONS, options).unwrap());
+        let rules = Rules::from_options(options);
+        for _ in 0..300 {
+            let mut pos = game.start_position();
+            let mut board = Board::start();
+            loop {
+                // Every node of the last two plies below each position is compared too.
+                walk(&game, &pos, &board, &rules, 1);
+                let mut moves = Vec::new();
+                game.legal_moves(&pos, &mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                let mv = moves[next(moves.len())];
+                let text = game.format_move(&pos, mv);
+                game.play(&mut pos, mv);
+                board = board.play(&text);
+            }
+            assert!(board.is_over(&rules));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Self-play through the protocol.
+
+#[test]
+fn self_play_at_depth_3_always_ends_with_every_stone_accounted_for() {
+    let mut seed = 0xA5F1_C4A0u64;
+    let mut next = move |n: usize| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize % n
+    };
+    for options in [
+        "",
+        "komi=2.5",
+        "target=65",
+        "komi=2.5 target=65",
+        "komi=-1 target=50",
+    ] {
+        let rules = Rules::from_options(&options.split_whitespace().collect::<Vec<_>>());
+        let mut engine = Engine::start(&[]);
+        engine.send(&format!("newgame afrika {options}"));
+        for game in 0..5 {
+            let mut moves: Vec<String> = Vec::new();
+            // Varied openings: up to four random plies before the engines take over.
+            let opening = game % 5;
+            let ended = loop {
+                let command = format!("position startpos moves {}", moves.join(" "));
+                engine.send(&command);
+                if engine.query("gameover") == "true" {
+                    break true;
+                }
+                if moves.len() >= 300 {
+                    break false;
+                }
+                let mv = if moves.len() < opening {
+                    let legal = engine.ask("legal", "legal");
+                    let legal: Vec<&str> =
+                        legal.last().unwrap().split_whitespace().skip(1).collect();
+                    legal[next(legal.len())].to_string()
+                } else {
+                    let lines = engine.ask("go depth 3", "bestmove ");
+                    lines.last().unwrap()["bestmove ".len()..].to_string()
+                };
+                moves.push(mv);
+            };
+            assert!(
+                ended,
+                "[{options}] game {game} did not end: {}",
+                moves.join(" ")
+            );
+            let end = show(
+                &mut engine,
+                &format!("position startpos moves {}", moves.join(" ")),
+            );
+            assert!(end.errors.is_empty(), "{:?}", end.errors);
+            let on_board = 2 * end.stones_on_board() as i64;
+            assert_eq!(
+                end.scores[0] + end.scores[1] + on_board,
+                2 * afrika::STONES as i64 + rules.komi_halves,
+                "[{options}] {}",
+                end.fen
+            );
+            match rules.target {
+                None => assert_eq!(on_board, 0, "[{options}] ended with stones on the board"),
+                Some(t) => assert!(
+                    on_board == 0 || end.scores.iter().any(|&s| s >= 2 * t),
+                    "[{options}] ended early without reaching the target: {}",
+                    end.fen
+                ),
+            }
+            let expected = match end.scores[0].cmp(&end.scores[1]) {
+                std::cmp::Ordering::Greater => "p1win",
+                std::cmp::Ordering::Less => "p2win",
+                std::cmp::Ordering::Equal => "draw",
+            };
+            assert_eq!(engine.query("result"), expected, "[{options}] {}", end.fen);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The other protocol commands.
+
+#[test]
+fn perft_go_query_and_errors_through_the_protocol() {
+    let script = "newgame afrika komi=2.5 target=65\n\
+                  position startpos moves e G h H\n\
+                  query p1turn\n\
+                  legal\n\
+                  perft 3\n\
+                  position startpos moves e G h H g E h xd a\n\
+                  position fen 8,8,8,8,8,8,8,8,0/8,8,8,8,8,8,8,8 N\n\
+                  query p1turn\n\
+                  position startpos moves e G h H g E h xd xA F\n\
+                  query p1turn\n\
+                  query gameover\n\
+                  query result\n\
+                  go depth 6\n";
+    let out = crate::engine::run_script(&[], script, Duration::from_secs(60));
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines.contains(&"legal a b c d e f g h"), "{out}");
+    assert!(lines.contains(&"Nodes searched: 132"), "{out}");
+    // Sowing while a capture is due is refused, naming the capture to play; a bad position
+    // string says what is missing; both leave the position as it was (North to move).
+    assert!(
+        out.contains("move 9 'a' rejected") && out.contains("North must play xA"),
+        "{out}"
+    );
+    assert!(out.contains("expected 9"), "{out}");
+    let responses: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("response "))
+        .collect();
+    assert_eq!(
+        responses,
+        ["true", "true", "true", "false", "none"],
+        "{out}"
+    );
+    let info = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth 6 "))
+        .unwrap_or_else(|| panic!("no depth-6 info line: {out}"));
+    assert!(crate::engine::field(info, "score").is_some(), "{info}");
+    let best = lines.last().unwrap().strip_prefix("bestmove ").unwrap();
+    assert!(
+        ["a", "b", "c", "d", "e", "f", "g", "h"].contains(&best),
+        "{best}"
+    );
+}
