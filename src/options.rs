@@ -155,6 +155,7 @@ pub enum OptionError {
 /// Validated option values of one game, every option present (defaults filled in).
 #[derive(Debug, Clone)]
 pub struct GameOptions {
+    game: &'static str,
     specs: &'static [OptionSpec],
     values: Vec<OptionValue>,
 }
@@ -203,7 +204,11 @@ impl GameOptions {
             };
             values.push(value);
         }
-        Ok(GameOptions { specs, values })
+        Ok(GameOptions {
+            game,
+            specs,
+            values,
+        })
     }
 
     fn value(&self, name: &str) -> OptionValue {
@@ -250,6 +255,17 @@ impl GameOptions {
             OptionValue::Choice(w) => w,
             other => panic!("option '{name}' is not a choice: {other:?}"),
         }
+    }
+
+    /// The game name and its non-default options, as written after `newgame`
+    /// (`kalah pits=4 pie=true`).
+    pub fn spec(&self) -> String {
+        let mut spec = self.game.to_string();
+        for option in self.non_default() {
+            spec.push(' ');
+            spec.push_str(&option);
+        }
+        spec
     }
 
     /// The options that differ from their defaults, as `key=value` tokens in table order.

@@ -255,12 +255,7 @@ impl Game for Afrika {
     type Move = AfrikaMove;
 
     fn spec(&self) -> String {
-        let mut spec = NAME.to_string();
-        for option in self.options.non_default() {
-            spec.push(' ');
-            spec.push_str(&option);
-        }
-        spec
+        self.options.spec()
     }
 
     fn start_position(&self) -> AfrikaPosition {
@@ -374,20 +369,11 @@ impl Game for Afrika {
                 fields.len()
             )));
         }
-        let Some((south, north)) = fields[0].split_once('/') else {
-            return Err(PositionError::new(format!(
-                "the board needs a '/' between South and North: {usage}"
-            )));
-        };
+        let sides =
+            mancala::parse_board(fields[0], PITS, STONES, ("pits", "captured stones"), usage)?;
         let mut cells = [0u8; CELLS];
         let mut captured = [0u8; 2];
-        for (side, text) in [(Side::South, south), (Side::North, north)] {
-            let what = format!(
-                "{} (pits {} then captured stones)",
-                side.name(),
-                side.pit_range(PITS)
-            );
-            let counts = mancala::parse_counts(text, PITS + 1, STONES, &what)?;
+        for (side, counts) in [Side::South, Side::North].into_iter().zip(&sides) {
             let first = first_cell(side);
             for (i, &c) in counts[..PITS].iter().enumerate() {
                 cells[first + i] = c as u8;
@@ -416,19 +402,14 @@ impl Game for Afrika {
 
     fn format_position(&self, pos: &AfrikaPosition) -> String {
         let mut out = String::new();
-        for side in [Side::South, Side::North] {
-            if side == Side::North {
-                out.push('/');
-            }
+        let side_cells = |side: Side| {
             let first = first_cell(side);
-            mancala::format_counts(
-                &mut out,
-                pos.cells[first..first + PITS]
-                    .iter()
-                    .chain(std::iter::once(&pos.captured[side.index()]))
-                    .map(|&c| c as u32),
-            );
-        }
+            pos.cells[first..first + PITS]
+                .iter()
+                .chain(std::iter::once(&pos.captured[side.index()]))
+                .map(|&c| c as u32)
+        };
+        mancala::format_board(&mut out, side_cells(Side::South), side_cells(Side::North));
         out.push(' ');
         out.push(pos.side.letter());
         out

@@ -416,12 +416,7 @@ impl Game for Anywoli {
     type Move = AnywoliMove;
 
     fn spec(&self) -> String {
-        let mut spec = NAME.to_string();
-        for option in self.options.non_default() {
-            spec.push(' ');
-            spec.push_str(&option);
-        }
-        spec
+        self.options.spec()
     }
 
     fn start_position(&self) -> AnywoliPosition {
@@ -583,20 +578,16 @@ impl Game for Anywoli {
                 fields.len()
             )));
         }
-        let Some((south, north)) = fields[0].split_once('/') else {
-            return Err(PositionError::new(format!(
-                "the board needs a '/' between South and North: {usage}"
-            )));
-        };
+        let sides = mancala::parse_board(
+            fields[0],
+            self.houses,
+            MAX_SEEDS,
+            ("houses", "store"),
+            &usage,
+        )?;
         let mut houses = [0u8; MAX_WIDTH];
         let mut stores = [0u8; 2];
-        for (side, text) in [(Side::South, south), (Side::North, north)] {
-            let what = format!(
-                "{} (houses {} then store)",
-                side.name(),
-                side.pit_range(self.houses)
-            );
-            let counts = mancala::parse_counts(text, self.houses + 1, MAX_SEEDS, &what)?;
+        for (side, counts) in [Side::South, Side::North].into_iter().zip(&sides) {
             let first = self.house_index(side, 0);
             for (i, &c) in counts[..self.houses].iter().enumerate() {
                 houses[first + i] = c as u8;
@@ -644,18 +635,13 @@ impl Game for Anywoli {
 
     fn format_position(&self, pos: &AnywoliPosition) -> String {
         let mut out = String::new();
-        for (k, side) in [Side::South, Side::North].into_iter().enumerate() {
-            if k == 1 {
-                out.push('/');
-            }
-            mancala::format_counts(
-                &mut out,
-                self.row(pos, side)
-                    .iter()
-                    .chain(std::iter::once(&pos.stores[side.index()]))
-                    .map(|&c| c as u32),
-            );
-        }
+        let side_cells = |side: Side| {
+            self.row(pos, side)
+                .iter()
+                .chain(std::iter::once(&pos.stores[side.index()]))
+                .map(|&c| c as u32)
+        };
+        mancala::format_board(&mut out, side_cells(Side::South), side_cells(Side::North));
         let _ = write!(
             out,
             " {} {} {} {}",
@@ -734,37 +720,10 @@ impl Game for Anywoli {
 
     fn render(&self, pos: &AnywoliPosition) -> String {
         let n = self.houses;
-        let mut out = String::new();
-        let border = format!("+----{}+----+", "+----".repeat(n));
-        let _ = write!(out, "      ");
-        for i in (0..n).rev() {
-            let _ = write!(out, "  {}  ", Side::North.pit_letter(i));
-        }
-        out.push('\n');
-        let _ = writeln!(out, " {border}");
-        let _ = write!(out, " |    ");
-        for i in (0..n).rev() {
-            let _ = write!(out, "|{:>3} ", pos.houses[self.house_index(Side::North, i)]);
-        }
-        let _ = writeln!(out, "|    |");
-        let _ = writeln!(
-            out,
-            " |{:>3} +{}{:>3} |",
-            pos.stores[Side::North.index()],
-            "----+".repeat(n),
-            pos.stores[Side::South.index()]
-        );
-        let _ = write!(out, " |    ");
-        for i in 0..n {
-            let _ = write!(out, "|{:>3} ", pos.houses[self.house_index(Side::South, i)]);
-        }
-        let _ = writeln!(out, "|    |");
-        let _ = writeln!(out, " {border}");
-        let _ = write!(out, "      ");
-        for i in 0..n {
-            let _ = write!(out, "  {}  ", Side::South.pit_letter(i));
-        }
-        out.push('\n');
+        let row =
+            |side: Side| -> Vec<u32> { self.row(pos, side).iter().map(|&c| c as u32).collect() };
+        let stores = pos.stores.map(u32::from);
+        let mut out = mancala::render_with_stores(&row(Side::South), &row(Side::North), stores);
         let _ = writeln!(
             out,
             "North's store is on the left, South's on the right; sowing runs A..{} then a..{}.",

@@ -224,12 +224,7 @@ impl Game for Kalah {
     type Move = KalahMove;
 
     fn spec(&self) -> String {
-        let mut spec = NAME.to_string();
-        for option in self.options.non_default() {
-            spec.push(' ');
-            spec.push_str(&option);
-        }
-        spec
+        self.options.spec()
     }
 
     fn start_position(&self) -> KalahPosition {
@@ -383,20 +378,10 @@ impl Game for Kalah {
                 fields.len()
             )));
         }
-        let Some((south, north)) = fields[0].split_once('/') else {
-            return Err(PositionError::new(format!(
-                "the board needs a '/' between South and North: {usage}"
-            )));
-        };
-        let mut cells = [0u16; MAX_CELLS];
         let max = 2 * MAX_PITS as u32 * 12;
-        for (side, text) in [(Side::South, south), (Side::North, north)] {
-            let what = format!(
-                "{} (pits {} then store)",
-                side.name(),
-                side.pit_range(self.pits)
-            );
-            let counts = mancala::parse_counts(text, self.pits + 1, max, &what)?;
+        let sides = mancala::parse_board(fields[0], self.pits, max, ("pits", "store"), usage)?;
+        let mut cells = [0u16; MAX_CELLS];
+        for (side, counts) in [Side::South, Side::North].into_iter().zip(&sides) {
             let first = self.pit_cell(side, 0);
             for (i, &c) in counts.iter().enumerate() {
                 cells[first + i] = c as u16;
@@ -449,18 +434,13 @@ impl Game for Kalah {
 
     fn format_position(&self, pos: &KalahPosition) -> String {
         let mut out = String::new();
-        for (k, side) in [Side::South, Side::North].into_iter().enumerate() {
-            if k == 1 {
-                out.push('/');
-            }
+        let side_cells = |side: Side| {
             let first = self.pit_cell(side, 0);
-            mancala::format_counts(
-                &mut out,
-                pos.cells[first..=first + self.pits]
-                    .iter()
-                    .map(|&c| c as u32),
-            );
-        }
+            pos.cells[first..=first + self.pits]
+                .iter()
+                .map(|&c| c as u32)
+        };
+        mancala::format_board(&mut out, side_cells(Side::South), side_cells(Side::North));
         out.push(' ');
         out.push(pos.side.letter());
         if self.pie {
@@ -536,38 +516,14 @@ impl Game for Kalah {
     }
 
     fn render(&self, pos: &KalahPosition) -> String {
-        let n = self.pits;
-        let mut out = String::new();
-        let border = format!("+----{}+----+", "+----".repeat(n));
-        let _ = write!(out, "      ");
-        for i in (0..n).rev() {
-            let _ = write!(out, "  {}  ", Side::North.pit_letter(i));
-        }
-        out.push('\n');
-        let _ = writeln!(out, " {border}");
-        let _ = write!(out, " |    ");
-        for i in (0..n).rev() {
-            let _ = write!(out, "|{:>3} ", pos.cells[self.pit_cell(Side::North, i)]);
-        }
-        let _ = writeln!(out, "|    |");
-        let _ = writeln!(
-            out,
-            " |{:>3} +{}{:>3} |",
-            pos.cells[self.store(Side::North)],
-            "----+".repeat(n),
-            pos.cells[self.store(Side::South)]
-        );
-        let _ = write!(out, " |    ");
-        for i in 0..n {
-            let _ = write!(out, "|{:>3} ", pos.cells[self.pit_cell(Side::South, i)]);
-        }
-        let _ = writeln!(out, "|    |");
-        let _ = writeln!(out, " {border}");
-        let _ = write!(out, "      ");
-        for i in 0..n {
-            let _ = write!(out, "  {}  ", Side::South.pit_letter(i));
-        }
-        out.push('\n');
+        let row = |side: Side| -> Vec<u32> {
+            pos.cells[self.row(side)]
+                .iter()
+                .map(|&c| c as u32)
+                .collect()
+        };
+        let stores = [Side::South, Side::North].map(|side| pos.cells[self.store(side)] as u32);
+        let mut out = mancala::render_with_stores(&row(Side::South), &row(Side::North), stores);
         let to_move = self.to_move(pos);
         let _ = write!(
             out,

@@ -149,3 +149,79 @@ pub fn hash_bytes(counts: &[u8], seed: u64) -> u64 {
     h = h.wrapping_mul(0x94D0_49BB_1331_11EB);
     h ^ (h >> 32)
 }
+
+/// Parse the board field of a two-row position string: `<South row>,<South store>/<North
+/// row>,<North store>`, each row from its owner's left. Returns, South first, each side's
+/// `pits` counts followed by its store. `words` name a pit and a store in messages
+/// (`("pits", "store")`, `("houses", "store")`, `("pits", "captured stones")`).
+pub fn parse_board(
+    field: &str,
+    pits: usize,
+    max: u32,
+    words: (&str, &str),
+    usage: &str,
+) -> Result<[Vec<u32>; 2], PositionError> {
+    let Some((south, north)) = field.split_once('/') else {
+        return Err(PositionError::new(format!(
+            "the board needs a '/' between South and North: {usage}"
+        )));
+    };
+    let side = |side: Side, text: &str| {
+        let what = format!(
+            "{} ({} {} then {})",
+            side.name(),
+            words.0,
+            side.pit_range(pits),
+            words.1
+        );
+        parse_counts(text, pits + 1, max, &what)
+    };
+    Ok([side(Side::South, south)?, side(Side::North, north)?])
+}
+
+/// Write the board field of a two-row position string: each side's row then its store,
+/// South first (the inverse of [`parse_board`]).
+pub fn format_board<I: IntoIterator<Item = u32>>(out: &mut String, south: I, north: I) {
+    format_counts(out, south);
+    out.push('/');
+    format_counts(out, north);
+}
+
+/// The picture of a two-row board with a store at each end (North's on the left), rows
+/// given from their owners' left, lettered above and below. Ends with a newline.
+pub fn render_with_stores(south: &[u32], north: &[u32], stores: [u32; 2]) -> String {
+    use std::fmt::Write;
+    let n = south.len();
+    let mut out = String::new();
+    let border = format!(" +----{}+----+", "+----".repeat(n));
+    let letters = |out: &mut String, side: Side, order: &mut dyn Iterator<Item = usize>| {
+        out.push_str("       ");
+        for i in order {
+            let _ = write!(out, "  {}  ", side.pit_letter(i));
+        }
+        out.truncate(out.trim_end().len());
+        out.push('\n');
+    };
+    letters(&mut out, Side::North, &mut (0..n).rev());
+    let _ = writeln!(out, "{border}");
+    out.push_str(" |    ");
+    for count in north.iter().rev() {
+        let _ = write!(out, "|{count:>3} ");
+    }
+    out.push_str("|    |\n");
+    let _ = writeln!(
+        out,
+        " |{:>3} +{}{:>3} |",
+        stores[Side::North.index()],
+        "----+".repeat(n),
+        stores[Side::South.index()]
+    );
+    out.push_str(" |    ");
+    for count in south {
+        let _ = write!(out, "|{count:>3} ");
+    }
+    out.push_str("|    |\n");
+    let _ = writeln!(out, "{border}");
+    letters(&mut out, Side::South, &mut (0..n));
+    out
+}

@@ -534,7 +534,11 @@ fn walk(game: &Afrika, pos: &AfrikaPosition, board: &Board, rules: &Rules, depth
 #[test]
 fn engine_and_reference_agree_node_by_node_and_moves_round_trip() {
     // Much slower per leaf than perft (position strings, sorting, parsing at every node).
-    let budget = if cfg!(debug_assertions) { 20_000 } else { 150_000 };
+    let budget = if cfg!(debug_assertions) {
+        20_000
+    } else {
+        150_000
+    };
     for line in perft_lines() {
         let (game, pos, board) = line.positions();
         let rules = line.rules();
