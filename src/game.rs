@@ -185,6 +185,9 @@ impl MoveError {
     }
 }
 
+/// The range of [`Game::history_key`].
+pub const HISTORY_KEYS: usize = 1024;
+
 /// What `bench` searches for a game: position strings (the start position is always
 /// included first) and the depth to search each to.
 #[derive(Debug, Clone)]
@@ -235,6 +238,13 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// Move-ordering hint: higher is searched earlier (after the transposition-table move).
     fn order_hint(&self, _pos: &Self::Position, _mv: Self::Move) -> i32 {
         0
+    }
+
+    /// What the move does, as a number below [`HISTORY_KEYS`] that is the same in different
+    /// positions (e.g. the pit sown, or a stone's first step): the history heuristic learns
+    /// which keys cause cut-offs. `None` (the default): the game has no such notion.
+    fn history_key(&self, _pos: &Self::Position, _mv: Self::Move) -> Option<usize> {
+        None
     }
 
     /// A position occurring for the `n`-th time ends the game (`None`: no such rule).

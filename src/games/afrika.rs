@@ -350,6 +350,13 @@ impl Game for Afrika {
         mancala::hash_counts(&counts, pos.side.index() as u64)
     }
 
+    fn history_key(&self, _pos: &AfrikaPosition, mv: AfrikaMove) -> Option<usize> {
+        Some(match mv {
+            AfrikaMove::Sow(i) => i as usize,
+            AfrikaMove::Capture(i) => PITS + i as usize,
+        })
+    }
+
     fn order_hint(&self, pos: &AfrikaPosition, mv: AfrikaMove) -> i32 {
         // The evaluation after the move, forced replies included. It costs an evaluation per
         // move but halves the nodes of a fixed-depth search (measured on the published game).

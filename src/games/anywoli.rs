@@ -530,6 +530,10 @@ impl Game for Anywoli {
         mancala::hash_bytes(&pos.houses[..self.width], state)
     }
 
+    fn history_key(&self, _pos: &AnywoliPosition, mv: AnywoliMove) -> Option<usize> {
+        Some(mv.0 as usize) // the house sown (pass: 255)
+    }
+
     fn order_hint(&self, pos: &AnywoliPosition, mv: AnywoliMove) -> i32 {
         if mv == AnywoliMove::PASS {
             return 0;

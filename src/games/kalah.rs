@@ -345,6 +345,10 @@ impl Game for Kalah {
         mancala::hash_counts(&pos.cells[..self.cell_count()], state)
     }
 
+    fn history_key(&self, _pos: &KalahPosition, mv: KalahMove) -> Option<usize> {
+        Some(mv.0 as usize) // the pit sown (swap: 255)
+    }
+
     fn order_hint(&self, pos: &KalahPosition, mv: KalahMove) -> i32 {
         if mv == KalahMove::SWAP {
             return 0;

@@ -15,7 +15,7 @@ pub mod tt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::game::{Game, GameResult};
+use crate::game::{Game, GameResult, HISTORY_KEYS};
 use limits::{Limits, TimeBudget};
 use score::{INFINITE, MATE_BOUND, MAX_PLY};
 use tt::{Bound, TranspositionTable};
@@ -108,9 +108,13 @@ struct RootMove<M> {
 
 struct Frame<M> {
     moves: Vec<M>,
-    order: Vec<(i32, u16)>,
+    /// (ordering key, index in `moves`); the key's high half is the game's hint.
+    order: Vec<(i64, u16)>,
     killer: Option<M>,
 }
+
+/// History scores stay within ±HISTORY_MAX (the "gravity" update below).
+const HISTORY_MAX: i32 = 1 << 14;
 
 struct Worker<'a, G: Game> {
     game: &'a G,
@@ -131,6 +135,8 @@ struct Worker<'a, G: Game> {
     /// Repetition keys: the game's history, then the current search path.
     keys: Vec<u64>,
     frames: Vec<Frame<G::Move>>,
+    /// Cut-off statistics by player and `Game::history_key`.
+    history: Vec<i32>,
     pv: Vec<Vec<G::Move>>,
     root_moves: Vec<RootMove<G::Move>>,
 }
@@ -207,6 +213,7 @@ pub fn search<G: Game>(
                 killer: None,
             })
             .collect(),
+        history: vec![0; 2 * HISTORY_KEYS],
         pv: vec![Vec::new(); MAX_PLY + 1],
         root_moves: root_moves.clone(),
     };
@@ -472,6 +479,7 @@ impl<G: Game> Worker<'_, G> {
         let mut order = std::mem::take(&mut self.frames[ply].order);
         game.legal_moves(pos, &mut moves);
         let killer = self.frames[ply].killer;
+        let history_base = player.index() * HISTORY_KEYS;
         order.clear();
         for (i, &mv) in moves.iter().enumerate() {
             let hint = if Some(i as u16) == tt_move {
@@ -481,7 +489,13 @@ impl<G: Game> Worker<'_, G> {
             } else {
                 game.order_hint(pos, mv)
             };
-            order.push((hint, i as u16));
+            let history = game
+                .history_key(pos, mv)
+                .map_or(0, |key| self.history[history_base + key % HISTORY_KEYS]);
+            order.push((
+                (hint as i64) << 32 | (history as i64 + HISTORY_MAX as i64),
+                i as u16,
+            ));
         }
 
         let outer_unresolved = self.unresolved;
@@ -500,6 +514,8 @@ impl<G: Game> Worker<'_, G> {
             order.swap(k, pick);
             let index = order[k].1;
             let mv = moves[index as usize];
+            // A move the game does not single out, late in the order: probably poor.
+            let quiet = order[k].0 >> 32 == 0;
             let mut child = pos.clone();
             game.play(&mut child, mv);
             let same = game.to_move(&child) == player;
@@ -507,7 +523,24 @@ impl<G: Game> Worker<'_, G> {
             let score = if k == 0 {
                 self.child(&child, depth - 1, alpha, beta, ply + 1, same)
             } else {
-                let s = self.child(&child, depth - 1, alpha, alpha + 1, ply + 1, same);
+                // Late move reductions: search late quiet moves shallower first, and fully
+                // only if they surprise.
+                let reduction = if quiet && k >= 3 && depth >= 3 {
+                    if k >= 6 && depth >= 6 { 2 } else { 1 }
+                } else {
+                    0
+                };
+                let mut s = self.child(
+                    &child,
+                    depth - 1 - reduction,
+                    alpha,
+                    alpha + 1,
+                    ply + 1,
+                    same,
+                );
+                if reduction > 0 && s > alpha && !self.aborted {
+                    s = self.child(&child, depth - 1, alpha, alpha + 1, ply + 1, same);
+                }
                 if s > alpha && s < beta && !self.aborted {
                     self.child(&child, depth - 1, alpha, beta, ply + 1, same)
                 } else {
@@ -529,6 +562,9 @@ impl<G: Game> Worker<'_, G> {
                     head[ply].extend_from_slice(&tail[0]);
                     if score >= beta {
                         self.frames[ply].killer = Some(mv);
+                        if quiet {
+                            self.reward_cutoff(pos, &moves, &order[..=k], history_base, depth);
+                        }
                         break;
                     }
                 }
@@ -556,6 +592,31 @@ impl<G: Game> Worker<'_, G> {
         self.frames[ply].moves = moves;
         self.frames[ply].order = order;
         if aborted { 0 } else { best }
+    }
+
+    /// History update after the quiet move `tried.last()` caused a cut-off: it gains, the
+    /// quiet moves tried before it lose, each by depth², scaled so scores stay bounded.
+    fn reward_cutoff(
+        &mut self,
+        pos: &G::Position,
+        moves: &[G::Move],
+        tried: &[(i64, u16)],
+        base: usize,
+        depth: u32,
+    ) {
+        let bonus = (depth * depth).min(400) as i32;
+        let last = tried.len() - 1;
+        for (k, &(key, index)) in tried.iter().enumerate() {
+            if key >> 32 != 0 {
+                continue;
+            }
+            let Some(h) = self.game.history_key(pos, moves[index as usize]) else {
+                return;
+            };
+            let delta = if k == last { bonus } else { -bonus };
+            let entry = &mut self.history[base + h % HISTORY_KEYS];
+            *entry += delta - *entry * delta.abs() / HISTORY_MAX;
+        }
     }
 
     /// Follow the table's best moves past the end of each reported PV, so that the PV of a
