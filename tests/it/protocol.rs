@@ -322,13 +322,13 @@ fn threads_search_gives_a_legal_move() {
 }
 
 /// The exact exchange of cutegames' generic UGI mode (which trusts the engines): the game
-/// is driven by `query p1turn`, moves are read from 2-token `bestmove` lines, and at the end
-/// both engines are asked `query gameover` and `query result` and must agree.
-#[test]
-fn two_engines_play_a_match_game_the_way_cutegames_drives_them() {
+/// is driven by `query p1turn`, moves are read from 2-token `bestmove` lines under running
+/// clocks, and at the end both engines are asked `query gameover` and `query result` and must
+/// agree. Every registered game, started with `--game` as a manager would.
+fn play_like_cutegames(game: &str) {
     let mut engines = [
-        Engine::start(&["--game", "kalah"]),
-        Engine::start(&["--game", "kalah"]),
+        Engine::start(&["--game", game]),
+        Engine::start(&["--game", game]),
     ];
     for e in engines.iter_mut() {
         e.ask("ugi", "ugiok");
@@ -336,7 +336,8 @@ fn two_engines_play_a_match_game_the_way_cutegames_drives_them() {
         e.send("uginewgame");
     }
     let mut moves: Vec<String> = Vec::new();
-    let mut p1 = [3_000i64, 3_000];
+    let mut clock = [1_500i64, 1_500];
+    let inc = 15;
     loop {
         let position = if moves.is_empty() {
             "position startpos".to_string()
@@ -351,17 +352,22 @@ fn two_engines_play_a_match_game_the_way_cutegames_drives_them() {
         if engines[us].query("gameover") == "true" {
             break;
         }
-        let go = format!("go p1time {} p2time {} p1inc 20 p2inc 20", p1[0], p1[1]);
+        let go = format!(
+            "go p1time {} p2time {} p1inc {inc} p2inc {inc}",
+            clock[0], clock[1]
+        );
         let start = Instant::now();
         let lines = engines[us].ask(&go, "bestmove");
-        let used = start.elapsed().as_millis() as i64;
-        p1[us] -= used;
-        assert!(p1[us] > 0, "engine {us} lost on time");
-        p1[us] += 20;
+        clock[us] -= start.elapsed().as_millis() as i64;
+        assert!(
+            clock[us] > 0,
+            "{game}: engine {us} lost on time after {moves:?}"
+        );
+        clock[us] += inc;
         let tokens: Vec<&str> = lines.last().unwrap().split_whitespace().collect();
-        assert_eq!(tokens.len(), 2, "{tokens:?}");
+        assert_eq!(tokens.len(), 2, "{game}: {tokens:?}");
         moves.push(tokens[1].to_string());
-        assert!(moves.len() < 300);
+        assert!(moves.len() < 2000, "{game}: the game does not end");
     }
     let mut answers = Vec::new();
     for e in engines.iter_mut() {
@@ -369,11 +375,18 @@ fn two_engines_play_a_match_game_the_way_cutegames_drives_them() {
         e.send(&format!("position startpos moves {}", moves.join(" ")));
         answers.push((e.query("gameover"), e.query("result")));
     }
-    assert_eq!(answers[0], answers[1]);
+    assert_eq!(answers[0], answers[1], "{game}");
     assert_eq!(answers[0].0, "true");
     assert!(["p1win", "p2win", "draw"].contains(&answers[0].1.as_str()));
     for e in engines.iter_mut() {
         e.send("quit");
         assert!(e.wait_exit(Duration::from_secs(5)).is_some());
+    }
+}
+
+#[test]
+fn two_engines_play_every_game_the_way_cutegames_drives_them() {
+    for entry in sowfan::registry::GAMES {
+        play_like_cutegames(entry.name);
     }
 }
