@@ -3,6 +3,7 @@
 use thiserror::Error;
 
 use crate::game::Game;
+use crate::games::fanorona::{self, Fanorona, Size};
 use crate::games::kalah::{self, Kalah};
 use crate::options::{GameOptions, OptionError, OptionSpec};
 use crate::session::{GameSession, Session};
@@ -19,12 +20,32 @@ fn session<G: Game>(game: G) -> Box<dyn Session> {
     Box::new(GameSession::new(game))
 }
 
-pub const GAMES: &[GameEntry] = &[GameEntry {
-    name: kalah::NAME,
-    summary: "Kalah(m,n), the two-row mancala with stores; South moves first",
-    options: kalah::OPTIONS,
-    build: |options| session(Kalah::new(options)),
-}];
+pub const GAMES: &[GameEntry] = &[
+    GameEntry {
+        name: kalah::NAME,
+        summary: "Kalah(m,n), the two-row mancala with stores; South moves first",
+        options: kalah::OPTIONS,
+        build: |options| session(Kalah::new(options)),
+    },
+    GameEntry {
+        name: "fanorona",
+        summary: "Fanoron-Tsivy, Fanorona on the 9x5 board; White moves first",
+        options: fanorona::OPTIONS,
+        build: |options| session(Fanorona::new(Size::Tsivy, options)),
+    },
+    GameEntry {
+        name: "fanorona-dimy",
+        summary: "Fanoron-Dimy, Fanorona on the 5x5 board; White moves first",
+        options: fanorona::OPTIONS,
+        build: |options| session(Fanorona::new(Size::Dimy, options)),
+    },
+    GameEntry {
+        name: "fanorona-telo",
+        summary: "Fanoron-Telo, Fanorona on the 3x3 board; White moves first",
+        options: fanorona::OPTIONS,
+        build: |options| session(Fanorona::new(Size::Telo, options)),
+    },
+];
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum RegistryError {

@@ -1,4 +1,5 @@
 //! The rules of each game, one module (file or folder) per game.
 
+pub mod fanorona;
 pub mod kalah;
 pub mod mancala;
