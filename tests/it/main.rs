@@ -4,3 +4,5 @@
 mod engine;
 mod kalah;
 mod protocol;
+mod fanorona_brute;
+mod fanorona_perft;
