@@ -6,3 +6,5 @@ mod kalah;
 mod protocol;
 mod fanorona_brute;
 mod fanorona_perft;
+mod fanorona_telo;
+mod fanorona;
