@@ -16,7 +16,11 @@ fn self_play(game: &str, limit: &str) -> (String, usize) {
         if engine.query("gameover") == "true" {
             break;
         }
-        assert!(moves.len() < 2000, "{game}: no end after {} turns", moves.len());
+        assert!(
+            moves.len() < 2000,
+            "{game}: no end after {} turns",
+            moves.len()
+        );
         let legal = engine.ask("legal", "legal");
         let legal: Vec<String> = legal
             .last()
@@ -27,17 +31,25 @@ fn self_play(game: &str, limit: &str) -> (String, usize) {
             .collect();
         let lines = engine.ask(&format!("go {limit}"), "bestmove");
         assert!(
-            lines.iter().any(|l| l.starts_with("info") && l.contains(" score ")),
+            lines
+                .iter()
+                .any(|l| l.starts_with("info") && l.contains(" score ")),
             "{lines:?}"
         );
         let best = lines.last().expect("bestmove line");
         let words: Vec<&str> = best.split_whitespace().collect();
         assert_eq!(words.len(), 2, "one token after bestmove: {best}");
-        assert!(legal.iter().any(|m| m == words[1]), "{best} not in {legal:?}");
+        assert!(
+            legal.iter().any(|m| m == words[1]),
+            "{best} not in {legal:?}"
+        );
         moves.push(words[1].to_string());
     }
     let result = engine.query("result");
-    assert!(["p1win", "p2win", "draw"].contains(&result.as_str()), "{result}");
+    assert!(
+        ["p1win", "p2win", "draw"].contains(&result.as_str()),
+        "{result}"
+    );
     // A finished game answers at once with 0000.
     let lines = engine.ask("go depth 4", "bestmove");
     assert_eq!(lines.last().map(String::as_str), Some("bestmove 0000"));
@@ -61,7 +73,10 @@ fn fanorona_bestmove_is_the_whole_chain_and_a_forced_win_is_a_mate() {
         Duration::from_secs(60),
     );
     assert!(out.contains("bestmove c3-d4W-c5W-b5W\n"), "{out}");
-    let last_info = out.lines().filter(|l| l.starts_with("info depth")).last().expect("info");
+    let last_info = out
+        .lines()
+        .rfind(|l| l.starts_with("info depth"))
+        .expect("info");
     assert_eq!(field(last_info, "mate"), Some("1"), "{last_info}");
     // Fanoron-Telo is a White win: from the start the search proves it.
     let out = run_script(
@@ -69,8 +84,14 @@ fn fanorona_bestmove_is_the_whole_chain_and_a_forced_win_is_a_mate() {
         "newgame fanorona-telo\ngo depth 16\n",
         Duration::from_secs(60),
     );
-    let last_info = out.lines().filter(|l| l.starts_with("info depth")).last().expect("info");
-    let mate: i32 = field(last_info, "mate").expect("a mate score").parse().expect("number");
+    let last_info = out
+        .lines()
+        .rfind(|l| l.starts_with("info depth"))
+        .expect("info");
+    let mate: i32 = field(last_info, "mate")
+        .expect("a mate score")
+        .parse()
+        .expect("number");
     assert!(mate > 0, "{out}");
 }
 
@@ -92,7 +113,10 @@ fn fanorona_protocol_positions_moves_and_errors() {
          d\n",
         Duration::from_secs(60),
     );
-    assert!(out.contains("Fen: BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0"), "{out}");
+    assert!(
+        out.contains("Fen: BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0"),
+        "{out}"
+    );
     assert!(out.contains(" 3 B-W-B-W-.-B-W-B-W"), "{out}");
     assert!(out.contains("Nodes searched: 39"), "{out}");
     let errors: Vec<&str> = out.lines().filter(|l| l.contains("error")).collect();
@@ -101,7 +125,10 @@ fn fanorona_protocol_positions_moves_and_errors() {
     assert!(errors[1].contains("d3-e3X"), "{}", errors[1]);
     assert!(errors[2].contains("w or b"), "{}", errors[2]);
     assert!(errors[3].contains("quiet-limit"), "{}", errors[3]);
-    assert!(out.contains("Fen: BBBBBBBBB/BBBBBBBBB/BW2WBWBW/WWWWWWWWW/WWWWWWWWW b 0"), "{out}");
+    assert!(
+        out.contains("Fen: BBBBBBBBB/BBBBBBBBB/BW2WBWBW/WWWWWWWWW/WWWWWWWWW b 0"),
+        "{out}"
+    );
     assert!(out.contains("response false"), "{out}");
     assert!(out.contains("Fen: BBB/B1W/WWW w 0 wb"), "{out}");
 }

@@ -196,7 +196,8 @@ impl Board {
                             let mut after = self.clone();
                             after.set(f, r, Cell::Empty);
                             after.set(f + df, r + dr, me);
-                            let text = format!("{}-{}", Board::name(f, r), Board::name(f + df, r + dr));
+                            let text =
+                                format!("{}-{}", Board::name(f, r), Board::name(f + df, r + dr));
                             out.push((text, after));
                         }
                     }
@@ -255,7 +256,17 @@ impl Board {
                 if !single {
                     let mut visited = visited.to_vec();
                     visited.push((tf, tr));
-                    after.chain(tf, tr, &visited, Some((df, dr)), &text, me, enemy, single, out);
+                    after.chain(
+                        tf,
+                        tr,
+                        &visited,
+                        Some((df, dr)),
+                        &text,
+                        me,
+                        enemy,
+                        single,
+                        out,
+                    );
                 }
             }
         }

@@ -101,7 +101,9 @@ fn walk(
         fast.len(),
         brute.len(),
         "{here}: engine {:?} vs brute {:?}",
-        fast.iter().map(|&m| game.format_move(pos, m)).collect::<Vec<_>>(),
+        fast.iter()
+            .map(|&m| game.format_move(pos, m))
+            .collect::<Vec<_>>(),
         brute.iter().map(|(t, _)| t).collect::<Vec<_>>()
     );
     // Terminal exactly when there are no moves.
@@ -113,12 +115,20 @@ fn walk(
         let Some(after) = expected.remove(&text) else {
             panic!("{here}: engine move {text} is not a brute-force move (or is repeated)");
         };
-        assert_eq!(game.parse_move(pos, &text), Ok(mv), "{here}: {text} reparsed");
+        assert_eq!(
+            game.parse_move(pos, &text),
+            Ok(mv),
+            "{here}: {text} reparsed"
+        );
         let mut child = *pos;
         game.play(&mut child, mv);
         let child_text = game.format_position(&child);
         assert_eq!(child_text, after.format(s.single), "{here}: after {text}");
-        assert_eq!(game.parse_position(&child_text), Ok(child), "{child_text} round trip");
+        assert_eq!(
+            game.parse_position(&child_text),
+            Ok(child),
+            "{child_text} round trip"
+        );
         if depth > 1 {
             walk(s, &child, &after, depth - 1, ply + 1, counts);
         }
@@ -146,7 +156,11 @@ fn check_fixture(brute_budget: u64, fast_budget: u64) -> Vec<String> {
             .iter()
             .take_while(|&&n| n <= brute_budget)
             .count();
-        assert!(brute_depth >= 2, "{}: the brute force must cover depth 2", case.spec);
+        assert!(
+            brute_depth >= 2,
+            "{}: the brute force must cover depth 2",
+            case.spec
+        );
         let mut counts = vec![0; brute_depth];
         walk(&s, &pos, &board, brute_depth, 0, &mut counts);
         assert_eq!(counts, case.counts[..brute_depth], "{} | {text}", case.spec);
@@ -156,7 +170,12 @@ fn check_fixture(brute_budget: u64, fast_budget: u64) -> Vec<String> {
                 break;
             }
             let depth = i as u32 + 1;
-            assert_eq!(perft::perft(&s.game, &pos, depth), n, "{} | {text} depth {depth}", case.spec);
+            assert_eq!(
+                perft::perft(&s.game, &pos, depth),
+                n,
+                "{} | {text} depth {depth}",
+                case.spec
+            );
             fast_depth = i + 1;
         }
         report.push(format!(

@@ -124,12 +124,7 @@ fn engine_move(session: &dyn Session, depth: u32) -> String {
     summary.bestmove
 }
 
-fn explore(
-    moves: &mut Vec<String>,
-    values: &HashMap<State, Value>,
-    depth: u32,
-    tally: &mut Tally,
-) {
+fn explore(moves: &mut Vec<String>, values: &HashMap<State, Value>, depth: u32, tally: &mut Tally) {
     let mut session = registry::create("fanorona-telo", &[]).expect("game");
     let texts: Vec<&str> = moves.iter().map(String::as_str).collect();
     session.set_position(None, &texts).expect("replay");
@@ -165,7 +160,11 @@ fn explore(
         Value::Draw => 1,
         Value::Win(_) => 0,
     };
-    let best = replies.iter().map(|(_, b)| rank(b)).max().expect("Black has a move");
+    let best = replies
+        .iter()
+        .map(|(_, b)| rank(b))
+        .max()
+        .expect("Black has a move");
     for (text, after) in &replies {
         if rank(after) == best {
             moves.push(text.clone());
@@ -192,7 +191,10 @@ fn fanorona_telo_white_never_loses_against_a_perfect_opponent() {
         })
         .max()
         .unwrap_or(0);
-    assert!(longest < 100, "forced lines must be shorter than the quiet-limit: {longest}");
+    assert!(
+        longest < 100,
+        "forced lines must be shorter than the quiet-limit: {longest}"
+    );
     let mut tally = Tally::default();
     explore(&mut Vec::new(), &values, 8, &mut tally);
     assert_eq!(tally.black_wins, 0, "{tally:?}");

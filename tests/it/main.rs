@@ -2,9 +2,9 @@
 //! per topic. `engine` drives the real `sowfan` binary through pipes.
 
 mod engine;
-mod kalah;
-mod protocol;
+mod fanorona;
 mod fanorona_brute;
 mod fanorona_perft;
 mod fanorona_telo;
-mod fanorona;
+mod kalah;
+mod protocol;

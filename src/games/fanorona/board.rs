@@ -149,7 +149,7 @@ impl Geometry {
             let file = p % files;
             let rank = p / files;
             // a1 is strong: (1 + 1) even, i.e. (file0 + rank0) even.
-            let is_strong = (file + rank) % 2 == 0;
+            let is_strong = (file + rank).is_multiple_of(2);
             if is_strong {
                 strong |= 1 << p;
             }

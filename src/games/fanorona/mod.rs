@@ -213,7 +213,10 @@ impl Fanorona {
             let Some(kind) = kind else {
                 // A paika (the parser allows these only as the single step of a move).
                 if occupied {
-                    return Err(MoveError::illegal(text, format!("{} is occupied", name(to))));
+                    return Err(MoveError::illegal(
+                        text,
+                        format!("{} is occupied", name(to)),
+                    ));
                 }
                 if g.capturers(own, enemy) != 0 {
                     let mut legal = Vec::new();
@@ -224,7 +227,10 @@ impl Fanorona {
                         .unwrap_or_default();
                     return Err(MoveError::illegal(
                         text,
-                        format!("capturing is compulsory and {} can capture{example}", colour_name(me)),
+                        format!(
+                            "capturing is compulsory and {} can capture{example}",
+                            colour_name(me)
+                        ),
                     ));
                 }
                 return Ok(FanoronaMove::paika(from, d));
@@ -245,7 +251,10 @@ impl Fanorona {
                 ));
             }
             if occupied {
-                return Err(MoveError::illegal(text, format!("{} is occupied", name(to))));
+                return Err(MoveError::illegal(
+                    text,
+                    format!("{} is occupied", name(to)),
+                ));
             }
             if last == Some(d) {
                 return Err(MoveError::illegal(
@@ -494,8 +503,8 @@ impl Game for Fanorona {
         let targets = g.targets(own, enemy).count_ones().min(4) as i32;
         let exposed = g.targets(enemy, own).count_ones().min(4) as i32;
         let strike = if targets > 0 { 60 + 25 * targets } else { 0 };
-        let mobility =
-            g.can_step(own, empty).count_ones() as i32 - g.can_step(enemy, empty).count_ones() as i32;
+        let mobility = g.can_step(own, empty).count_ones() as i32
+            - g.can_step(enemy, empty).count_ones() as i32;
         let strong = (own & g.strong).count_ones() as i32 - (enemy & g.strong).count_ones() as i32;
         100 * material + strike - 20 * exposed + 4 * mobility + 5 * strong
     }
@@ -573,7 +582,8 @@ impl Game for Fanorona {
                 fields.len()
             )));
         }
-        let stones = parse_board(self.g, fields[0]).map_err(|e| PositionError::new(format!("{e}; {usage}")))?;
+        let stones = parse_board(self.g, fields[0])
+            .map_err(|e| PositionError::new(format!("{e}; {usage}")))?;
         let limit = self.size.stones_per_side();
         for (colour, player) in [(WHITE, Player::P1), (BLACK, Player::P2)] {
             let n = stones[colour].count_ones();
@@ -599,12 +609,12 @@ impl Game for Fanorona {
                 fields[2]
             ))
         })?;
-        if let Some(limit) = self.quiet_limit {
-            if quiet > limit {
-                return Err(PositionError::new(format!(
-                    "{quiet} turns without capture: the quiet-limit is {limit}"
-                )));
-            }
+        if let Some(limit) = self.quiet_limit
+            && quiet > limit
+        {
+            return Err(PositionError::new(format!(
+                "{quiet} turns without capture: the quiet-limit is {limit}"
+            )));
         }
         let mut first_pending = 0;
         if let Some(&flags) = fields.get(3) {
@@ -773,7 +783,10 @@ impl Game for Fanorona {
             },
             Size::Dimy => BenchSpec {
                 depth: 9,
-                positions: &["BB1BB/B1BBB/2WBW/W1W1W/WWW1W b 1", "1B1B1/B3B/2W2/W1W2/3W1 w 2"],
+                positions: &[
+                    "BB1BB/B1BBB/2WBW/W1W1W/WWW1W b 1",
+                    "1B1B1/B3B/2W2/W1W2/3W1 w 2",
+                ],
             },
             Size::Telo => BenchSpec {
                 depth: 12,

@@ -130,13 +130,7 @@ impl fmt::Debug for FanoronaMove {
 /// one capture step per turn (the first-capture-single option). Order: captures by start
 /// point, then landing point, approach before withdrawal, each chain before its
 /// extensions; paikas by start point, then direction (N, NE, E, …).
-pub fn generate(
-    g: &Geometry,
-    own: u64,
-    enemy: u64,
-    single: bool,
-    moves: &mut Vec<FanoronaMove>,
-) {
+pub fn generate(g: &Geometry, own: u64, enemy: u64, single: bool, moves: &mut Vec<FanoronaMove>) {
     let mut capturers = g.capturers(own, enemy);
     if capturers != 0 {
         let mut chains = Chains { g, moves, single };

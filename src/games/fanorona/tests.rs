@@ -52,7 +52,8 @@ fn strong_points_have_diagonals_weak_points_do_not() {
     let neighbours = |name: &str| {
         let p = g.parse_point(name).unwrap();
         let mut n: Vec<String> = (0..8)
-            .filter_map(|d| (g.step(p, d) != NONE).then(|| g.point_name(g.step(p, d) as usize)))
+            .filter(|&d| g.step(p, d) != NONE)
+            .map(|d| g.point_name(g.step(p, d) as usize))
             .collect();
         n.sort();
         n
@@ -100,8 +101,13 @@ fn start_positions_and_white_first() {
         // The centre is the empty point.
         let geo = size.geometry();
         let file = (b'a' + geo.files as u8 / 2) as char;
-        let centre = geo.parse_point(&format!("{file}{}", geo.ranks / 2 + 1)).unwrap();
-        assert_eq!((start.white() | start.black()).count_ones() as usize, geo.points - 1);
+        let centre = geo
+            .parse_point(&format!("{file}{}", geo.ranks / 2 + 1))
+            .unwrap();
+        assert_eq!(
+            (start.white() | start.black()).count_ones() as usize,
+            geo.points - 1
+        );
         assert_eq!((start.white() | start.black()) & (1 << centre), 0);
     }
     // rank 3 of 9×5 reads a3 black, b3 white, …, i3 white.
@@ -264,7 +270,10 @@ fn first_capture_single_limits_each_sides_first_turn() {
     assert_eq!(legal(&g, &pos).len(), 6);
     // From the start: both sides' first turns are single captures.
     let start = g.start_position();
-    assert_eq!(g.format_position(&start), format!("{} w 0 wb", Size::Tsivy.start_board()));
+    assert_eq!(
+        g.format_position(&start),
+        format!("{} w 0 wb", Size::Tsivy.start_board())
+    );
     let mut p = start;
     let mut moves = Vec::new();
     for _ in 0..2 {
@@ -294,7 +303,12 @@ fn a_player_without_stones_loses() {
     assert_eq!(outcome.result, GameResult::P1Win);
     assert_eq!(outcome.reason, "no stones left");
     assert_eq!(legal(&g, &p), Vec::<String>::new());
-    assert!(g.parse_move(&p, "e3-e4").unwrap_err().to_string().contains("over"));
+    assert!(
+        g.parse_move(&p, "e3-e4")
+            .unwrap_err()
+            .to_string()
+            .contains("over")
+    );
 }
 
 #[test]
@@ -324,7 +338,10 @@ fn the_third_occurrence_of_a_position_at_a_turn_start_is_a_draw() {
     let mut s = session(&[]);
     let twice: Vec<&str> = SHUFFLE.to_vec();
     s.set_position(Some(FAR_APART), &twice).unwrap();
-    assert!(s.outcome().is_none(), "the second occurrence is not yet a draw");
+    assert!(
+        s.outcome().is_none(),
+        "the second occurrence is not yet a draw"
+    );
     let mut thrice = twice.clone();
     thrice.extend(SHUFFLE);
     s.set_position(Some(FAR_APART), &thrice).unwrap();
@@ -350,7 +367,10 @@ fn the_third_occurrence_of_a_position_at_a_turn_start_is_a_draw() {
     let b = at(&g, "B8/9/9/9/8W b 0");
     assert_ne!(g.repetition_key(&a), g.repetition_key(&b));
     // The quiet counter is not.
-    assert_eq!(g.repetition_key(&a), g.repetition_key(&at(&g, "B8/9/9/9/8W w 4")));
+    assert_eq!(
+        g.repetition_key(&a),
+        g.repetition_key(&at(&g, "B8/9/9/9/8W w 4"))
+    );
 }
 
 #[test]
@@ -376,8 +396,12 @@ fn a_hundred_turns_without_capture_is_a_draw() {
     s_off.set_position(Some(FAR_APART), &moves[..99]).unwrap();
     assert!(s_off.outcome().is_none());
     s_off.set_position(Some(FAR_APART), &moves[..100]).unwrap();
-    assert_eq!(s_off.outcome().unwrap().reason, "turns without capture limit");
-    s.set_position(Some("9/9/1BW1B4/9/9 w 7"), &["c3-d3A"]).unwrap();
+    assert_eq!(
+        s_off.outcome().unwrap().reason,
+        "turns without capture limit"
+    );
+    s.set_position(Some("9/9/1BW1B4/9/9 w 7"), &["c3-d3A"])
+        .unwrap();
     assert!(s.fen().ends_with(" b 0"), "{}", s.fen());
     // The limit is an option.
     let short = game(Size::Tsivy, &["quiet-limit=4"]);
@@ -447,7 +471,12 @@ fn malformed_moves_are_explained() {
         assert!(e.to_string().contains(expected), "{text}: {e}");
     }
     let too_long = format!("a1{}", "-b2A-a1A".repeat(12));
-    assert!(g.parse_move(&pos, &too_long).unwrap_err().to_string().contains("at most"));
+    assert!(
+        g.parse_move(&pos, &too_long)
+            .unwrap_err()
+            .to_string()
+            .contains("at most")
+    );
 }
 
 // ---- Position string ----
@@ -455,11 +484,19 @@ fn malformed_moves_are_explained() {
 #[test]
 fn position_strings_round_trip_and_errors_say_what_is_wrong() {
     let g = tsivy();
-    for text in [CHAINS, "9/9/9/9/9 b 0", "B8/9/9/9/8W w 99", "1W1B1W1B1/9/9/9/WWWWWWWWW b 3"] {
+    for text in [
+        CHAINS,
+        "9/9/9/9/9 b 0",
+        "B8/9/9/9/8W w 99",
+        "1W1B1W1B1/9/9/9/WWWWWWWWW b 3",
+    ] {
         assert_eq!(g.format_position(&at(&g, text)), text);
     }
     // `.` is accepted for an empty point; digits are written.
-    assert_eq!(g.format_position(&at(&g, "B......../9/9/9/8W w 0")), FAR_APART);
+    assert_eq!(
+        g.format_position(&at(&g, "B......../9/9/9/8W w 0")),
+        FAR_APART
+    );
     let bad = [
         ("", "expected 3 fields"),
         ("9/9/9/9 w 0", "4 ranks"),
@@ -478,10 +515,27 @@ fn position_strings_round_trip_and_errors_say_what_is_wrong() {
         assert!(e.contains(expected), "{text}: {e}");
     }
     let single = game(Size::Tsivy, &["first-capture-single=true"]);
-    assert!(single.parse_position("9/9/9/9/9 w 0").unwrap_err().to_string().contains("4th field"));
-    assert!(single.parse_position("9/9/9/9/9 w 0 x").unwrap_err().to_string().contains("wb, w, b or -"));
+    assert!(
+        single
+            .parse_position("9/9/9/9/9 w 0")
+            .unwrap_err()
+            .to_string()
+            .contains("4th field")
+    );
+    assert!(
+        single
+            .parse_position("9/9/9/9/9 w 0 x")
+            .unwrap_err()
+            .to_string()
+            .contains("wb, w, b or -")
+    );
     let telo = game(Size::Telo, &[]);
-    assert!(telo.parse_position("WWW/WW1/BBB w 0").unwrap_err().to_string().contains("at most 4"));
+    assert!(
+        telo.parse_position("WWW/WW1/BBB w 0")
+            .unwrap_err()
+            .to_string()
+            .contains("at most 4")
+    );
 }
 
 #[test]
