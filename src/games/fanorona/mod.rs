@@ -772,25 +772,26 @@ impl Game for Fanorona {
     }
 
     fn bench(&self) -> BenchSpec {
+        // Positions reached in play (see fixtures/perft/fanorona.txt).
         match self.size {
             Size::Tsivy => BenchSpec {
                 depth: 7,
                 positions: &[
-                    "BBBBBBBBB/BBBBBBBBB/BWB1B1WBW/WW1WWWWWW/W1WWWWWWW w 0",
-                    "BB1BBBBBB/BB2B1BB1/B1BW1W1BW/W1WWW1W1W/WWW1WWW1W b 1",
-                    "1B1B3B1/B1B1W1B2/2B1W1W2/1W2W2W1/W3W3W w 3",
+                    "BB2BBBB1/BBBWB1B2/BW4WBW/WWWBWBWW1/WWWW2WWW w 0",
+                    "1B2BBBBB/1B4BBB/W2W1BWBW/4B4/1W1W3WW b 0",
+                    "BB7/1B1B3W1/B1B2W3/1B5WW/6W1W w 5",
                 ],
             },
             Size::Dimy => BenchSpec {
                 depth: 9,
                 positions: &[
-                    "BB1BB/B1BBB/2WBW/W1W1W/WWW1W b 1",
-                    "1B1B1/B3B/2W2/W1W2/3W1 w 2",
+                    "BB1B1/BB3/2B1W/W2W1/1WWW1 w 0",
+                    "1B1BB/2BBB/2W1W/2WWW/W2WW b 0",
                 ],
             },
             Size::Telo => BenchSpec {
                 depth: 12,
-                positions: &["B2/BWB/WW1 w 0"],
+                positions: &["BB1/BWW/1WW b 0"],
             },
         }
     }
