@@ -308,22 +308,37 @@ impl Geometry {
         found & own
     }
 
-    /// Enemy stones that `own` could hit with a single capture step now (the first stone of
-    /// each capturable line): a cheap measure of threats for the evaluation.
+    /// What `own` could capture with a single step now: the enemy stones it could hit first
+    /// (one per capturable line) and the length of the longest line it could take. A cheap
+    /// measure of threats for the evaluation (no chains).
     #[inline]
-    pub fn targets(&self, own: u64, enemy: u64) -> u64 {
+    pub fn threats(&self, own: u64, enemy: u64) -> Threats {
         let empty = self.all & !(own | enemy);
-        let mut hit = 0;
+        let mut targets = 0;
+        let mut longest = 0;
         for d in 0..DIRECTIONS {
             let delta = self.delta[d];
             let movers = own & self.before(empty, delta) & self.has_step[d];
-            // Approach: the stone two steps ahead; withdrawal: the stone just behind.
-            let ahead = movers & self.has_two[d];
-            hit |= shift_by(ahead, 2 * delta);
-            let behind = movers & self.has_step[opposite(d)];
-            hit |= shift_by(behind, -delta);
+            if movers == 0 {
+                continue;
+            }
+            // Approach: the stone two steps ahead, its line going on in direction d;
+            // withdrawal: the stone just behind, its line going on the other way.
+            let back = opposite(d);
+            for (mut line, along) in [
+                (shift_by(movers & self.has_two[d], 2 * delta) & enemy, d),
+                (shift_by(movers & self.has_step[back], -delta) & enemy, back),
+            ] {
+                targets |= line;
+                let mut length = 0;
+                while line != 0 {
+                    length += 1;
+                    line = shift_by(line & self.has_step[along], self.delta[along]) & enemy;
+                }
+                longest = longest.max(length);
+            }
         }
-        hit & enemy
+        Threats { targets, longest }
     }
 
     /// Text name of point `p`, e.g. `e3`.
@@ -351,6 +366,15 @@ impl Geometry {
     pub fn is_strong(&self, p: usize) -> bool {
         self.strong & (1 << p) != 0
     }
+}
+
+/// See [`Geometry::threats`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Threats {
+    /// The first enemy stone of every line that one capture step could take.
+    pub targets: u64,
+    /// The most stones one capture step could take.
+    pub longest: u32,
 }
 
 /// `set` moved by `delta` indices (the inverse of [`Geometry::before`]).

@@ -498,15 +498,21 @@ impl Game for Fanorona {
         let (own, enemy) = (pos.own(), pos.enemy());
         let empty = g.all & !(own | enemy);
         let material = own.count_ones() as i32 - enemy.count_ones() as i32;
-        // Captures are compulsory and the mover strikes first: its targets are nearly sure
-        // gains, while its own exposed stones may be saved (or traded) by its capture.
-        let targets = g.targets(own, enemy).count_ones().min(4) as i32;
-        let exposed = g.targets(enemy, own).count_ones().min(4) as i32;
-        let strike = if targets > 0 { 60 + 25 * targets } else { 0 };
+        // Captures are compulsory and the mover strikes first: its best single capture is
+        // a nearly sure gain (a chain may add more), while its own exposed stones may be
+        // saved, or traded, by its capture.
+        let mine = g.threats(own, enemy);
+        let theirs = g.threats(enemy, own);
+        let strike = if mine.longest > 0 {
+            80 * mine.longest as i32 + 15 * (mine.targets.count_ones().min(4) as i32 - 1)
+        } else {
+            0
+        };
+        let exposed = 25 * theirs.longest as i32 + 5 * theirs.targets.count_ones().min(4) as i32;
         let mobility = g.can_step(own, empty).count_ones() as i32
             - g.can_step(enemy, empty).count_ones() as i32;
         let strong = (own & g.strong).count_ones() as i32 - (enemy & g.strong).count_ones() as i32;
-        100 * material + strike - 20 * exposed + 4 * mobility + 5 * strong
+        100 * material + strike - exposed + 4 * mobility + 5 * strong
     }
 
     fn hash(&self, pos: &FanoronaPosition) -> u64 {
