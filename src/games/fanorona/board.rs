@@ -28,6 +28,10 @@ pub const VECTORS: [(i8, i8); DIRECTIONS] = [
     (-1, 1),
 ];
 
+/// The directions that go to higher point indices (N, NE, E, NW), each with its opposite:
+/// bitboard shifts then have a known sign.
+pub const FORWARD_PAIRS: [(usize, usize); 4] = [(0, 4), (1, 5), (2, 6), (7, 3)];
+
 #[inline]
 pub const fn opposite(d: usize) -> usize {
     (d + 4) & 7
@@ -287,8 +291,9 @@ impl Geometry {
     #[inline]
     pub fn can_step(&self, set: u64, empty: u64) -> u64 {
         let mut movers = 0;
-        for d in 0..DIRECTIONS {
-            movers |= self.before(empty, self.delta[d]) & self.has_step[d];
+        for (up, down) in FORWARD_PAIRS {
+            let k = self.delta[up] as u32;
+            movers |= (empty >> k) & self.has_step[up] | (empty << k) & self.has_step[down];
         }
         movers & set
     }
@@ -298,12 +303,15 @@ impl Geometry {
     pub fn capturers(&self, own: u64, enemy: u64) -> u64 {
         let empty = self.all & !(own | enemy);
         let mut found = 0;
-        for d in 0..DIRECTIONS {
-            let delta = self.delta[d];
-            let into_empty = self.before(empty, delta) & self.has_step[d];
-            let approach = self.before(enemy, 2 * delta) & self.has_two[d];
-            let withdrawal = self.before(enemy, -delta) & self.has_step[opposite(d)];
-            found |= into_empty & (approach | withdrawal);
+        // Each line direction and its opposite: `up` moves to higher indices by k.
+        for (up, down) in FORWARD_PAIRS {
+            let k = self.delta[up] as u32;
+            let up_approach = (enemy >> (2 * k)) & self.has_two[up];
+            let up_withdrawal = (enemy << k) & self.has_step[down];
+            found |= (empty >> k) & self.has_step[up] & (up_approach | up_withdrawal);
+            let down_approach = (enemy << (2 * k)) & self.has_two[down];
+            let down_withdrawal = (enemy >> k) & self.has_step[up];
+            found |= (empty << k) & self.has_step[down] & (down_approach | down_withdrawal);
         }
         found & own
     }

@@ -81,6 +81,18 @@ fn strong_points_have_diagonals_weak_points_do_not() {
 }
 
 #[test]
+fn forward_directions_go_up_the_point_indices() {
+    for size in [Size::Tsivy, Size::Dimy, Size::Telo] {
+        let g = size.geometry();
+        for (up, down) in board::FORWARD_PAIRS {
+            assert!(g.delta[up] > 0);
+            assert_eq!(g.delta[down], -g.delta[up]);
+            assert_eq!(down, opposite(up));
+        }
+    }
+}
+
+#[test]
 fn start_positions_and_white_first() {
     let cases = [
         (
