@@ -137,6 +137,8 @@ pub struct Geometry {
     /// `victims[p][d]`: the points whose enemy stone a step from `p` in direction `d` would
     /// capture first (beyond the landing point, or behind `p`).
     pub victims: [[u64; DIRECTIONS]; 64],
+    /// `ray_from[d][p]`: `p` and every point after it in direction `d`, to the board's edge.
+    pub ray_from: [[u64; 64]; DIRECTIONS],
     /// `direction_to[p][q]`: the direction from `p` to the adjacent point `q`.
     pub direction_to: [[u8; 64]; 64],
 }
@@ -171,6 +173,20 @@ impl Geometry {
                 d += 1;
             }
             p += 1;
+        }
+        let mut ray_from = [[0u64; 64]; DIRECTIONS];
+        let mut d = 0;
+        while d < DIRECTIONS {
+            let mut p = 0;
+            while p < points {
+                let mut q = p as u8;
+                while q != NONE {
+                    ray_from[d][p] |= 1 << q;
+                    q = neighbour[d][q as usize];
+                }
+                p += 1;
+            }
+            d += 1;
         }
         let mut has_two = [0u64; DIRECTIONS];
         let mut d = 0;
@@ -243,6 +259,7 @@ impl Geometry {
             adjacent,
             victims,
             direction_to,
+            ray_from,
         }
     }
 
@@ -267,6 +284,20 @@ impl Geometry {
     #[inline(always)]
     pub fn run(&self, enemy: u64, first: u8, d: usize) -> u64 {
         self.run_counted(enemy, first, d).0
+    }
+
+    /// [`Geometry::run`] without a loop or branch: the ray from `first` cut at its first
+    /// non-enemy point, which is the lowest such point on a ray going up the indices and
+    /// the highest on one going down.
+    #[inline(always)]
+    pub fn line(&self, enemy: u64, first: u8, d: usize) -> u64 {
+        let rest = self.ray_from[d & 7][first as usize & 63];
+        let blockers = rest & !enemy;
+        let up = rest & (blockers & blockers.wrapping_neg()).wrapping_sub(1);
+        // Points are below bit 45, so `leading_zeros` is at least 19 and the shift is fine.
+        let down = rest & (u64::MAX << (64 - blockers.leading_zeros()));
+        let going_up = 0u64.wrapping_sub((0x87 >> (d & 7)) & 1);
+        (up & going_up) | (down & !going_up)
     }
 
     /// [`Geometry::run`] and the number of stones in it (counted on the way: cheaper than a

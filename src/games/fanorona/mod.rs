@@ -295,7 +295,7 @@ impl Fanorona {
             let line = g.run(enemy, victim, along);
             enemy &= !line;
             own ^= 1 << at | 1 << to;
-            mv = mv.with_capture(d, kind == StepKind::Withdrawal, line.count_ones());
+            mv = mv.with_capture(d, kind == StepKind::Withdrawal);
             visited |= 1 << to;
             last = Some(d);
             at = to;
@@ -527,10 +527,14 @@ impl Game for Fanorona {
         mix(mix(pos.stones[WHITE] ^ 0x9e37_79b9_7f4a_7c15) ^ pos.stones[BLACK] ^ state << 50)
     }
 
-    fn order_hint(&self, _pos: &FanoronaPosition, mv: FanoronaMove) -> i32 {
+    fn order_hint(&self, pos: &FanoronaPosition, mv: FanoronaMove) -> i32 {
         if mv.is_capture() {
             // Bigger captures first; among equals, the longer chain (it ends further on).
-            1000 + 32 * mv.captured() as i32 + mv.len() as i32
+            let (mut own, mut enemy) = (pos.own(), pos.enemy());
+            let before = enemy.count_ones();
+            moves::apply(self.g, &mut own, &mut enemy, mv);
+            let captured = (before - enemy.count_ones()) as i32;
+            1000 + 32 * captured + mv.len() as i32
         } else {
             let (d, _) = mv.step(0);
             let to = self.g.step(mv.from(), d) as usize;
