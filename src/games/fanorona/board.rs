@@ -122,14 +122,8 @@ pub struct Geometry {
     pub has_two: [u64; DIRECTIONS],
     /// Index difference of one step in direction `d`.
     pub delta: [i32; DIRECTIONS],
-    /// `next[d][p]`: like `neighbour`, but `OFF` instead of `NONE`, and 64 entries so that
-    /// an index `& 63` needs no bounds check.
-    pub next: [[u8; 64]; DIRECTIONS],
     /// `rays[p][d]`: the line from `p` in direction `d` (`to` = `OFF` when there is none).
     pub rays: [[Ray; DIRECTIONS]; 64],
-    /// Points one or two steps from `p` along a line: where a capture by a stone on `p`
-    /// could take its first victim.
-    pub reach: [u64; 64],
     /// `after[d][p]`: the point a step from `p` in direction `d` lands on, `OFF` if none.
     pub after: [[u8; 64]; DIRECTIONS],
     /// Points adjacent to `p` along a line.
@@ -201,13 +195,11 @@ impl Geometry {
             }
             d += 1;
         }
-        let mut next = [[OFF; 64]; DIRECTIONS];
         let mut rays = [[Ray {
             to: OFF,
             ahead: OFF,
             behind: OFF,
         }; DIRECTIONS]; 64];
-        let mut reach = [0u64; 64];
         let mut after = [[OFF; 64]; DIRECTIONS];
         let mut adjacent = [0u64; 64];
         let mut victims = [[0u64; DIRECTIONS]; 64];
@@ -218,15 +210,12 @@ impl Geometry {
             while d < DIRECTIONS {
                 let to = neighbour[d][p];
                 if to != NONE {
-                    next[d][p] = to;
                     after[d][p] = to;
                     adjacent[p] |= 1 << to;
                     direction_to[p][to as usize] = d as u8;
                     let ahead = neighbour[d][to as usize];
                     let behind = neighbour[opposite(d)][p];
-                    reach[p] |= 1 << to;
                     if ahead != NONE {
-                        reach[p] |= 1 << ahead;
                         victims[p][d] |= 1 << ahead;
                     }
                     if behind != NONE {
@@ -252,9 +241,7 @@ impl Geometry {
             has_step,
             has_two,
             delta,
-            next,
             rays,
-            reach,
             after,
             adjacent,
             victims,
@@ -279,16 +266,10 @@ impl Geometry {
         self.neighbour[d][p]
     }
 
-    /// The unbroken run of `enemy` stones starting at `first` (which must hold one) and
-    /// going on in direction `d`: what one capture removes.
-    #[inline(always)]
-    pub fn run(&self, enemy: u64, first: u8, d: usize) -> u64 {
-        self.run_counted(enemy, first, d).0
-    }
-
-    /// [`Geometry::run`] without a loop or branch: the ray from `first` cut at its first
-    /// non-enemy point, which is the lowest such point on a ray going up the indices and
-    /// the highest on one going down.
+    /// The unbroken line of `enemy` stones starting at `first` (which must hold one) and
+    /// going on in direction `d`: what one capture removes. Without a loop or branch: the
+    /// ray from `first` cut at its first non-enemy point, which is the lowest such point on
+    /// a ray going up the indices and the highest on one going down.
     #[inline(always)]
     pub fn line(&self, enemy: u64, first: u8, d: usize) -> u64 {
         let rest = self.ray_from[d & 7][first as usize & 63];
@@ -298,24 +279,6 @@ impl Geometry {
         let down = rest & (u64::MAX << (64 - blockers.leading_zeros()));
         let going_up = 0u64.wrapping_sub((0x87 >> (d & 7)) & 1);
         (up & going_up) | (down & !going_up)
-    }
-
-    /// [`Geometry::run`] and the number of stones in it (counted on the way: cheaper than a
-    /// population count on targets without a POPCNT instruction).
-    #[inline(always)]
-    pub fn run_counted(&self, enemy: u64, first: u8, d: usize) -> (u64, u32) {
-        let next = &self.next[d & 7];
-        let mut line = 0;
-        let mut count = 0;
-        let mut p = first & 63;
-        loop {
-            line |= 1u64 << p;
-            count += 1;
-            p = next[p as usize] & 63;
-            if enemy & (1u64 << p) == 0 {
-                return (line, count);
-            }
-        }
     }
 
     /// Points of `set` that can step in some direction to a point of `empty`.

@@ -292,7 +292,7 @@ impl Fanorona {
                 };
                 return Err(MoveError::illegal(text, why));
             }
-            let line = g.run(enemy, victim, along);
+            let line = g.line(enemy, victim, along);
             enemy &= !line;
             own ^= 1 << at | 1 << to;
             mv = mv.with_capture(d, kind == StepKind::Withdrawal);

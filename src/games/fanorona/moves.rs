@@ -115,8 +115,9 @@ impl fmt::Debug for FanoronaMove {
 /// All turns of the side owning `own`, appended to `moves`: every chain and every prefix of
 /// one when any capture exists (capturing is compulsory), else every paika. `single`: only
 /// one capture step per turn (the first-capture-single option). Order: captures by start
-/// point, then landing point, approach before withdrawal, each chain before its
-/// extensions; paikas by start point, then direction (N, NE, E, …).
+/// point; from each point of a chain, its approaches (by landing point), then its
+/// withdrawals, each move followed by its extensions; paikas by start point, then
+/// direction (N, NE, E, …).
 pub fn generate(g: &Geometry, own: u64, enemy: u64, single: bool, moves: &mut Vec<FanoronaMove>) {
     let mut capturers = g.capturers(own, enemy);
     if capturers != 0 {
@@ -283,7 +284,7 @@ pub fn apply(g: &Geometry, own: &mut u64, enemy: &mut u64, mv: FanoronaMove) {
             StepKind::Approach => (g.neighbour[d][to], d),
             StepKind::Withdrawal => (g.neighbour[opposite(d)][at], opposite(d)),
         };
-        *enemy &= !g.run(*enemy, first, along);
+        *enemy &= !g.line(*enemy, first, along);
         at = to;
     }
 }
