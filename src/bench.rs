@@ -47,10 +47,7 @@ pub fn run(depth: Option<u32>, out: &mut dyn FnMut(&str)) -> BenchTotals {
             .collect();
         for (i, fen) in positions.iter().enumerate() {
             if let Err(e) = session.set_position(*fen, &[]) {
-                out(&format!(
-                    "info string error: bench position of {}: {e}",
-                    entry.name
-                ));
+                out(&format!("info string error: bench position of {}: {e}", entry.name));
                 continue;
             }
             tt.clear();

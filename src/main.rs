@@ -87,21 +87,14 @@ fn main() -> ExitCode {
     }
 }
 
-fn perft(
-    depth: u32,
-    game: &[String],
-    fen: Option<&str>,
-    moves: Option<&str>,
-) -> Result<(), String> {
+fn perft(depth: u32, game: &[String], fen: Option<&str>, moves: Option<&str>) -> Result<(), String> {
     let (name, options) = match game.split_first() {
         Some((name, options)) => (name.as_str(), options),
         None => ("kalah", &[][..]),
     };
     let options: Vec<&str> = options.iter().map(String::as_str).collect();
     let mut session = registry::create(name, &options).map_err(|e| e.to_string())?;
-    let moves: Vec<&str> = moves
-        .map(|m| m.split_whitespace().collect())
-        .unwrap_or_default();
+    let moves: Vec<&str> = moves.map(|m| m.split_whitespace().collect()).unwrap_or_default();
     session
         .set_position(fen, &moves)
         .map_err(|e| e.to_string())?;

@@ -186,11 +186,7 @@ impl GameOptions {
             if given[index].is_some() {
                 return Err(OptionError::Repeated(key.to_string()));
             }
-            given[index] = Some(
-                specs[index]
-                    .parse_value(value)
-                    .map_err(OptionError::BadValue)?,
-            );
+            given[index] = Some(specs[index].parse_value(value).map_err(OptionError::BadValue)?);
         }
         let mut values = Vec::with_capacity(specs.len());
         for (spec, value) in specs.iter().zip(given) {

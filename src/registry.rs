@@ -106,10 +106,7 @@ mod tests {
         assert!(e.contains("kalah"), "{e}");
         let e = create_from_spec("kalah pitz=3").err().unwrap().to_string();
         assert!(e.contains("pits="), "{e}");
-        assert!(matches!(
-            create_from_spec("  "),
-            Err(RegistryError::Missing)
-        ));
+        assert!(matches!(create_from_spec("  "), Err(RegistryError::Missing)));
         let g = create_from_spec("kalah pits=4 seeds=3 pie=true").unwrap();
         assert_eq!(g.spec(), "kalah pits=4 seeds=3 pie=true");
     }

@@ -54,11 +54,8 @@ pub trait Session: Send {
     fn clone_box(&self) -> Box<dyn Session>;
 
     /// Start from `fen` (or the start position) and play `moves`. On error nothing changes.
-    fn set_position(
-        &mut self,
-        fen: Option<&str>,
-        moves: &[&str],
-    ) -> Result<(), PositionCommandError>;
+    fn set_position(&mut self, fen: Option<&str>, moves: &[&str])
+    -> Result<(), PositionCommandError>;
 
     /// The current position string.
     fn fen(&self) -> String;
@@ -246,7 +243,11 @@ impl<G: Game> Session for GameSession<G> {
                 let _ = write!(out, "Result: {} ({})", o.result.as_str(), o.reason);
             }
             None => {
-                let _ = write!(out, "To move: {}", self.game.to_move(&self.position).name());
+                let _ = write!(
+                    out,
+                    "To move: {}",
+                    self.game.to_move(&self.position).name()
+                );
             }
         }
         out

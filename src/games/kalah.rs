@@ -345,8 +345,7 @@ impl Game for Kalah {
     }
 
     fn hash(&self, pos: &KalahPosition) -> u64 {
-        let state =
-            pos.side.index() as u64 | (pos.pie_open as u64) << 1 | (pos.swapped as u64) << 2;
+        let state = pos.side.index() as u64 | (pos.pie_open as u64) << 1 | (pos.swapped as u64) << 2;
         mancala::hash_counts(&pos.cells[..self.cell_count()], state)
     }
 
@@ -391,11 +390,7 @@ impl Game for Kalah {
         let mut cells = [0u16; MAX_CELLS];
         let max = 2 * MAX_PITS as u32 * 12;
         for (side, text) in [(Side::South, south), (Side::North, north)] {
-            let what = format!(
-                "{} (pits {} then store)",
-                side.name(),
-                side.pit_range(self.pits)
-            );
+            let what = format!("{} (pits {} then store)", side.name(), side.pit_range(self.pits));
             let counts = mancala::parse_counts(text, self.pits + 1, max, &what)?;
             let first = self.pit_cell(side, 0);
             for (i, &c) in counts.iter().enumerate() {
@@ -456,9 +451,7 @@ impl Game for Kalah {
             let first = self.pit_cell(side, 0);
             mancala::format_counts(
                 &mut out,
-                pos.cells[first..=first + self.pits]
-                    .iter()
-                    .map(|&c| c as u32),
+                pos.cells[first..=first + self.pits].iter().map(|&c| c as u32),
             );
         }
         out.push(' ');
@@ -632,10 +625,7 @@ mod tests {
         let g = kalah(&[]);
         let pos = g.start_position();
         assert_eq!(g.format_position(&pos), "4,4,4,4,4,4,0/4,4,4,4,4,4,0 S");
-        assert_eq!(
-            g.parse_position("4,4,4,4,4,4,0/4,4,4,4,4,4,0 S").unwrap(),
-            pos
-        );
+        assert_eq!(g.parse_position("4,4,4,4,4,4,0/4,4,4,4,4,4,0 S").unwrap(), pos);
         let pie = kalah(&["pie=true"]);
         assert_eq!(
             pie.format_position(&pie.start_position()),
@@ -764,11 +754,7 @@ mod tests {
         let mut moves = vec![];
         g.legal_moves(&pos, &mut moves);
         assert!(!moves.contains(&KalahMove::SWAP));
-        assert!(
-            kalah(&[])
-                .parse_move(&play_all(&kalah(&[]), &["C", "F"]), "swap")
-                .is_err()
-        );
+        assert!(kalah(&[]).parse_move(&play_all(&kalah(&[]), &["C", "F"]), "swap").is_err());
     }
 
     #[test]

@@ -205,10 +205,7 @@ fn parse_setoption(args: &str) -> Result<Command, CommandError> {
     let value_at = rest.iter().position(|w| w.eq_ignore_ascii_case("value"));
     let name_words = &rest[..value_at.unwrap_or(rest.len())];
     if name_words.is_empty() {
-        return Err(invalid(
-            "setoption",
-            format!("the option name is missing: {usage}"),
-        ));
+        return Err(invalid("setoption", format!("the option name is missing: {usage}")));
     }
     let value = value_at.map(|i| rest[i + 1..].join(" "));
     Ok(Command::SetOption {
@@ -260,10 +257,7 @@ fn parse_position(args: &str) -> Result<Command, CommandError> {
             let at = words.iter().position(|w| *w == "moves");
             let fen_words = &words[..at.unwrap_or(words.len())];
             if fen_words.is_empty() {
-                return Err(invalid(
-                    "position",
-                    "the position string after 'fen' is missing",
-                ));
+                return Err(invalid("position", "the position string after 'fen' is missing"));
             }
             let moves = at.map(|i| words[i + 1..].to_vec()).unwrap_or_default();
             (Some(fen_words.join(" ")), moves)
@@ -368,10 +362,7 @@ fn parse_query(args: &str) -> Result<Command, CommandError> {
         ["p1turn"] => Ok(Command::Query(Query::P1Turn)),
         ["gameover"] => Ok(Command::Query(Query::GameOver)),
         ["result"] => Ok(Command::Query(Query::Result)),
-        [other] => Err(invalid(
-            "query",
-            format!("unknown query '{other}': {usage}"),
-        )),
+        [other] => Err(invalid("query", format!("unknown query '{other}': {usage}"))),
         _ => Err(invalid("query", usage)),
     }
 }
@@ -391,10 +382,7 @@ mod tests {
         assert_eq!(ok("uginewgame"), Command::NewGameReset);
         assert_eq!(parse("").unwrap(), None);
         assert_eq!(parse(" \t ").unwrap(), None);
-        assert!(matches!(
-            parse("isready now"),
-            Err(CommandError::Invalid { .. })
-        ));
+        assert!(matches!(parse("isready now"), Err(CommandError::Invalid { .. })));
         assert!(matches!(parse("xyzzy 1 2"), Err(CommandError::Unknown(_))));
     }
 
@@ -448,9 +436,7 @@ mod tests {
             (Some(5), Some(1000), Some(50))
         );
         assert_eq!(l.searchmoves, vec!["A", "B"]);
-        let Command::Go(l) = ok("go infinite") else {
-            panic!()
-        };
+        let Command::Go(l) = ok("go infinite") else { panic!() };
         assert!(l.infinite);
         assert_eq!(ok("go perft 3"), Command::Perft(3));
         for bad in [
@@ -514,17 +500,8 @@ mod tests {
     #[test]
     fn never_panics_on_odd_input() {
         for line in [
-            "\u{0}",
-            "é",
-            "go \u{7f}",
-            "position fen é moves",
-            "perft -1",
-            "perft",
-            "bench x",
-            "setoption name value",
-            "go wtime",
-            "debug maybe",
-            "query p1turn extra",
+            "\u{0}", "é", "go \u{7f}", "position fen é moves", "perft -1", "perft", "bench x",
+            "setoption name value", "go wtime", "debug maybe", "query p1turn extra",
         ] {
             let _ = parse(line);
         }

@@ -2,14 +2,14 @@
 
 use std::collections::VecDeque;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::Sender;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use super::Event;
 use super::command::{self, Command, Query};
 use super::output::Output;
+use super::Event;
 use crate::bench;
 use crate::game::Player;
 use crate::registry;
@@ -146,7 +146,10 @@ impl Engine {
             }
             // While an open-ended search runs, read-only commands are answered at once; a
             // finite job finishes first, so piped scripts read their output in order.
-            command if !self.must_wait() && (self.job.is_none() || command.is_read_only()) => {
+            command
+                if !self.must_wait()
+                    && (self.job.is_none() || command.is_read_only()) =>
+            {
                 self.execute(command)
             }
             command => self.pending.push_back(Ok(command)),
@@ -187,7 +190,8 @@ impl Engine {
             Command::Position { fen, moves } => {
                 let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
                 if let Err(e) = self.session.set_position(fen.as_deref(), &moves) {
-                    self.out.error(&format!("{e}; the position is unchanged"));
+                    self.out
+                        .error(&format!("{e}; the position is unchanged"));
                 }
             }
             Command::Go(limits) => self.go(limits),
@@ -233,7 +237,9 @@ impl Engine {
         let lines = [
             format!("id name {ENGINE_NAME}"),
             format!("id author {AUTHOR}"),
-            format!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"),
+            format!(
+                "option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"
+            ),
             format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"),
             format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"),
             "option name Ponder type check default false".to_string(),
@@ -248,8 +254,7 @@ impl Engine {
 
     fn set_option(&mut self, name: &str, value: Option<&str>) {
         let spin = |min: usize, max: usize| -> Result<usize, String> {
-            let text =
-                value.ok_or_else(|| format!("option '{name}' needs a value {min}..{max}"))?;
+            let text = value.ok_or_else(|| format!("option '{name}' needs a value {min}..{max}"))?;
             match text.parse::<usize>() {
                 Ok(n) if (min..=max).contains(&n) => Ok(n),
                 _ => Err(format!(
@@ -309,10 +314,7 @@ impl Engine {
 
     fn variant(&self) -> String {
         let spec = self.session.spec();
-        spec.split_whitespace()
-            .next()
-            .unwrap_or("kalah")
-            .to_string()
+        spec.split_whitespace().next().unwrap_or("kalah").to_string()
     }
 
     /// Switch game, keeping the GameOptions when they apply to the new game.

@@ -232,9 +232,7 @@ pub fn search<G: Game>(
     if open_ended {
         // `infinite` and `ponder` report only after `stop` (or `ponderhit` when pondering).
         while !control.stop.load(Ordering::Relaxed)
-            && (limits.infinite
-                || limits.is_unlimited()
-                || control.pondering.load(Ordering::Relaxed))
+            && (limits.infinite || limits.is_unlimited() || control.pondering.load(Ordering::Relaxed))
         {
             std::thread::sleep(Duration::from_millis(1));
         }
@@ -292,8 +290,7 @@ impl<G: Game> Worker<'_, G> {
                     for rm in &mut self.root_moves {
                         rm.score = rm.previous_score;
                     }
-                    self.root_moves
-                        .sort_by_key(|rm| std::cmp::Reverse(rm.score));
+                    self.root_moves.sort_by_key(|rm| std::cmp::Reverse(rm.score));
                 }
                 break;
             }

@@ -199,14 +199,7 @@ mod tests {
         let tt = TranspositionTable::new(1).unwrap();
         assert_eq!(tt.hashfull(), 0);
         for k in 0..100_000u64 {
-            tt.store(
-                k.wrapping_mul(0x9E37_79B9_7F4A_7C15),
-                1,
-                0,
-                Bound::Exact,
-                None,
-                false,
-            );
+            tt.store(k.wrapping_mul(0x9E37_79B9_7F4A_7C15), 1, 0, Bound::Exact, None, false);
         }
         assert!(tt.hashfull() > 500);
         tt.new_search();
