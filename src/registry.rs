@@ -5,6 +5,7 @@ use thiserror::Error;
 use crate::game::Game;
 use crate::games::afrika::{self, Afrika};
 use crate::games::anywoli::{self, Anywoli};
+use crate::games::fanorona::{self, Fanorona, Size};
 use crate::games::kalah::{self, Kalah};
 use crate::options::{GameOptions, OptionError, OptionSpec};
 use crate::session::{GameSession, Session};
@@ -39,6 +40,24 @@ pub const GAMES: &[GameEntry] = &[
         summary: "Anywoli, relay sowing on 2x12 houses, fours captured; South moves first",
         options: anywoli::OPTIONS,
         build: |options| session(Anywoli::new(options)),
+    },
+    GameEntry {
+        name: "fanorona",
+        summary: "Fanoron-Tsivy, Fanorona on the 9x5 board; White moves first",
+        options: fanorona::OPTIONS,
+        build: |options| session(Fanorona::new(Size::Tsivy, options)),
+    },
+    GameEntry {
+        name: "fanorona-dimy",
+        summary: "Fanoron-Dimy, Fanorona on the 5x5 board; White moves first",
+        options: fanorona::OPTIONS,
+        build: |options| session(Fanorona::new(Size::Dimy, options)),
+    },
+    GameEntry {
+        name: "fanorona-telo",
+        summary: "Fanoron-Telo, Fanorona on the 3x3 board; White moves first",
+        options: fanorona::OPTIONS,
+        build: |options| session(Fanorona::new(Size::Telo, options)),
     },
 ];
 

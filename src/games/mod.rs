@@ -2,5 +2,6 @@
 
 pub mod afrika;
 pub mod anywoli;
+pub mod fanorona;
 pub mod kalah;
 pub mod mancala;

@@ -4,6 +4,10 @@
 mod afrika;
 mod anywoli;
 mod engine;
+mod fanorona;
+mod fanorona_brute;
+mod fanorona_perft;
+mod fanorona_telo;
 mod kalah;
 mod protocol;
 mod robustness;

@@ -1,0 +1,809 @@
+//! Fanorona in its three standard sizes (9×5 Tsivy, 5×5 Dimy, 3×3 Telo), as in
+//! `rules/fanorona.md`: one implementation, three registry entries.
+//!
+//! A position is two bitboards (White, Black), the side to move, the number of turns in a
+//! row without a capture (the quiet-limit draw rule and the repetition window) and, with
+//! `first-capture-single`, which sides still have their first turn to make. A move is a
+//! whole turn (see [`moves`]). White is `Player::P1`.
+
+pub mod board;
+pub mod moves;
+#[cfg(test)]
+mod tests;
+
+use std::fmt::Write;
+
+use crate::game::{BenchSpec, Game, GameResult, MoveError, Outcome, Player, Points, PositionError};
+use crate::options::{GameOptions, OptionKind, OptionSpec};
+pub use board::Size;
+use board::{Geometry, NONE, opposite};
+pub use moves::{FanoronaMove, MAX_STEPS, StepKind};
+
+pub const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "first-capture-single",
+        kind: OptionKind::Bool,
+        default: "false",
+        help: "each side's first turn of the game is at most a single capture (no chain)",
+    },
+    OptionSpec {
+        name: "repetition",
+        kind: OptionKind::IntOrOff { min: 2, max: 10 },
+        default: "3",
+        help: "a position (board, side to move) occurring for the n-th time at the start of a \
+               turn is a draw",
+    },
+    OptionSpec {
+        name: "quiet-limit",
+        kind: OptionKind::IntOrOff { min: 1, max: 1000 },
+        default: "100",
+        help: "this many turns in a row without a capture is a draw",
+    },
+];
+
+const WHITE: usize = 0;
+const BLACK: usize = 1;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FanoronaPosition {
+    /// Stones by colour: `[White, Black]`.
+    stones: [u64; 2],
+    /// White = P1 moves first.
+    side: Player,
+    /// Turns in a row without a capture, up to now.
+    quiet: u32,
+    /// first-capture-single: bit 0 White, bit 1 Black has not made its first turn yet.
+    first_pending: u8,
+}
+
+impl FanoronaPosition {
+    pub fn white(&self) -> u64 {
+        self.stones[WHITE]
+    }
+
+    pub fn black(&self) -> u64 {
+        self.stones[BLACK]
+    }
+
+    /// Turns in a row without a capture.
+    pub fn quiet(&self) -> u32 {
+        self.quiet
+    }
+
+    #[inline(always)]
+    fn own(&self) -> u64 {
+        self.stones[self.side.index()]
+    }
+
+    #[inline(always)]
+    fn enemy(&self) -> u64 {
+        self.stones[1 - self.side.index()]
+    }
+}
+
+fn colour_name(player: Player) -> &'static str {
+    match player {
+        Player::P1 => "White",
+        Player::P2 => "Black",
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Fanorona {
+    size: Size,
+    g: &'static Geometry,
+    first_capture_single: bool,
+    repetition: Option<u32>,
+    quiet_limit: Option<u32>,
+    options: GameOptions,
+    start: FanoronaPosition,
+}
+
+impl Fanorona {
+    pub fn new(size: Size, options: GameOptions) -> Fanorona {
+        let g = size.geometry();
+        let stones = parse_board(g, size.start_board()).expect("start board is valid");
+        let first_capture_single = options.bool("first-capture-single");
+        Fanorona {
+            size,
+            g,
+            first_capture_single,
+            repetition: options.int_or_off("repetition").map(|n| n as u32),
+            quiet_limit: options.int_or_off("quiet-limit").map(|n| n as u32),
+            options,
+            start: FanoronaPosition {
+                stones,
+                side: Player::P1,
+                quiet: 0,
+                first_pending: if first_capture_single { 0b11 } else { 0 },
+            },
+        }
+    }
+
+    /// The game with its default options.
+    pub fn with_defaults(size: Size) -> Fanorona {
+        let options = GameOptions::parse(size.game_name(), OPTIONS, &[])
+            .expect("no options are always valid");
+        Fanorona::new(size, options)
+    }
+
+    pub fn size(&self) -> Size {
+        self.size
+    }
+
+    pub fn geometry(&self) -> &'static Geometry {
+        self.g
+    }
+
+    /// Is the mover limited to a single capture step this turn (first-capture-single)?
+    #[inline(always)]
+    fn single_capture(&self, pos: &FanoronaPosition) -> bool {
+        pos.first_pending & (1 << pos.side.index()) != 0
+    }
+
+    #[inline(always)]
+    fn quiet_limit_reached(&self, pos: &FanoronaPosition) -> bool {
+        self.quiet_limit.is_some_and(|limit| pos.quiet >= limit)
+    }
+
+    fn board_text(&self, pos: &FanoronaPosition) -> String {
+        let g = self.g;
+        let mut out = String::new();
+        for rank in (0..g.ranks).rev() {
+            let mut run = 0;
+            for file in 0..g.files {
+                let bit = 1u64 << (rank * g.files + file);
+                let c = if pos.stones[WHITE] & bit != 0 {
+                    'W'
+                } else if pos.stones[BLACK] & bit != 0 {
+                    'B'
+                } else {
+                    run += 1;
+                    continue;
+                };
+                if run > 0 {
+                    let _ = write!(out, "{run}");
+                    run = 0;
+                }
+                out.push(c);
+            }
+            if run > 0 {
+                let _ = write!(out, "{run}");
+            }
+            if rank > 0 {
+                out.push('/');
+            }
+        }
+        out
+    }
+
+    /// Check the move text step by step against the rules, building the move, so that an
+    /// illegal move is rejected with the rule it breaks.
+    fn check_move(
+        &self,
+        pos: &FanoronaPosition,
+        text: &str,
+        from: usize,
+        steps: &[(usize, Option<StepKind>)],
+    ) -> Result<FanoronaMove, MoveError> {
+        let g = self.g;
+        let name = |p: usize| g.point_name(p);
+        let me = pos.side;
+        let (mut own, mut enemy) = (pos.own(), pos.enemy());
+        if own & (1 << from) == 0 {
+            let why = if enemy & (1 << from) != 0 {
+                format!(
+                    "{} holds a {} stone, but {} is to move",
+                    name(from),
+                    colour_name(me.other()),
+                    colour_name(me)
+                )
+            } else {
+                format!("{} is empty", name(from))
+            };
+            return Err(MoveError::illegal(text, why));
+        }
+        let mut at = from;
+        let mut visited = 1u64 << from;
+        let mut last = None;
+        let mut mv = FanoronaMove::chain_start(from);
+        for (i, &(to, kind)) in steps.iter().enumerate() {
+            let d = self.line_direction(text, at, to)?;
+            let occupied = (own | enemy) & (1 << to) != 0;
+            let Some(kind) = kind else {
+                // A paika (the parser allows these only as the single step of a move).
+                if occupied {
+                    return Err(MoveError::illegal(
+                        text,
+                        format!("{} is occupied", name(to)),
+                    ));
+                }
+                if g.capturers(own, enemy) != 0 {
+                    let mut legal = Vec::new();
+                    self.legal_moves(pos, &mut legal);
+                    let example = legal
+                        .first()
+                        .map(|&m| format!(", e.g. {}", self.format_move(pos, m)))
+                        .unwrap_or_default();
+                    return Err(MoveError::illegal(
+                        text,
+                        format!(
+                            "capturing is compulsory and {} can capture{example}",
+                            colour_name(me)
+                        ),
+                    ));
+                }
+                return Ok(FanoronaMove::paika(from, d));
+            };
+            if i > 0 && self.single_capture(pos) {
+                return Err(MoveError::illegal(
+                    text,
+                    format!(
+                        "first-capture-single: {}'s first turn is a single capture, not a chain",
+                        colour_name(me)
+                    ),
+                ));
+            }
+            if visited & (1 << to) != 0 {
+                return Err(MoveError::illegal(
+                    text,
+                    format!("the stone has already been on {} this turn", name(to)),
+                ));
+            }
+            if occupied {
+                return Err(MoveError::illegal(
+                    text,
+                    format!("{} is occupied", name(to)),
+                ));
+            }
+            if last == Some(d) {
+                return Err(MoveError::illegal(
+                    text,
+                    format!(
+                        "{}-{} goes in the same direction as the step just before",
+                        name(at),
+                        name(to)
+                    ),
+                ));
+            }
+            let (victim, along, what) = match kind {
+                StepKind::Approach => (g.step(to, d), d, "beyond"),
+                _ => (g.step(at, opposite(d)), opposite(d), "behind"),
+            };
+            if victim == NONE || enemy & (1 << victim) == 0 {
+                let kind_name = if kind == StepKind::Approach {
+                    "approach"
+                } else {
+                    "withdrawal"
+                };
+                let place = if kind == StepKind::Approach {
+                    format!("the point beyond {}", name(to))
+                } else {
+                    format!("the point behind {}", name(at))
+                };
+                let why = if victim == NONE {
+                    format!("{kind_name} captures nothing: there is no point {what} on that line")
+                } else {
+                    format!(
+                        "{kind_name} captures nothing: {place} ({}) holds no {} stone",
+                        name(victim as usize),
+                        colour_name(me.other())
+                    )
+                };
+                return Err(MoveError::illegal(text, why));
+            }
+            let line = g.line(enemy, victim, along);
+            enemy &= !line;
+            own ^= 1 << at | 1 << to;
+            mv = mv.with_capture(d, kind == StepKind::Withdrawal);
+            visited |= 1 << to;
+            last = Some(d);
+            at = to;
+        }
+        let mut legal = Vec::new();
+        self.legal_moves(pos, &mut legal);
+        if legal.contains(&mv) {
+            Ok(mv)
+        } else {
+            // Every rule was checked above: reaching this is a bug, reported rather than hidden.
+            Err(MoveError::illegal(text, "not among the legal moves here"))
+        }
+    }
+
+    /// The direction of a step from `from` to `to`, or why there is no line between them.
+    fn line_direction(&self, text: &str, from: usize, to: usize) -> Result<usize, MoveError> {
+        let g = self.g;
+        if let Some(d) = g.direction(from, to) {
+            return Ok(d);
+        }
+        let (ff, fr) = ((from % g.files) as i32, (from / g.files) as i32);
+        let (tf, tr) = ((to % g.files) as i32, (to / g.files) as i32);
+        let (df, dr) = (tf - ff, tr - fr);
+        let why = if (df, dr) == (0, 0) {
+            format!("a step must leave {}", g.point_name(from))
+        } else if df.abs() <= 1 && dr.abs() <= 1 {
+            format!(
+                "{} is a weak point (file + rank odd): no diagonal line to {}",
+                g.point_name(from),
+                g.point_name(to)
+            )
+        } else {
+            format!(
+                "{} is not next to {}: a step goes to an adjacent point",
+                g.point_name(to),
+                g.point_name(from)
+            )
+        };
+        Err(MoveError::illegal(text, why))
+    }
+}
+
+/// `BBB/B1W/WWW` → `[White, Black]` bitboards; ranks from the top, digits are runs of
+/// empty points, `.` is one empty point.
+fn parse_board(g: &Geometry, text: &str) -> Result<[u64; 2], PositionError> {
+    let ranks: Vec<&str> = text.split('/').collect();
+    let shape = format!(
+        "{} ranks of {} points from rank {} down, separated by '/', with W, B and digits for runs of empty points",
+        g.ranks, g.files, g.ranks
+    );
+    if ranks.len() != g.ranks {
+        return Err(PositionError::new(format!(
+            "the board has {} ranks, expected {shape}",
+            ranks.len()
+        )));
+    }
+    let mut stones = [0u64; 2];
+    for (i, rank_text) in ranks.iter().enumerate() {
+        let rank = g.ranks - 1 - i;
+        let mut file = 0usize;
+        for c in rank_text.chars() {
+            let (run, colour) = match c {
+                'W' => (1, Some(WHITE)),
+                'B' => (1, Some(BLACK)),
+                '.' => (1, None),
+                '1'..='9' => (c as usize - '0' as usize, None),
+                other => {
+                    return Err(PositionError::new(format!(
+                        "unexpected '{other}' in rank {}: expected W, B, . or a digit 1-9",
+                        rank + 1
+                    )));
+                }
+            };
+            if file + run > g.files {
+                return Err(PositionError::new(format!(
+                    "rank {} ('{rank_text}') has more than {} points",
+                    rank + 1,
+                    g.files
+                )));
+            }
+            if let Some(colour) = colour {
+                stones[colour] |= 1 << (rank * g.files + file);
+            }
+            file += run;
+        }
+        if file != g.files {
+            return Err(PositionError::new(format!(
+                "rank {} ('{rank_text}') has {file} points, expected {}",
+                rank + 1,
+                g.files
+            )));
+        }
+    }
+    Ok(stones)
+}
+
+/// Murmur3's 64-bit finaliser: a bijective mixer.
+#[inline(always)]
+fn mix(mut k: u64) -> u64 {
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    k ^ (k >> 33)
+}
+
+impl Game for Fanorona {
+    type Position = FanoronaPosition;
+    type Move = FanoronaMove;
+
+    fn spec(&self) -> String {
+        self.options.spec()
+    }
+
+    fn start_position(&self) -> FanoronaPosition {
+        self.start
+    }
+
+    fn to_move(&self, pos: &FanoronaPosition) -> Player {
+        pos.side
+    }
+
+    fn legal_moves(&self, pos: &FanoronaPosition, moves: &mut Vec<FanoronaMove>) {
+        moves.clear();
+        let (own, enemy) = (pos.own(), pos.enemy());
+        if own == 0 || enemy == 0 || self.quiet_limit_reached(pos) {
+            return;
+        }
+        moves::generate(self.g, own, enemy, self.single_capture(pos), moves);
+    }
+
+    fn play(&self, pos: &mut FanoronaPosition, mv: FanoronaMove) {
+        let me = pos.side.index();
+        let [white, black] = &mut pos.stones;
+        let (own, enemy) = if me == WHITE {
+            (white, black)
+        } else {
+            (black, white)
+        };
+        moves::apply(self.g, own, enemy, mv);
+        pos.quiet = if mv.is_capture() {
+            0
+        } else {
+            pos.quiet.saturating_add(1)
+        };
+        pos.first_pending &= !(1 << me);
+        pos.side = pos.side.other();
+    }
+
+    fn outcome(&self, pos: &FanoronaPosition) -> Option<Outcome> {
+        let (own, enemy) = (pos.own(), pos.enemy());
+        let lost = |reason| {
+            Some(Outcome {
+                result: GameResult::won_by(Some(pos.side.other())),
+                scores: self.scores(pos),
+                reason,
+            })
+        };
+        if own == 0 {
+            return lost("no stones left");
+        }
+        if enemy == 0 {
+            // Only from a position string: the side not to move has already lost.
+            return Some(Outcome {
+                result: GameResult::won_by(Some(pos.side)),
+                scores: self.scores(pos),
+                reason: "no stones left",
+            });
+        }
+        let empty = self.g.all & !(own | enemy);
+        if self.g.can_step(own, empty) == 0 {
+            return lost("no legal move");
+        }
+        if self.quiet_limit_reached(pos) {
+            return Some(Outcome {
+                result: GameResult::Draw,
+                scores: self.scores(pos),
+                reason: "turns without capture limit",
+            });
+        }
+        None
+    }
+
+    /// Stones each player has captured (start count minus the opponent's stones).
+    fn scores(&self, pos: &FanoronaPosition) -> [Points; 2] {
+        let start = self.size.stones_per_side() as i32;
+        [
+            Points::whole(start - pos.stones[BLACK].count_ones() as i32),
+            Points::whole(start - pos.stones[WHITE].count_ones() as i32),
+        ]
+    }
+
+    fn evaluate(&self, pos: &FanoronaPosition) -> i32 {
+        let g = self.g;
+        let (own, enemy) = (pos.own(), pos.enemy());
+        let empty = g.all & !(own | enemy);
+        let material = own.count_ones() as i32 - enemy.count_ones() as i32;
+        // Captures are compulsory and the mover strikes first: its best single capture is
+        // a nearly sure gain (a chain may add more), while its own exposed stones may be
+        // saved, or traded, by its capture.
+        let mine = g.threats(own, enemy);
+        let theirs = g.threats(enemy, own);
+        let strike = if mine.longest > 0 {
+            80 * mine.longest as i32 + 15 * (mine.targets.count_ones().min(4) as i32 - 1)
+        } else {
+            0
+        };
+        let exposed = 25 * theirs.longest as i32 + 5 * theirs.targets.count_ones().min(4) as i32;
+        let mobility = g.can_step(own, empty).count_ones() as i32
+            - g.can_step(enemy, empty).count_ones() as i32;
+        let strong = (own & g.strong).count_ones() as i32 - (enemy & g.strong).count_ones() as i32;
+        100 * material + strike - exposed + 4 * mobility + 5 * strong
+    }
+
+    fn hash(&self, pos: &FanoronaPosition) -> u64 {
+        // The quiet counter changes the game only when a limit is set; the points use bits
+        // 0..45, so the state fits above them.
+        let quiet = if self.quiet_limit.is_some() {
+            pos.quiet.min(2047) as u64
+        } else {
+            0
+        };
+        let state = pos.side.index() as u64 | (pos.first_pending as u64) << 1 | quiet << 3;
+        mix(mix(pos.stones[WHITE] ^ 0x9e37_79b9_7f4a_7c15) ^ pos.stones[BLACK] ^ state << 50)
+    }
+
+    fn history_key(&self, _pos: &FanoronaPosition, mv: FanoronaMove) -> Option<usize> {
+        // The stone and its first step: below 45 * 16 = 720.
+        let (d, kind) = mv.step(0);
+        Some(mv.from() * 16 + d * 2 + usize::from(kind == StepKind::Withdrawal))
+    }
+
+    fn order_hint(&self, pos: &FanoronaPosition, mv: FanoronaMove) -> i32 {
+        if mv.is_capture() {
+            // Bigger captures first; among equals, the longer chain (it ends further on).
+            let (mut own, mut enemy) = (pos.own(), pos.enemy());
+            let before = enemy.count_ones();
+            moves::apply(self.g, &mut own, &mut enemy, mv);
+            let captured = (before - enemy.count_ones()) as i32;
+            1000 + 32 * captured + mv.len() as i32
+        } else {
+            let (d, _) = mv.step(0);
+            let to = self.g.step(mv.from(), d) as usize;
+            self.g.is_strong(to) as i32
+        }
+    }
+
+    fn repetition_limit(&self) -> Option<u32> {
+        self.repetition
+    }
+
+    /// Board and side to move (plus the first-capture-single state, which differs only
+    /// before a side's first turn); not the quiet counter.
+    fn repetition_key(&self, pos: &FanoronaPosition) -> u64 {
+        let state = pos.side.index() as u64 | (pos.first_pending as u64) << 1;
+        mix(mix(pos.stones[WHITE] ^ 0x2545_f491_4f6c_dd1d) ^ pos.stones[BLACK] ^ state << 50)
+    }
+
+    /// A capture can never be undone, so only positions since the last one can repeat.
+    fn reversible_plies(&self, pos: &FanoronaPosition) -> usize {
+        pos.quiet as usize
+    }
+
+    fn repetition_outcome(&self, pos: &FanoronaPosition) -> Outcome {
+        Outcome {
+            result: GameResult::Draw,
+            scores: self.scores(pos),
+            reason: "repetition",
+        }
+    }
+
+    fn parse_position(&self, text: &str) -> Result<FanoronaPosition, PositionError> {
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        let start = self.format_position(&self.start);
+        let expected_fields = if self.first_capture_single { 4 } else { 3 };
+        let usage = if self.first_capture_single {
+            format!(
+                "a {} position is '<board> <w|b> <turns without capture> <first turns to come: wb|w|b|->', e.g. '{start}'",
+                self.size.game_name()
+            )
+        } else {
+            format!(
+                "a {} position is '<board> <w|b> <turns without capture>', e.g. '{start}'",
+                self.size.game_name()
+            )
+        };
+        if fields.len() != expected_fields {
+            let hint = match (self.first_capture_single, fields.len()) {
+                (false, 4) => " (a 4th field belongs to first-capture-single=true)",
+                (true, 3) => " (first-capture-single=true needs the 4th field)",
+                _ => "",
+            };
+            return Err(PositionError::new(format!(
+                "expected {expected_fields} fields, found {}{hint}: {usage}",
+                fields.len()
+            )));
+        }
+        let stones = parse_board(self.g, fields[0])
+            .map_err(|e| PositionError::new(format!("{e}; {usage}")))?;
+        let limit = self.size.stones_per_side();
+        for (colour, player) in [(WHITE, Player::P1), (BLACK, Player::P2)] {
+            let n = stones[colour].count_ones();
+            if n > limit {
+                return Err(PositionError::new(format!(
+                    "{n} {} stones: a side has at most {limit} on this board",
+                    colour_name(player)
+                )));
+            }
+        }
+        let side = match fields[1] {
+            "w" => Player::P1,
+            "b" => Player::P2,
+            other => {
+                return Err(PositionError::new(format!(
+                    "side to move must be w or b, not '{other}'"
+                )));
+            }
+        };
+        let quiet = fields[2].parse::<u32>().map_err(|_| {
+            PositionError::new(format!(
+                "turns without capture must be a whole number, not '{}'",
+                fields[2]
+            ))
+        })?;
+        if let Some(limit) = self.quiet_limit
+            && quiet > limit
+        {
+            return Err(PositionError::new(format!(
+                "{quiet} turns without capture: the quiet-limit is {limit}"
+            )));
+        }
+        let mut first_pending = 0;
+        if let Some(&flags) = fields.get(3) {
+            first_pending = match flags {
+                "wb" => 0b11,
+                "w" => 0b01,
+                "b" => 0b10,
+                "-" => 0,
+                other => {
+                    return Err(PositionError::new(format!(
+                        "first turns to come must be wb, w, b or -, not '{other}'"
+                    )));
+                }
+            };
+        }
+        Ok(FanoronaPosition {
+            stones,
+            side,
+            quiet,
+            first_pending,
+        })
+    }
+
+    fn format_position(&self, pos: &FanoronaPosition) -> String {
+        let mut out = self.board_text(pos);
+        let side = if pos.side == Player::P1 { "w" } else { "b" };
+        let _ = write!(out, " {side} {}", pos.quiet);
+        if self.first_capture_single {
+            out.push(' ');
+            out.push_str(match pos.first_pending {
+                0b11 => "wb",
+                0b01 => "w",
+                0b10 => "b",
+                _ => "-",
+            });
+        }
+        out
+    }
+
+    fn parse_move(&self, pos: &FanoronaPosition, text: &str) -> Result<FanoronaMove, MoveError> {
+        let g = self.g;
+        let shape = "a move is from-to (a paika, e.g. c2-d2) or from-to with A (approach) or \
+                     W (withdrawal) after each capture step (e.g. f2-e3A, d4-d3A-c3W-d2A)";
+        let parts: Vec<&str> = text.split('-').collect();
+        if parts.len() < 2 {
+            return Err(MoveError::malformed(text, shape));
+        }
+        let last_file = (b'a' + g.files as u8 - 1) as char;
+        let point = |p: &str| {
+            g.parse_point(p).ok_or_else(|| {
+                MoveError::malformed(
+                    text,
+                    format!(
+                        "'{p}' is not a point of the {}×{} board (a1..{last_file}{}): {shape}",
+                        g.files, g.ranks, g.ranks
+                    ),
+                )
+            })
+        };
+        let from = point(parts[0])?;
+        let mut steps = Vec::with_capacity(parts.len() - 1);
+        for part in &parts[1..] {
+            let (name, kind) = match part.as_bytes().last() {
+                Some(b'A') => (&part[..part.len() - 1], Some(StepKind::Approach)),
+                Some(b'W') => (&part[..part.len() - 1], Some(StepKind::Withdrawal)),
+                _ => (*part, None),
+            };
+            steps.push((point(name)?, kind));
+        }
+        if steps.len() > 1 && steps.iter().any(|(_, k)| k.is_none()) {
+            return Err(MoveError::malformed(
+                text,
+                format!("only captures chain, so every step of a chain needs A or W: {shape}"),
+            ));
+        }
+        if steps.len() > MAX_STEPS {
+            return Err(MoveError::malformed(
+                text,
+                format!("a chain has at most {MAX_STEPS} steps"),
+            ));
+        }
+        if let Some(outcome) = self.outcome(pos) {
+            return Err(MoveError::illegal(
+                text,
+                format!("the game is over ({})", outcome.reason),
+            ));
+        }
+        self.check_move(pos, text, from, &steps)
+    }
+
+    fn format_move(&self, _pos: &FanoronaPosition, mv: FanoronaMove) -> String {
+        moves::notation(self.g, mv)
+    }
+
+    fn render(&self, pos: &FanoronaPosition) -> String {
+        let g = self.g;
+        let mut out = String::new();
+        for rank in (0..g.ranks).rev() {
+            let _ = write!(out, " {} ", rank + 1);
+            for file in 0..g.files {
+                let bit = 1u64 << (rank * g.files + file);
+                let c = if pos.stones[WHITE] & bit != 0 {
+                    'W'
+                } else if pos.stones[BLACK] & bit != 0 {
+                    'B'
+                } else {
+                    '.'
+                };
+                if file > 0 {
+                    out.push('-');
+                }
+                out.push(c);
+            }
+            out.push('\n');
+            if rank > 0 {
+                out.push_str("   ");
+                for file in 0..g.files {
+                    if file > 0 {
+                        // The diagonal between two files leaves from the strong point.
+                        let strong_above = (file - 1 + rank) % 2 == 0;
+                        out.push(if strong_above { '\\' } else { '/' });
+                    }
+                    out.push('|');
+                }
+                out.push('\n');
+            }
+        }
+        out.push_str("   ");
+        for file in 0..g.files {
+            if file > 0 {
+                out.push(' ');
+            }
+            out.push((b'a' + file as u8) as char);
+        }
+        out.push('\n');
+        let _ = write!(
+            out,
+            "To move: {} ({}); turns without capture: {}",
+            colour_name(pos.side),
+            pos.side.name(),
+            pos.quiet
+        );
+        if let Some(limit) = self.quiet_limit {
+            let _ = write!(out, " of {limit}");
+        }
+        if self.first_capture_single && pos.first_pending != 0 {
+            let _ = write!(out, "; first turn (single capture) to come for");
+            for (bit, player) in [(1, Player::P1), (2, Player::P2)] {
+                if pos.first_pending & bit != 0 {
+                    let _ = write!(out, " {}", colour_name(player));
+                }
+            }
+        }
+        out
+    }
+
+    fn bench(&self) -> BenchSpec {
+        // Positions reached in play (see fixtures/perft/fanorona.txt).
+        match self.size {
+            Size::Tsivy => BenchSpec {
+                depth: 7,
+                positions: &[
+                    "BB2BBBB1/BBBWB1B2/BW4WBW/WWWBWBWW1/WWWW2WWW w 0",
+                    "1B2BBBBB/1B4BBB/W2W1BWBW/4B4/1W1W3WW b 0",
+                    "BB7/1B1B3W1/B1B2W3/1B5WW/6W1W w 5",
+                ],
+            },
+            Size::Dimy => BenchSpec {
+                depth: 9,
+                positions: &[
+                    "BB1B1/BB3/2B1W/W2W1/1WWW1 w 0",
+                    "1B1BB/2BBB/2W1W/2WWW/W2WW b 0",
+                ],
+            },
+            Size::Telo => BenchSpec {
+                depth: 12,
+                positions: &["BB1/BWW/1WW b 0"],
+            },
+        }
+    }
+}

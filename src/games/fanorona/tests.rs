@@ -1,0 +1,655 @@
+//! One test (at least) per rule of `rules/fanorona.md`, plus notation and position strings.
+
+use super::*;
+use crate::session::{GameSession, Session};
+
+fn game(size: Size, options: &[&str]) -> Fanorona {
+    Fanorona::new(
+        size,
+        GameOptions::parse(size.game_name(), OPTIONS, options).unwrap(),
+    )
+}
+
+fn tsivy() -> Fanorona {
+    game(Size::Tsivy, &[])
+}
+
+fn at(g: &Fanorona, text: &str) -> FanoronaPosition {
+    g.parse_position(text)
+        .unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+/// Legal move texts, sorted.
+fn legal(g: &Fanorona, pos: &FanoronaPosition) -> Vec<String> {
+    let mut moves = Vec::new();
+    g.legal_moves(pos, &mut moves);
+    let mut texts: Vec<String> = moves.iter().map(|&m| g.format_move(pos, m)).collect();
+    texts.sort();
+    texts
+}
+
+fn after(g: &Fanorona, pos: &FanoronaPosition, text: &str) -> String {
+    let mv = g
+        .parse_move(pos, text)
+        .unwrap_or_else(|e| panic!("{text}: {e}"));
+    let mut p = *pos;
+    g.play(&mut p, mv);
+    g.format_position(&p)
+}
+
+fn rejected(g: &Fanorona, pos: &FanoronaPosition, text: &str) -> String {
+    match g.parse_move(pos, text) {
+        Ok(mv) => panic!("{text} accepted as {mv:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+// ---- Board ----
+
+#[test]
+fn strong_points_have_diagonals_weak_points_do_not() {
+    let g = Size::Tsivy.geometry();
+    let neighbours = |name: &str| {
+        let p = g.parse_point(name).unwrap();
+        let mut n: Vec<String> = (0..8)
+            .filter(|&d| g.step(p, d) != NONE)
+            .map(|d| g.point_name(g.step(p, d) as usize))
+            .collect();
+        n.sort();
+        n
+    };
+    // a1: (1 + 1) even, strong; corners and the centre are strong.
+    assert_eq!(neighbours("a1"), ["a2", "b1", "b2"]);
+    assert_eq!(neighbours("b1"), ["a1", "b2", "c1"]);
+    assert_eq!(neighbours("e3").len(), 8);
+    assert_eq!(neighbours("c2"), ["b2", "c1", "c3", "d2"]);
+    assert_eq!(neighbours("i5"), ["h4", "h5", "i4"]);
+    assert!(g.is_strong(g.parse_point("i1").unwrap()));
+    assert!(g.is_strong(g.parse_point("a5").unwrap()));
+    // Diagonal neighbours of a strong point are strong.
+    for p in 0..g.points {
+        for d in [1, 3, 5, 7] {
+            let n = g.step(p, d);
+            if n != NONE {
+                assert!(g.is_strong(p) && g.is_strong(n as usize));
+            }
+        }
+    }
+    let telo = Size::Telo.geometry();
+    assert_eq!(telo.strong.count_ones(), 5); // corners and centre
+    assert_eq!(Size::Dimy.geometry().strong.count_ones(), 13);
+}
+
+#[test]
+fn forward_directions_go_up_the_point_indices() {
+    for size in [Size::Tsivy, Size::Dimy, Size::Telo] {
+        let g = size.geometry();
+        for (up, down) in board::FORWARD_PAIRS {
+            assert!(g.delta[up] > 0);
+            assert_eq!(g.delta[down], -g.delta[up]);
+            assert_eq!(down, opposite(up));
+        }
+    }
+}
+
+#[test]
+fn start_positions_and_white_first() {
+    let cases = [
+        (
+            Size::Tsivy,
+            "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0",
+            22,
+        ),
+        (Size::Dimy, "BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0", 12),
+        (Size::Telo, "BBB/B1W/WWW w 0", 4),
+    ];
+    for (size, text, stones) in cases {
+        let g = game(size, &[]);
+        let start = g.start_position();
+        assert_eq!(g.format_position(&start), text);
+        assert_eq!(start.white().count_ones(), stones);
+        assert_eq!(start.black().count_ones(), stones);
+        assert_eq!(g.to_move(&start), Player::P1);
+        // The centre is the empty point.
+        let geo = size.geometry();
+        let file = (b'a' + geo.files as u8 / 2) as char;
+        let centre = geo
+            .parse_point(&format!("{file}{}", geo.ranks / 2 + 1))
+            .unwrap();
+        assert_eq!(
+            (start.white() | start.black()).count_ones() as usize,
+            geo.points - 1
+        );
+        assert_eq!((start.white() | start.black()) & (1 << centre), 0);
+    }
+    // rank 3 of 9×5 reads a3 black, b3 white, …, i3 white.
+    let g = tsivy();
+    let start = g.start_position();
+    let geo = g.geometry();
+    let point = |n: &str| 1u64 << geo.parse_point(n).unwrap();
+    assert_ne!(start.black() & point("a3"), 0);
+    assert_ne!(start.white() & point("b3"), 0);
+    assert_ne!(start.white() & point("i3"), 0);
+    assert_ne!(start.black() & point("f3"), 0);
+}
+
+#[test]
+fn the_five_first_moves_on_nine_by_five() {
+    let g = tsivy();
+    assert_eq!(
+        legal(&g, &g.start_position()),
+        ["d2-e3A", "d3-e3A", "d3-e3W", "e2-e3A", "f2-e3A"]
+    );
+}
+
+// ---- A turn ----
+
+#[test]
+fn paika_steps_to_an_adjacent_empty_point_when_nothing_can_be_captured() {
+    let g = tsivy();
+    let pos = at(&g, "9/9/4B4/9/W8 w 0");
+    assert_eq!(legal(&g, &pos), ["a1-a2", "a1-b1", "a1-b2"]);
+    assert_eq!(after(&g, &pos, "a1-b2"), "9/9/4B4/1W7/9 b 1");
+    // A weak point has no diagonal paika.
+    let pos = at(&g, "B8/9/9/2W6/9 w 0");
+    assert_eq!(legal(&g, &pos), ["c2-b2", "c2-c1", "c2-c3", "c2-d2"]);
+    assert!(rejected(&g, &pos, "c2-d3").contains("weak point"));
+}
+
+#[test]
+fn approach_captures_the_whole_line_up_to_an_empty_point() {
+    let g = tsivy();
+    let pos = at(&g, "9/9/W1BBB1B2/9/9 w 0");
+    assert_eq!(legal(&g, &pos), ["a3-b3A"]);
+    assert_eq!(after(&g, &pos, "a3-b3A"), "9/9/1W4B2/9/9 b 0");
+}
+
+#[test]
+fn a_captured_line_stops_at_an_own_stone_and_at_the_edge() {
+    let g = tsivy();
+    let pos = at(&g, "9/9/W1BBWB3/9/9 w 0");
+    assert_eq!(after(&g, &pos, "a3-b3A"), "9/9/1W2WB3/9/9 b 0");
+    let pos = at(&g, "9/8B/3W1BBBB/9/9 w 0");
+    assert_eq!(after(&g, &pos, "d3-e3A"), "9/8B/4W4/9/9 b 0");
+}
+
+#[test]
+fn approach_along_a_diagonal_of_strong_points() {
+    let g = tsivy();
+    let pos = at(&g, "8B/3B5/2B6/9/W8 w 0");
+    assert_eq!(legal(&g, &pos), ["a1-b2A"]);
+    assert_eq!(after(&g, &pos, "a1-b2A"), "8B/9/9/1W7/9 b 0");
+}
+
+#[test]
+fn withdrawal_captures_the_line_behind() {
+    let g = tsivy();
+    let pos = at(&g, "8B/9/BBBW5/9/9 w 0");
+    assert_eq!(legal(&g, &pos), ["d3-e3W"]);
+    assert_eq!(after(&g, &pos, "d3-e3W"), "8B/9/4W4/9/9 b 0");
+}
+
+#[test]
+fn a_step_that_captures_both_ways_is_two_moves() {
+    let g = tsivy();
+    let pos = at(&g, "9/9/1BW1B4/9/9 w 0");
+    assert_eq!(legal(&g, &pos), ["c3-d3A", "c3-d3W"]);
+    assert_eq!(after(&g, &pos, "c3-d3A"), "9/9/1B1W5/9/9 b 0");
+    assert_eq!(after(&g, &pos, "c3-d3W"), "9/9/3WB4/9/9 b 0");
+}
+
+#[test]
+fn capturing_is_compulsory_but_any_capture_may_be_chosen() {
+    let g = tsivy();
+    let pos = at(&g, "9/9/1BW1B4/9/W8 w 0");
+    let why = rejected(&g, &pos, "a1-a2");
+    assert!(why.contains("compulsory"), "{why}");
+    assert!(!legal(&g, &pos).iter().any(|m| !m.ends_with(['A', 'W'])));
+    // Start: captures of one stone (d3-e3A) and of two (e2-e3A) are both legal.
+    let start = g.start_position();
+    assert_eq!(after(&g, &start, "d3-e3A").matches('B').count(), 21);
+    assert_eq!(after(&g, &start, "e2-e3A").matches('B').count(), 20);
+}
+
+/// c3 (white) with black on e3, d5 and b2: see the chains worked out below.
+const CHAINS: &str = "3B5/9/2W1B4/1B7/9 w 0";
+
+#[test]
+fn chains_continue_with_the_same_stone_and_every_prefix_is_a_move() {
+    let g = tsivy();
+    let pos = at(&g, CHAINS);
+    // c3-d3A takes e3, then d3-d4A takes d5; c3-d4W takes b2, then d4-d3W takes d5 or
+    // d4-c5W takes e3 and c5-b5W then d5. d4-c3 (approach on b2) would return to the start.
+    assert_eq!(
+        legal(&g, &pos),
+        [
+            "c3-d3A",
+            "c3-d3A-d4A",
+            "c3-d4W",
+            "c3-d4W-c5W",
+            "c3-d4W-c5W-b5W",
+            "c3-d4W-d3W"
+        ]
+    );
+    assert_eq!(after(&g, &pos, "c3-d4W-c5W-b5W"), "1W7/9/9/9/9 b 0");
+    assert_eq!(after(&g, &pos, "c3-d4W"), "3B5/3W5/4B4/9/9 b 0");
+}
+
+#[test]
+fn a_chain_never_lands_on_a_point_it_occupied_this_turn() {
+    let g = tsivy();
+    let pos = at(&g, CHAINS);
+    let why = rejected(&g, &pos, "c3-d3A-d4A-c3A");
+    assert!(why.contains("already been on c3"), "{why}");
+    // The same landing when it was not visited: d4-c3 captures b2 by approach.
+    let pos = at(&g, "9/3W5/9/1B7/8B w 0");
+    assert_eq!(legal(&g, &pos), ["d4-c3A"]);
+}
+
+#[test]
+fn a_chain_never_repeats_the_direction_of_the_step_before() {
+    let g = tsivy();
+    // c3-d3W takes b3; d3-e3 (east again) would take f3 by approach, but is forbidden.
+    let pos = at(&g, "3B5/9/1BW2B3/9/9 w 0");
+    assert_eq!(legal(&g, &pos), ["c3-d3W", "c3-d3W-d4A"]);
+    let why = rejected(&g, &pos, "c3-d3W-e3A");
+    assert!(why.contains("same direction"), "{why}");
+    // A later step may use that direction again after a turn.
+    let pos = at(&g, "3B5/5B3/1BW6/9/9 w 0");
+    assert_eq!(legal(&g, &pos), ["c3-d3W", "c3-d3W-d4A", "c3-d3W-d4A-e4A"]);
+}
+
+#[test]
+fn only_captures_continue_a_chain() {
+    let g = tsivy();
+    let pos = at(&g, CHAINS);
+    let why = rejected(&g, &pos, "c3-d3A-d2");
+    assert!(why.contains("needs A or W"), "{why}");
+    let why = rejected(&g, &pos, "c3-d3A-d2A");
+    assert!(why.contains("captures nothing"), "{why}");
+}
+
+#[test]
+fn first_capture_single_limits_each_sides_first_turn() {
+    let g = game(Size::Tsivy, &["first-capture-single=true"]);
+    let pos = at(&g, &format!("{CHAINS} wb"));
+    assert_eq!(legal(&g, &pos), ["c3-d3A", "c3-d4W"]);
+    let why = rejected(&g, &pos, "c3-d4W-d3W");
+    assert!(why.contains("first-capture-single"), "{why}");
+    // Once White has moved, White chains again; Black's first turn is still to come.
+    assert_eq!(after(&g, &pos, "c3-d4W"), "3B5/3W5/4B4/9/9 b 0 b");
+    let pos = at(&g, &format!("{CHAINS} b"));
+    assert_eq!(legal(&g, &pos).len(), 6);
+    // From the start: both sides' first turns are single captures.
+    let start = g.start_position();
+    assert_eq!(
+        g.format_position(&start),
+        format!("{} w 0 wb", Size::Tsivy.start_board())
+    );
+    let mut p = start;
+    let mut moves = Vec::new();
+    for _ in 0..2 {
+        g.legal_moves(&p, &mut moves);
+        assert!(moves.iter().all(|m| m.len() == 1));
+        g.play(&mut p, moves[0]);
+    }
+    assert_eq!(p.first_pending, 0);
+    // Off by default: the same black reply can chain.
+    let plain = tsivy();
+    let mut p = plain.start_position();
+    let reply = plain.parse_move(&p, "d3-e3W").unwrap();
+    plain.play(&mut p, reply);
+    plain.legal_moves(&p, &mut moves);
+    assert!(moves.iter().any(|m| m.len() > 1));
+}
+
+// ---- End and result ----
+
+#[test]
+fn a_player_without_stones_loses() {
+    let g = tsivy();
+    let pos = at(&g, "9/9/BBBW5/9/9 w 0");
+    let mut p = pos;
+    g.play(&mut p, g.parse_move(&pos, "d3-e3W").unwrap());
+    let outcome = g.outcome(&p).unwrap();
+    assert_eq!(outcome.result, GameResult::P1Win);
+    assert_eq!(outcome.reason, "no stones left");
+    assert_eq!(legal(&g, &p), Vec::<String>::new());
+    assert!(
+        g.parse_move(&p, "e3-e4")
+            .unwrap_err()
+            .to_string()
+            .contains("over")
+    );
+}
+
+#[test]
+fn a_player_without_a_legal_move_loses() {
+    let g = game(Size::Telo, &[]);
+    // a1 is the only empty point and no white stone is next to it.
+    let pos = at(&g, "WWW/BBW/1BB w 0");
+    assert_eq!(legal(&g, &pos), Vec::<String>::new());
+    let outcome = g.outcome(&pos).unwrap();
+    assert_eq!(outcome.result, GameResult::P2Win);
+    assert_eq!(outcome.reason, "no legal move");
+    // Black, to move there, has moves.
+    let pos = at(&g, "WWW/BBW/1BB b 0");
+    assert!(g.outcome(&pos).is_none());
+}
+
+/// White i1 and Black a5 shuffle back and forth: nothing can ever be captured.
+const SHUFFLE: [&str; 4] = ["i1-i2", "a5-a4", "i2-i1", "a4-a5"];
+const FAR_APART: &str = "B8/9/9/9/8W w 0";
+
+fn session(options: &[&str]) -> GameSession<Fanorona> {
+    GameSession::new(game(Size::Tsivy, options))
+}
+
+#[test]
+fn the_third_occurrence_of_a_position_at_a_turn_start_is_a_draw() {
+    let mut s = session(&[]);
+    let twice: Vec<&str> = SHUFFLE.to_vec();
+    s.set_position(Some(FAR_APART), &twice).unwrap();
+    assert!(
+        s.outcome().is_none(),
+        "the second occurrence is not yet a draw"
+    );
+    let mut thrice = twice.clone();
+    thrice.extend(SHUFFLE);
+    s.set_position(Some(FAR_APART), &thrice).unwrap();
+    let outcome = s.outcome().unwrap();
+    assert_eq!(outcome.result, GameResult::Draw);
+    assert_eq!(outcome.reason, "repetition");
+    assert!(s.legal_moves().is_empty());
+    // repetition=2 ends at the second occurrence; repetition=off never.
+    let mut s = session(&["repetition=2"]);
+    s.set_position(Some(FAR_APART), &twice).unwrap();
+    assert_eq!(s.outcome().unwrap().reason, "repetition");
+    let mut s = session(&["repetition=off"]);
+    let mut many = Vec::new();
+    for _ in 0..10 {
+        many.extend(SHUFFLE);
+    }
+    s.set_position(Some(FAR_APART), &many).unwrap();
+    assert!(s.outcome().is_none());
+    // The side to move is part of the position: the same board with the other side to move
+    // is another position.
+    let g = tsivy();
+    let a = at(&g, FAR_APART);
+    let b = at(&g, "B8/9/9/9/8W b 0");
+    assert_ne!(g.repetition_key(&a), g.repetition_key(&b));
+    // The quiet counter is not.
+    assert_eq!(
+        g.repetition_key(&a),
+        g.repetition_key(&at(&g, "B8/9/9/9/8W w 4"))
+    );
+}
+
+#[test]
+fn a_hundred_turns_without_capture_is_a_draw() {
+    let g = tsivy();
+    let pos = at(&g, "B8/9/9/9/8W w 99");
+    assert!(g.outcome(&pos).is_none());
+    let mut p = pos;
+    g.play(&mut p, g.parse_move(&pos, "i1-i2").unwrap());
+    assert_eq!(p.quiet(), 100);
+    let outcome = g.outcome(&p).unwrap();
+    assert_eq!(outcome.result, GameResult::Draw);
+    assert_eq!(outcome.reason, "turns without capture limit");
+    assert!(legal(&g, &p).is_empty());
+    // Every turn counts (both players'), and a capture resets the count.
+    let mut s = session(&[]);
+    let mut moves = Vec::new();
+    for _ in 0..25 {
+        moves.extend(SHUFFLE);
+    }
+    // repetition would end this first: switch it off to see the counter alone.
+    let mut s_off = session(&["repetition=off"]);
+    s_off.set_position(Some(FAR_APART), &moves[..99]).unwrap();
+    assert!(s_off.outcome().is_none());
+    s_off.set_position(Some(FAR_APART), &moves[..100]).unwrap();
+    assert_eq!(
+        s_off.outcome().unwrap().reason,
+        "turns without capture limit"
+    );
+    s.set_position(Some("9/9/1BW1B4/9/9 w 7"), &["c3-d3A"])
+        .unwrap();
+    assert!(s.fen().ends_with(" b 0"), "{}", s.fen());
+    // The limit is an option.
+    let short = game(Size::Tsivy, &["quiet-limit=4"]);
+    assert!(short.outcome(&at(&short, "B8/9/9/9/8W w 4")).is_some());
+    assert!(short.parse_position("B8/9/9/9/8W w 5").is_err());
+    let never = game(Size::Tsivy, &["quiet-limit=off"]);
+    assert!(never.outcome(&at(&never, "B8/9/9/9/8W w 5000")).is_none());
+}
+
+// ---- Notation ----
+
+#[test]
+fn move_notation_round_trips() {
+    let g = tsivy();
+    for (fen, text) in [
+        ("9/9/4B4/9/W8 w 0", "a1-b2"),
+        (Size::Tsivy.start_board(), "f2-e3A"),
+        ("9/9/1BW1B4/9/9 w 0", "c3-d3W"),
+        (CHAINS, "c3-d4W-c5W-b5W"),
+    ] {
+        let fen = if fen.contains(' ') {
+            fen.to_string()
+        } else {
+            format!("{fen} w 0")
+        };
+        let pos = at(&g, &fen);
+        let mv = g.parse_move(&pos, text).unwrap();
+        assert_eq!(g.format_move(&pos, mv), text);
+    }
+}
+
+#[test]
+fn malformed_moves_are_explained() {
+    let g = tsivy();
+    let pos = at(&g, CHAINS);
+    let cases = [
+        ("c3d3A", "from-to"),
+        ("", "from-to"),
+        ("c3-", "not a point"),
+        ("c3-j3A", "not a point"),
+        ("c3-d6A", "not a point"),
+        ("C3-d3A", "not a point"),
+        ("c3-d3a", "not a point"),
+        ("c3-d3X", "not a point"),
+        ("c3A-d3A", "not a point"),
+        ("c3-d3A-d4", "needs A or W"),
+        ("c3 -d3A", "not a point"),
+    ];
+    for (text, expected) in cases {
+        let e = g.parse_move(&pos, text).unwrap_err();
+        assert!(matches!(e, MoveError::Malformed { .. }), "{text}: {e}");
+        assert!(e.to_string().contains(expected), "{text}: {e}");
+    }
+    let illegal = [
+        ("c3-e3A", "not next to"),
+        ("c3-c3A", "must leave"),
+        ("e3-e4A", "Black stone"),
+        ("a1-a2", "empty"),
+        ("c3-b2A", "occupied"),
+        ("c3-c4A", "captures nothing"),
+        ("c3-c4W", "captures nothing"),
+        ("c3-d3", "compulsory"),
+    ];
+    for (text, expected) in illegal {
+        let e = g.parse_move(&pos, text).unwrap_err();
+        assert!(matches!(e, MoveError::Illegal { .. }), "{text}: {e}");
+        assert!(e.to_string().contains(expected), "{text}: {e}");
+    }
+    let too_long = format!("a1{}", "-b2A-a1A".repeat(12));
+    assert!(
+        g.parse_move(&pos, &too_long)
+            .unwrap_err()
+            .to_string()
+            .contains("at most")
+    );
+}
+
+// ---- Position string ----
+
+#[test]
+fn position_strings_round_trip_and_errors_say_what_is_wrong() {
+    let g = tsivy();
+    for text in [
+        CHAINS,
+        "9/9/9/9/9 b 0",
+        "B8/9/9/9/8W w 99",
+        "1W1B1W1B1/9/9/9/WWWWWWWWW b 3",
+    ] {
+        assert_eq!(g.format_position(&at(&g, text)), text);
+    }
+    // `.` is accepted for an empty point; digits are written.
+    assert_eq!(
+        g.format_position(&at(&g, "B......../9/9/9/8W w 0")),
+        FAR_APART
+    );
+    let bad = [
+        ("", "expected 3 fields"),
+        ("9/9/9/9 w 0", "4 ranks"),
+        ("9/9/9/9/10 w 0", "unexpected '0'"),
+        ("9/9/9/9/8 w 0", "has 8 points"),
+        ("9/9/9/9/81W w 0", "more than 9"),
+        ("9/9/9/9/8X w 0", "unexpected 'X'"),
+        ("9/9/9/9/9 x 0", "w or b"),
+        ("9/9/9/9/9 w -1", "whole number"),
+        ("9/9/9/9/9 w 101", "quiet-limit is 100"),
+        ("9/9/9/9/9 w 0 wb", "first-capture-single"),
+        ("WWWWWWWWW/WWWWWWWWW/WWWWW4/9/9 w 0", "at most 22"),
+    ];
+    for (text, expected) in bad {
+        let e = g.parse_position(text).unwrap_err().to_string();
+        assert!(e.contains(expected), "{text}: {e}");
+    }
+    let single = game(Size::Tsivy, &["first-capture-single=true"]);
+    assert!(
+        single
+            .parse_position("9/9/9/9/9 w 0")
+            .unwrap_err()
+            .to_string()
+            .contains("4th field")
+    );
+    assert!(
+        single
+            .parse_position("9/9/9/9/9 w 0 x")
+            .unwrap_err()
+            .to_string()
+            .contains("wb, w, b or -")
+    );
+    let telo = game(Size::Telo, &[]);
+    assert!(
+        telo.parse_position("WWW/WW1/BBB w 0")
+            .unwrap_err()
+            .to_string()
+            .contains("at most 4")
+    );
+}
+
+#[test]
+fn spec_names_the_size_and_non_default_options() {
+    assert_eq!(tsivy().spec(), "fanorona");
+    assert_eq!(game(Size::Dimy, &[]).spec(), "fanorona-dimy");
+    assert_eq!(
+        game(Size::Telo, &["quiet-limit=50", "repetition=off"]).spec(),
+        "fanorona-telo repetition=off quiet-limit=50"
+    );
+}
+
+// ---- Search helpers ----
+
+#[test]
+fn bigger_captures_are_ordered_first() {
+    let g = tsivy();
+    let pos = g.start_position();
+    let hint = |text: &str| g.order_hint(&pos, g.parse_move(&pos, text).unwrap());
+    assert!(hint("e2-e3A") > hint("d3-e3A"));
+    assert!(hint("d3-e3A") > 0);
+    let chains = at(&g, CHAINS);
+    let hint = |text: &str| g.order_hint(&chains, g.parse_move(&chains, text).unwrap());
+    assert!(hint("c3-d4W-c5W-b5W") > hint("c3-d4W-c5W"));
+}
+
+/// The same position with colours swapped and the board turned upside down (which keeps
+/// strong points strong on 5-rank and 3-rank boards).
+fn mirrored(text: &str) -> String {
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    let board: Vec<String> = fields[0]
+        .split('/')
+        .rev()
+        .map(|r| {
+            r.chars()
+                .map(|c| match c {
+                    'W' => 'B',
+                    'B' => 'W',
+                    c => c,
+                })
+                .collect()
+        })
+        .collect();
+    let side = if fields[1] == "w" { "b" } else { "w" };
+    format!("{} {side} {}", board.join("/"), fields[2])
+}
+
+#[test]
+fn evaluation_is_from_the_side_to_move_and_colour_blind() {
+    let g = tsivy();
+    for text in [
+        Size::Tsivy.start_board().to_string() + " w 0",
+        CHAINS.to_string(),
+        "BB2BBBB1/BBBWB1B2/BW4WBW/WWWBWBWW1/WWWW2WWW w 0".to_string(),
+        "1B2BBBBB/1B4BBB/W2W1BWBW/4B4/1W1W3WW b 0".to_string(),
+    ] {
+        let pos = at(&g, &text);
+        let flipped = at(&g, &mirrored(&text));
+        assert_eq!(g.evaluate(&pos), g.evaluate(&flipped), "{text}");
+        assert_eq!(legal(&g, &pos).len(), legal(&g, &flipped).len(), "{text}");
+    }
+    // A stone up is worth about a stone.
+    let up = at(&g, "B8/9/9/9/7WW w 0");
+    assert!(g.evaluate(&up) >= 80, "{}", g.evaluate(&up));
+    let down = at(&g, "B8/9/9/9/7WW b 0");
+    assert!(g.evaluate(&down) <= -80);
+}
+
+#[test]
+fn hash_tells_apart_what_matters() {
+    let g = tsivy();
+    let a = at(&g, FAR_APART);
+    assert_ne!(g.hash(&a), g.hash(&at(&g, "B8/9/9/9/8W b 0")));
+    assert_ne!(g.hash(&a), g.hash(&at(&g, "B8/9/9/9/8W w 1")));
+    assert_ne!(g.hash(&a), g.hash(&at(&g, "W8/9/9/9/8B w 0")));
+    assert_eq!(g.reversible_plies(&at(&g, "B8/9/9/9/8W w 17")), 17);
+}
+
+#[test]
+fn render_draws_the_lines() {
+    let g = game(Size::Telo, &[]);
+    let picture = g.render(&g.start_position());
+    assert!(picture.contains(" 3 B-B-B"), "{picture}");
+    assert!(picture.contains("|\\|/|"), "{picture}");
+    assert!(picture.contains("|/|\\|"), "{picture}");
+    assert!(picture.contains("White"), "{picture}");
+}
+
+#[test]
+fn move_encoding_holds_the_longest_chain() {
+    let mut mv = FanoronaMove::chain_start(44);
+    for i in 0..MAX_STEPS {
+        mv = mv.with_capture(i % 8, i % 3 == 0);
+    }
+    assert_eq!(mv.from(), 44);
+    assert_eq!(mv.len(), MAX_STEPS);
+    for i in 0..MAX_STEPS {
+        let kind = if i % 3 == 0 {
+            StepKind::Withdrawal
+        } else {
+            StepKind::Approach
+        };
+        assert_eq!(mv.step(i), (i % 8, kind));
+    }
+}

@@ -1,0 +1,134 @@
+//! Fanorona through the real binary: self-play to the end on all three boards, chains as
+//! one `bestmove` token, forced wins as `score mate`, and the protocol's error messages.
+
+use std::time::Duration;
+
+use super::engine::{Engine, field, run_script};
+
+/// Play the engine against itself with `go <limit>` from the start until the game is over;
+/// returns the result and the number of turns.
+fn self_play(game: &str, limit: &str) -> (String, usize) {
+    let mut engine = Engine::start(&[]);
+    engine.send(&format!("newgame {game}"));
+    let mut moves: Vec<String> = Vec::new();
+    loop {
+        engine.send(&format!("position startpos moves {}", moves.join(" ")));
+        if engine.query("gameover") == "true" {
+            break;
+        }
+        assert!(
+            moves.len() < 2000,
+            "{game}: no end after {} turns",
+            moves.len()
+        );
+        let legal = engine.ask("legal", "legal");
+        let legal: Vec<String> = legal
+            .last()
+            .expect("legal line")
+            .split_whitespace()
+            .skip(1)
+            .map(str::to_string)
+            .collect();
+        let lines = engine.ask(&format!("go {limit}"), "bestmove");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info") && l.contains(" score ")),
+            "{lines:?}"
+        );
+        let best = lines.last().expect("bestmove line");
+        let words: Vec<&str> = best.split_whitespace().collect();
+        assert_eq!(words.len(), 2, "one token after bestmove: {best}");
+        assert!(
+            legal.iter().any(|m| m == words[1]),
+            "{best} not in {legal:?}"
+        );
+        moves.push(words[1].to_string());
+    }
+    let result = engine.query("result");
+    assert!(
+        ["p1win", "p2win", "draw"].contains(&result.as_str()),
+        "{result}"
+    );
+    // A finished game answers at once with 0000.
+    let lines = engine.ask("go depth 4", "bestmove");
+    assert_eq!(lines.last().map(String::as_str), Some("bestmove 0000"));
+    (result, moves.len())
+}
+
+#[test]
+fn fanorona_self_play_ends_on_every_board() {
+    for game in ["fanorona-telo", "fanorona-dimy", "fanorona"] {
+        let (result, turns) = self_play(game, "depth 4");
+        assert!(turns > 0, "{game}: {result} after {turns} turns");
+    }
+}
+
+#[test]
+fn fanorona_bestmove_is_the_whole_chain_and_a_forced_win_is_a_mate() {
+    // c3-d4W-c5W-b5W takes all three black stones.
+    let out = run_script(
+        &[],
+        "newgame fanorona\nposition fen 3B5/9/2W1B4/1B7/9 w 0\ngo depth 3\n",
+        Duration::from_secs(60),
+    );
+    assert!(out.contains("bestmove c3-d4W-c5W-b5W\n"), "{out}");
+    let last_info = out
+        .lines()
+        .rfind(|l| l.starts_with("info depth"))
+        .expect("info");
+    assert_eq!(field(last_info, "mate"), Some("1"), "{last_info}");
+    // Fanoron-Telo is a White win: from the start the search proves it.
+    let out = run_script(
+        &[],
+        "newgame fanorona-telo\ngo depth 16\n",
+        Duration::from_secs(60),
+    );
+    let last_info = out
+        .lines()
+        .rfind(|l| l.starts_with("info depth"))
+        .expect("info");
+    let mate: i32 = field(last_info, "mate")
+        .expect("a mate score")
+        .parse()
+        .expect("number");
+    assert!(mate > 0, "{out}");
+}
+
+#[test]
+fn fanorona_protocol_positions_moves_and_errors() {
+    let out = run_script(
+        &[],
+        "newgame fanorona\n\
+         d\n\
+         perft 2\n\
+         position startpos moves e2-e3\n\
+         position startpos moves d3-e3X\n\
+         position startpos moves d3-e3W\n\
+         d\n\
+         query p1turn\n\
+         position fen 9/9/9/9/9 x 0\n\
+         newgame fanorona quiet-limit=0\n\
+         newgame fanorona-telo first-capture-single=true\n\
+         d\n",
+        Duration::from_secs(60),
+    );
+    assert!(
+        out.contains("Fen: BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0"),
+        "{out}"
+    );
+    assert!(out.contains(" 3 B-W-B-W-.-B-W-B-W"), "{out}");
+    assert!(out.contains("Nodes searched: 39"), "{out}");
+    let errors: Vec<&str> = out.lines().filter(|l| l.contains("error")).collect();
+    assert_eq!(errors.len(), 4, "{out}");
+    assert!(errors[0].contains("compulsory"), "{}", errors[0]);
+    assert!(errors[1].contains("d3-e3X"), "{}", errors[1]);
+    assert!(errors[2].contains("w or b"), "{}", errors[2]);
+    assert!(errors[3].contains("quiet-limit"), "{}", errors[3]);
+    assert!(
+        out.contains("Fen: BBBBBBBBB/BBBBBBBBB/BW2WBWBW/WWWWWWWWW/WWWWWWWWW b 0"),
+        "{out}"
+    );
+    assert!(out.contains("response false"), "{out}");
+    assert!(out.contains("Fen: BBB/B1W/WWW w 0 wb"), "{out}");
+}

@@ -1,0 +1,240 @@
+//! Fanorona perft table (`fixtures/perft/fanorona.txt`) checked against the independent
+//! brute-force generator of `fanorona_brute`: at every node of the tree, the engine's moves
+//! must be exactly the brute force's moves (as texts, A and W apart), each move text must
+//! parse back to the same move, and playing it must give the position the brute force
+//! computed. Depths beyond the brute force's budget are checked with the fast generator.
+
+use std::collections::HashMap;
+
+use sowfan::game::Game;
+use sowfan::games::fanorona::{Fanorona, OPTIONS, Size};
+use sowfan::options::GameOptions;
+use sowfan::perft;
+
+use super::fanorona_brute::Board;
+
+const FIXTURE: &str = include_str!("../../fixtures/perft/fanorona.txt");
+
+/// One data line of the fixture.
+struct Case {
+    spec: String,
+    fen: Option<String>,
+    counts: Vec<u64>,
+}
+
+fn cases() -> Vec<Case> {
+    FIXTURE
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|line| {
+            let parts: Vec<&str> = line.split('|').map(str::trim).collect();
+            assert_eq!(parts.len(), 3, "bad fixture line: {line}");
+            Case {
+                spec: parts[0].to_string(),
+                fen: (parts[1] != "startpos").then(|| parts[1].to_string()),
+                counts: parts[2]
+                    .split_whitespace()
+                    .map(|n| n.parse().expect("count"))
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// The engine's game for a spec such as `fanorona-dimy quiet-limit=10`, and the rule
+/// settings the brute force needs (read from the spec text by itself).
+struct Setup {
+    game: Fanorona,
+    files: usize,
+    ranks: usize,
+    quiet_limit: Option<u32>,
+    single: bool,
+}
+
+fn setup(spec: &str) -> Setup {
+    let mut tokens = spec.split_whitespace();
+    let name = tokens.next().expect("game name");
+    let options: Vec<&str> = tokens.collect();
+    let (size, files, ranks) = match name {
+        "fanorona" => (Size::Tsivy, 9, 5),
+        "fanorona-dimy" => (Size::Dimy, 5, 5),
+        "fanorona-telo" => (Size::Telo, 3, 3),
+        other => panic!("not a Fanorona game: {other}"),
+    };
+    let mut quiet_limit = Some(100);
+    let mut single = false;
+    for option in &options {
+        match option.split_once('=') {
+            Some(("quiet-limit", "off")) => quiet_limit = None,
+            Some(("quiet-limit", n)) => quiet_limit = Some(n.parse().expect("limit")),
+            Some(("first-capture-single", v)) => single = v == "true",
+            _ => {}
+        }
+    }
+    let parsed = GameOptions::parse(size.game_name(), OPTIONS, &options).expect("options");
+    Setup {
+        game: Fanorona::new(size, parsed),
+        files,
+        ranks,
+        quiet_limit,
+        single,
+    }
+}
+
+/// Compare engine and brute force at every node down to `depth`; adds the number of nodes
+/// at each depth to `counts[depth - 1]`. `replay_leaves`: also re-parse the text of the
+/// moves of the last ply (the deep run skips that: `parse_move` regenerates the moves to
+/// double-check its verdict, which makes it too slow for hundreds of millions).
+fn walk(
+    replay_leaves: bool,
+    s: &Setup,
+    pos: &<Fanorona as Game>::Position,
+    board: &Board,
+    depth: usize,
+    ply: usize,
+    counts: &mut [u64],
+) {
+    let game = &s.game;
+    let mut fast = Vec::new();
+    game.legal_moves(pos, &mut fast);
+    let brute = board.moves(s.quiet_limit, s.single);
+    let here = game.format_position(pos);
+    assert_eq!(
+        fast.len(),
+        brute.len(),
+        "{here}: engine {:?} vs brute {:?}",
+        fast.iter()
+            .map(|&m| game.format_move(pos, m))
+            .collect::<Vec<_>>(),
+        brute.iter().map(|(t, _)| t).collect::<Vec<_>>()
+    );
+    // Terminal exactly when there are no moves.
+    assert_eq!(fast.is_empty(), game.outcome(pos).is_some(), "{here}");
+    let mut expected: HashMap<String, Board> = brute.into_iter().collect();
+    counts[ply] += fast.len() as u64;
+    for mv in fast {
+        let text = game.format_move(pos, mv);
+        let Some(after) = expected.remove(&text) else {
+            panic!("{here}: engine move {text} is not a brute-force move (or is repeated)");
+        };
+        let replay = replay_leaves || depth > 1;
+        if replay {
+            assert_eq!(
+                game.parse_move(pos, &text),
+                Ok(mv),
+                "{here}: {text} reparsed"
+            );
+        }
+        let mut child = *pos;
+        game.play(&mut child, mv);
+        let child_text = game.format_position(&child);
+        assert_eq!(child_text, after.format(s.single), "{here}: after {text}");
+        if replay {
+            let round_trip = game.parse_position(&child_text);
+            assert_eq!(round_trip, Ok(child), "{child_text} round trip");
+        }
+        if depth > 1 {
+            walk(replay_leaves, s, &child, &after, depth - 1, ply + 1, counts);
+        }
+    }
+}
+
+fn start_text(s: &Setup, fen: &Option<String>) -> String {
+    match fen {
+        Some(f) => f.clone(),
+        None => s.game.format_position(&s.game.start_position()),
+    }
+}
+
+/// Brute-force-check every fixture line to the deepest depth whose count is within the
+/// brute budget (`start_budget` for start positions, `brute_budget` for the others), and
+/// the deeper counts within `fast_budget` with the fast generator.
+fn check_fixture(
+    replay_leaves: bool,
+    start_budget: u64,
+    brute_budget: u64,
+    fast_budget: u64,
+) -> Vec<String> {
+    let mut report = Vec::new();
+    for case in cases() {
+        let brute_budget = if case.fen.is_none() {
+            start_budget
+        } else {
+            brute_budget
+        };
+        let s = setup(&case.spec);
+        let text = start_text(&s, &case.fen);
+        let pos = s.game.parse_position(&text).expect("fixture position");
+        let board = Board::parse(s.files, s.ranks, &text);
+        let brute_depth = case
+            .counts
+            .iter()
+            .take_while(|&&n| n <= brute_budget)
+            .count();
+        assert!(
+            brute_depth >= 2,
+            "{}: the brute force must cover depth 2",
+            case.spec
+        );
+        let mut counts = vec![0; brute_depth];
+        walk(replay_leaves, &s, &pos, &board, brute_depth, 0, &mut counts);
+        assert_eq!(counts, case.counts[..brute_depth], "{} | {text}", case.spec);
+        let mut fast_depth = brute_depth;
+        for (i, &n) in case.counts.iter().enumerate().skip(brute_depth) {
+            if n > fast_budget {
+                break;
+            }
+            let depth = i as u32 + 1;
+            assert_eq!(
+                perft::perft(&s.game, &pos, depth),
+                n,
+                "{} | {text} depth {depth}",
+                case.spec
+            );
+            fast_depth = i + 1;
+        }
+        report.push(format!(
+            "{} | {text}: brute force to depth {brute_depth}, fast to {fast_depth}",
+            case.spec
+        ));
+    }
+    report
+}
+
+#[test]
+fn fanorona_perft_table_agrees_with_brute_force() {
+    // Debug builds (cargo test) are slower: keep the same checks, smaller trees.
+    let (brute, fast) = if cfg!(debug_assertions) {
+        (60_000, 2_000_000)
+    } else {
+        (600_000, 12_000_000)
+    };
+    let report = check_fixture(true, brute, brute, fast);
+    assert!(report.len() >= 10, "{report:#?}");
+}
+
+/// The deep check behind the fixture's numbers: run with
+/// `cargo test --release -- --ignored fanorona_perft_deep --nocapture`. Brute force to
+/// depth 7 from the 9×5 start (175 million leaves), to 30 million leaves elsewhere (every
+/// move of the last ply compared by text and resulting position, not re-parsed); the fast
+/// generator for every count up to 300 million.
+#[test]
+#[ignore = "minutes: the full brute-force comparison behind fixtures/perft/fanorona.txt"]
+fn fanorona_perft_deep() {
+    for line in check_fixture(false, 200_000_000, 30_000_000, 300_000_000) {
+        println!("{line}");
+    }
+}
+
+#[test]
+fn fanorona_nine_by_five_first_moves() {
+    let s = setup("fanorona");
+    let pos = s.game.start_position();
+    let mut moves = Vec::new();
+    s.game.legal_moves(&pos, &mut moves);
+    let mut texts: Vec<String> = moves.iter().map(|&m| s.game.format_move(&pos, m)).collect();
+    texts.sort();
+    assert_eq!(texts, ["d2-e3A", "d3-e3A", "d3-e3W", "e2-e3A", "f2-e3A"]);
+    assert_eq!(perft::perft(&s.game, &pos, 2), 39);
+}
