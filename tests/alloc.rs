@@ -95,8 +95,10 @@ fn search_allocates_per_iteration_not_per_node() {
                 .search(&limits, &settings, &tt, &control, &mut |_| {})
                 .unwrap()
         });
+        // Small games are solved before the node limit; the others must search enough nodes
+        // for an allocation per node to show.
         assert!(
-            summary.nodes >= 100_000,
+            summary.nodes >= 100_000 || summary.proven,
             "{}: {} nodes",
             entry.name,
             summary.nodes
