@@ -222,6 +222,13 @@ pub trait Game: Clone + Send + Sync + 'static {
 
     fn play(&self, pos: &mut Self::Position, mv: Self::Move);
 
+    /// How many moves `legal_moves` would give: what perft counts on its last ply. A game
+    /// may count without building the moves; `scratch` is a buffer it may use.
+    fn count_legal_moves(&self, pos: &Self::Position, scratch: &mut Vec<Self::Move>) -> usize {
+        self.legal_moves(pos, scratch);
+        scratch.len()
+    }
+
     /// `Some` when the position alone ends the game (repetition is judged separately).
     fn outcome(&self, pos: &Self::Position) -> Option<Outcome>;
 

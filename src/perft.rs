@@ -37,10 +37,10 @@ fn count<G: Game>(game: &G, pos: &G::Position, depth: u32, buffers: &mut [Vec<G:
     let (moves, rest) = buffers
         .split_first_mut()
         .expect("one move buffer per remaining depth");
-    game.legal_moves(pos, moves);
     if depth == 1 {
-        return moves.len() as u64;
+        return game.count_legal_moves(pos, moves) as u64;
     }
+    game.legal_moves(pos, moves);
     let mut total = 0;
     for &mv in moves.iter() {
         let mut child = pos.clone();

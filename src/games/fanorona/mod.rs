@@ -427,6 +427,14 @@ impl Game for Fanorona {
         moves::generate(self.g, own, enemy, self.single_capture(pos), moves);
     }
 
+    fn count_legal_moves(&self, pos: &FanoronaPosition, _scratch: &mut Vec<FanoronaMove>) -> usize {
+        let (own, enemy) = (pos.own(), pos.enemy());
+        if own == 0 || enemy == 0 || self.quiet_limit_reached(pos) {
+            return 0;
+        }
+        moves::count(self.g, own, enemy, self.single_capture(pos))
+    }
+
     fn play(&self, pos: &mut FanoronaPosition, mv: FanoronaMove) {
         let me = pos.side.index();
         let [white, black] = &mut pos.stones;

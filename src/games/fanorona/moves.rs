@@ -119,23 +119,14 @@ impl fmt::Debug for FanoronaMove {
 /// withdrawals, each move followed by its extensions; paikas by start point, then
 /// direction (N, NE, E, …).
 pub fn generate(g: &Geometry, own: u64, enemy: u64, single: bool, moves: &mut Vec<FanoronaMove>) {
-    let mut capturers = g.capturers(own, enemy);
+    let capturers = g.capturers(own, enemy);
     if capturers != 0 {
-        let mut chains = Chains { g, moves, single };
-        let empty = g.all & !(own | enemy);
-        while capturers != 0 {
-            let from = capturers.trailing_zeros() as usize;
-            capturers &= capturers - 1;
-            let bit = 1u64 << from;
-            let state = Chain {
-                others: own & !bit,
-                enemy,
-                at: from,
-                visited: bit,
-                mv: FanoronaMove::chain_start(from),
-            };
-            chains.extend(&state, empty & g.adjacent[from]);
-        }
+        let mut chains = Chains {
+            g,
+            sink: moves,
+            single,
+        };
+        chains.all(own, enemy, capturers);
         return;
     }
     let empty = g.all & !(own | enemy);
@@ -152,9 +143,51 @@ pub fn generate(g: &Geometry, own: u64, enemy: u64, single: bool, moves: &mut Ve
     }
 }
 
-struct Chains<'a> {
+/// The number of turns [`generate`] would give, without building them: paikas are counted
+/// with whole-board operations, chains by walking them. (Perft's last ply.)
+pub fn count(g: &Geometry, own: u64, enemy: u64, single: bool) -> usize {
+    let capturers = g.capturers(own, enemy);
+    let empty = g.all & !(own | enemy);
+    if capturers == 0 {
+        return (0..DIRECTIONS)
+            .map(|d| (own & g.before(empty, g.delta[d]) & g.has_step[d]).count_ones() as usize)
+            .sum();
+    }
+    let mut counter = Counter(0);
+    let mut chains = Chains {
+        g,
+        sink: &mut counter,
+        single,
+    };
+    chains.all(own, enemy, capturers);
+    counter.0
+}
+
+/// Where whole turns go as they are found.
+trait Sink {
+    fn push(&mut self, mv: FanoronaMove);
+}
+
+impl Sink for Vec<FanoronaMove> {
+    #[inline(always)]
+    fn push(&mut self, mv: FanoronaMove) {
+        Vec::push(self, mv);
+    }
+}
+
+/// Counts turns instead of keeping them.
+struct Counter(usize);
+
+impl Sink for Counter {
+    #[inline(always)]
+    fn push(&mut self, _mv: FanoronaMove) {
+        self.0 += 1;
+    }
+}
+
+struct Chains<'a, S: Sink> {
     g: &'a Geometry,
-    moves: &'a mut Vec<FanoronaMove>,
+    sink: &'a mut S,
     single: bool,
 }
 
@@ -171,7 +204,25 @@ struct Chain {
     mv: FanoronaMove,
 }
 
-impl Chains<'_> {
+impl<S: Sink> Chains<'_, S> {
+    /// Every chain of every stone of `capturers` (the mover's stones that can capture).
+    fn all(&mut self, own: u64, enemy: u64, mut capturers: u64) {
+        let empty = self.g.all & !(own | enemy);
+        while capturers != 0 {
+            let from = capturers.trailing_zeros() as usize;
+            capturers &= capturers - 1;
+            let bit = 1u64 << from;
+            let state = Chain {
+                others: own & !bit,
+                enemy,
+                at: from,
+                visited: bit,
+                mv: FanoronaMove::chain_start(from),
+            };
+            self.extend(&state, empty & self.g.adjacent[from]);
+        }
+    }
+
     /// Every capture step of `chain`'s stone onto one of `landings` (free points next to it,
     /// not in the direction of the step before), each followed by the chains that go on.
     #[inline(never)]
@@ -228,7 +279,7 @@ impl Chains<'_> {
         withdrawal: bool,
     ) {
         let mv = chain.mv.with_capture(d, withdrawal);
-        self.moves.push(mv);
+        self.sink.push(mv);
         if self.single {
             return;
         }
