@@ -13,6 +13,8 @@ use sowfan::game::Game;
 use sowfan::games::afrika::{self, Afrika, AfrikaPosition};
 use sowfan::options::GameOptions;
 
+use crate::perft_fixture;
+
 use crate::engine::Engine;
 use reference::{Board, Rules};
 
@@ -426,21 +428,14 @@ impl PerftLine {
 
 fn perft_lines() -> Vec<PerftLine> {
     let text = std::fs::read_to_string(fixture("perft/afrika.txt")).unwrap();
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    perft_fixture::parse(&text)
+        .into_iter()
         .map(|line| {
-            let fields: Vec<&str> = line.split('|').map(str::trim).collect();
-            assert_eq!(fields.len(), 3, "perft line: {line}");
-            let mut spec = fields[0].split_whitespace();
-            assert_eq!(spec.next(), Some("afrika"), "{line}");
+            assert!(line.spec.starts_with("afrika"), "{}", line.spec);
             PerftLine {
-                options: spec.map(String::from).collect(),
-                fen: (fields[1] != "startpos").then(|| fields[1].to_string()),
-                counts: fields[2]
-                    .split_whitespace()
-                    .map(|n| n.parse().unwrap())
-                    .collect(),
+                options: line.options().into_iter().map(String::from).collect(),
+                fen: line.fen().map(String::from),
+                counts: line.counts,
             }
         })
         .collect()

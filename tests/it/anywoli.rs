@@ -19,6 +19,7 @@ use sowfan::search::tt::TranspositionTable;
 use sowfan::search::{SearchControl, SearchSettings};
 
 use crate::engine::{Engine, field};
+use crate::perft_fixture::{self, PerftLine};
 
 const FIXTURE: &str = include_str!("../../fixtures/perft/anywoli.txt");
 
@@ -320,29 +321,8 @@ fn walk(
     }
 }
 
-struct FixtureLine {
-    spec: String,
-    position: String,
-    counts: Vec<u64>,
-}
-
-fn fixture() -> Vec<FixtureLine> {
-    FIXTURE
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|line| {
-            let parts: Vec<&str> = line.split('|').map(str::trim).collect();
-            assert_eq!(parts.len(), 3, "fixture line {line}");
-            FixtureLine {
-                spec: parts[0].to_string(),
-                position: parts[1].to_string(),
-                counts: parts[2]
-                    .split_whitespace()
-                    .map(|n| n.parse().unwrap())
-                    .collect(),
-            }
-        })
-        .collect()
+fn fixture() -> Vec<PerftLine> {
+    perft_fixture::parse(FIXTURE)
 }
 
 /// Leaves checked against the reference in the normal run (fewer in the slow dev profile);

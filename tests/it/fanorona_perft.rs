@@ -12,34 +12,12 @@ use sowfan::options::GameOptions;
 use sowfan::perft;
 
 use super::fanorona_brute::Board;
+use crate::perft_fixture::{self, PerftLine};
 
 const FIXTURE: &str = include_str!("../../fixtures/perft/fanorona.txt");
 
-/// One data line of the fixture.
-struct Case {
-    spec: String,
-    fen: Option<String>,
-    counts: Vec<u64>,
-}
-
-fn cases() -> Vec<Case> {
-    FIXTURE
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|line| {
-            let parts: Vec<&str> = line.split('|').map(str::trim).collect();
-            assert_eq!(parts.len(), 3, "bad fixture line: {line}");
-            Case {
-                spec: parts[0].to_string(),
-                fen: (parts[1] != "startpos").then(|| parts[1].to_string()),
-                counts: parts[2]
-                    .split_whitespace()
-                    .map(|n| n.parse().expect("count"))
-                    .collect(),
-            }
-        })
-        .collect()
+fn cases() -> Vec<PerftLine> {
+    perft_fixture::parse(FIXTURE)
 }
 
 /// The engine's game for a spec such as `fanorona-dimy quiet-limit=10`, and the rule
@@ -140,9 +118,9 @@ fn walk(
     }
 }
 
-fn start_text(s: &Setup, fen: &Option<String>) -> String {
+fn start_text(s: &Setup, fen: Option<&str>) -> String {
     match fen {
-        Some(f) => f.clone(),
+        Some(f) => f.to_string(),
         None => s.game.format_position(&s.game.start_position()),
     }
 }
@@ -158,13 +136,13 @@ fn check_fixture(
 ) -> Vec<String> {
     let mut report = Vec::new();
     for case in cases() {
-        let brute_budget = if case.fen.is_none() {
+        let brute_budget = if case.fen().is_none() {
             start_budget
         } else {
             brute_budget
         };
         let s = setup(&case.spec);
-        let text = start_text(&s, &case.fen);
+        let text = start_text(&s, case.fen());
         let pos = s.game.parse_position(&text).expect("fixture position");
         let board = Board::parse(s.files, s.ranks, &text);
         let brute_depth = case

@@ -15,6 +15,7 @@ use sowfan::options::GameOptions;
 use sowfan::perft;
 
 use crate::engine::{Engine, field, run_script};
+use crate::perft_fixture;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Place {
@@ -224,31 +225,6 @@ impl Reference {
     }
 }
 
-struct PerftCase {
-    spec: String,
-    fen: Option<String>,
-    counts: Vec<u64>,
-}
-
-fn load_cases(text: &str) -> Vec<PerftCase> {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|line| {
-            let parts: Vec<&str> = line.split('|').map(str::trim).collect();
-            assert_eq!(parts.len(), 3, "bad fixture line {line}");
-            PerftCase {
-                spec: parts[0].to_string(),
-                fen: (parts[1] != "startpos").then(|| parts[1].to_string()),
-                counts: parts[2]
-                    .split_whitespace()
-                    .map(|n| n.parse().unwrap())
-                    .collect(),
-            }
-        })
-        .collect()
-}
-
 fn engine_game(spec: &str) -> Kalah {
     let options: Vec<&str> = spec.split_whitespace().skip(1).collect();
     Kalah::new(GameOptions::parse(kalah::NAME, kalah::OPTIONS, &options).unwrap())
@@ -264,12 +240,12 @@ const FIXTURE: &str = include_str!("../../fixtures/perft/kalah.txt");
 
 #[test]
 fn perft_fixture_matches_engine_and_reference() {
-    let cases = load_cases(FIXTURE);
+    let cases = perft_fixture::parse(FIXTURE);
     assert!(cases.len() >= 10);
     for case in &cases {
         let game = engine_game(&case.spec);
         let reference = Reference::from_spec(&case.spec);
-        let (pos, state) = match &case.fen {
+        let (pos, state) = match case.fen() {
             Some(fen) => (game.parse_position(fen).unwrap(), reference.parse(fen)),
             None => (game.start_position(), reference.start(seeds_of(&case.spec))),
         };
@@ -278,15 +254,19 @@ fn perft_fixture_matches_engine_and_reference() {
         for (i, &expected) in case.counts.iter().enumerate() {
             let depth = i as u32 + 1;
             let got = perft::perft(&game, &pos, depth);
-            assert_eq!(got, expected, "{} {:?} depth {depth}", case.spec, case.fen);
+            assert_eq!(
+                got, expected,
+                "{} {} depth {depth}",
+                case.spec, case.position
+            );
             if expected <= reference_budget {
                 reference_budget -= expected;
                 assert_eq!(
                     reference.perft(&state, depth),
                     expected,
-                    "reference disagrees: {} {:?} depth {depth}",
+                    "reference disagrees: {} {} depth {depth}",
                     case.spec,
-                    case.fen
+                    case.position
                 );
             }
         }
@@ -336,10 +316,10 @@ fn compare_trees(game: &Kalah, reference: &Reference, pos: &KalahPosition, s: &S
 
 #[test]
 fn positions_agree_with_reference_over_whole_trees() {
-    for case in load_cases(FIXTURE) {
+    for case in perft_fixture::parse(FIXTURE) {
         let game = engine_game(&case.spec);
         let reference = Reference::from_spec(&case.spec);
-        let (pos, state) = match &case.fen {
+        let (pos, state) = match case.fen() {
             Some(fen) => (game.parse_position(fen).unwrap(), reference.parse(fen)),
             None => (game.start_position(), reference.start(seeds_of(&case.spec))),
         };

@@ -9,6 +9,7 @@ mod fanorona_brute;
 mod fanorona_perft;
 mod fanorona_telo;
 mod kalah;
+mod perft_fixture;
 mod protocol;
 mod robustness;
 mod tournament;
