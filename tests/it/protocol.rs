@@ -390,3 +390,20 @@ fn two_engines_play_every_game_the_way_cutegames_drives_them() {
         play_like_cutegames(entry.name);
     }
 }
+
+#[test]
+fn bench_node_total_is_the_same_every_run() {
+    let totals: Vec<u64> = (0..2)
+        .map(|_| sowfan::bench::run(Some(5), &mut |_| {}).nodes)
+        .collect();
+    assert!(totals[0] > 1000, "{totals:?}");
+    assert_eq!(totals[0], totals[1]);
+    // The command line prints the totals.
+    let out = std::process::Command::new(crate::engine::BIN)
+        .args(["bench", "3"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Nodes searched  : "), "{text}");
+    assert!(text.contains("Nodes/second    : "), "{text}");
+}
