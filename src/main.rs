@@ -190,11 +190,30 @@ impl MatchArgs {
     }
 }
 
+/// The games and their options, from the registry, for `--help`.
+fn games_help() -> String {
+    let mut text = String::from("Games (name and options, as after `newgame` or in --game):\n");
+    for entry in registry::GAMES {
+        text.push_str(&format!("  {:<15} {}\n", entry.name, entry.summary));
+        for option in entry.options {
+            text.push_str(&format!(
+                "  {:<15}   {}={} (default {}): {}\n",
+                "",
+                option.name,
+                option.accepted(),
+                option.default,
+                option.help
+            ));
+        }
+    }
+    text
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
         .init();
-    let matches = Cli::command().get_matches();
+    let matches = Cli::command().after_long_help(games_help()).get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
