@@ -674,34 +674,13 @@ impl Game for Anywoli {
             }
             return Ok(AnywoliMove::PASS);
         }
-        let letters = format!(
-            "South {}, North {}",
-            Side::South.pit_range(self.houses),
-            Side::North.pit_range(self.houses)
-        );
-        let Some((side, i)) = mancala::parse_pit_letter(text) else {
-            return Err(MoveError::malformed(
-                text,
-                format!("an Anywoli move is a house letter ({letters}) or pass"),
-            ));
+        let words = mancala::PitWords {
+            noun: "house",
+            game_move: "an Anywoli move",
+            other_move: "pass",
         };
-        if i >= self.houses {
-            return Err(MoveError::malformed(
-                text,
-                format!("this board has {} houses a row ({letters})", self.houses),
-            ));
-        }
-        if side != pos.side {
-            return Err(MoveError::illegal(
-                text,
-                format!(
-                    "{text} is {}'s house but {} is to move ({})",
-                    side.name(),
-                    pos.side.name(),
-                    pos.side.pit_range(self.houses)
-                ),
-            ));
-        }
+        let i = mancala::parse_own_pit(text, pos.side, self.houses, &words)?;
+        let side = pos.side;
         if row_empty {
             return Err(MoveError::illegal(
                 text,

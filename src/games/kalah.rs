@@ -477,34 +477,13 @@ impl Game for Kalah {
             }
             return Ok(KalahMove::SWAP);
         }
-        let letters = format!(
-            "South {}, North {}",
-            Side::South.pit_range(self.pits),
-            Side::North.pit_range(self.pits)
-        );
-        let Some((side, i)) = mancala::parse_pit_letter(text) else {
-            return Err(MoveError::malformed(
-                text,
-                format!("a Kalah move is a pit letter ({letters}) or swap"),
-            ));
+        let words = mancala::PitWords {
+            noun: "pit",
+            game_move: "a Kalah move",
+            other_move: "swap",
         };
-        if i >= self.pits {
-            return Err(MoveError::malformed(
-                text,
-                format!("this board has {} pits a side ({letters})", self.pits),
-            ));
-        }
-        if side != pos.side {
-            return Err(MoveError::illegal(
-                text,
-                format!(
-                    "{text} is {}'s pit but {} is to move ({})",
-                    side.name(),
-                    pos.side.name(),
-                    pos.side.pit_range(self.pits)
-                ),
-            ));
-        }
+        let i = mancala::parse_own_pit(text, pos.side, self.pits, &words)?;
+        let side = pos.side;
         if pos.cells[self.pit_cell(side, i)] == 0 {
             return Err(MoveError::illegal(text, format!("pit {text} is empty")));
         }

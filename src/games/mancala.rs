@@ -2,7 +2,7 @@
 //! lettering, the comma-separated pit lists of position strings, hashing of pit arrays.
 //! Only notation and data layout live here; each game keeps its own sowing rules.
 
-use crate::game::PositionError;
+use crate::game::{MoveError, PositionError};
 
 /// A side of a two-row board. South owns the lower row (`A`.. upper-case letters), North
 /// the upper row (`a`.. lower-case letters), each lettered from its owner's left.
@@ -224,4 +224,55 @@ pub fn render_with_stores(south: &[u32], north: &[u32], stores: [u32; 2]) -> Str
     let _ = writeln!(out, "{border}");
     letters(&mut out, Side::South, &mut (0..n));
     out
+}
+
+/// How a game names its pits in move errors: `"pit"`/`"house"`, the phrase that starts the
+/// description of its moves (`"a Kalah move"`), and its other move (`"swap"`, `"pass"`).
+pub struct PitWords<'a> {
+    pub noun: &'a str,
+    pub game_move: &'a str,
+    pub other_move: &'a str,
+}
+
+/// Parse a move that names one of the mover's `pits` by letter: its 0-based index, or an
+/// error saying what is wrong (not a letter, no such pit, the opponent's pit).
+pub fn parse_own_pit(
+    text: &str,
+    to_move: Side,
+    pits: usize,
+    words: &PitWords,
+) -> Result<usize, MoveError> {
+    let letters = format!(
+        "South {}, North {}",
+        Side::South.pit_range(pits),
+        Side::North.pit_range(pits)
+    );
+    let Some((side, i)) = parse_pit_letter(text) else {
+        return Err(MoveError::malformed(
+            text,
+            format!(
+                "{} is a {} letter ({letters}) or {}",
+                words.game_move, words.noun, words.other_move
+            ),
+        ));
+    };
+    if i >= pits {
+        return Err(MoveError::malformed(
+            text,
+            format!("this board has {pits} {}s a side ({letters})", words.noun),
+        ));
+    }
+    if side != to_move {
+        return Err(MoveError::illegal(
+            text,
+            format!(
+                "{text} is {}'s {} but {} is to move ({})",
+                side.name(),
+                words.noun,
+                to_move.name(),
+                to_move.pit_range(pits)
+            ),
+        ));
+    }
+    Ok(i)
 }
