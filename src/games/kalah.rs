@@ -151,10 +151,6 @@ impl Kalah {
         pos.cells[self.row(side)].iter().map(|&c| c as u32).sum()
     }
 
-    fn total_seeds(&self) -> u32 {
-        2 * self.pits as u32 * self.seeds as u32
-    }
-
     fn player_side(&self, pos: &KalahPosition, player: Player) -> Side {
         match (player, pos.swapped) {
             (Player::P1, false) | (Player::P2, true) => Side::South,
@@ -539,13 +535,6 @@ impl Game for Kalah {
                 "0,0,1,2,0,1,21/1,0,2,3,0,4,13 N",
             ],
         }
-    }
-}
-
-impl Kalah {
-    /// Total seeds of a start position: a check for position strings and tests.
-    pub fn seeds_in_play(&self) -> u32 {
-        self.total_seeds()
     }
 }
 

@@ -1,6 +1,6 @@
 //! What a `go` asks for, and the time budget it turns into.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::game::Player;
 
@@ -80,18 +80,6 @@ impl TimeBudget {
             soft: Some(Duration::from_millis(soft.min(hard) as u64)),
             hard: Some(Duration::from_millis(hard as u64)),
         }
-    }
-}
-
-/// The search clock: restarts on `ponderhit` (time spent pondering is the opponent's).
-#[derive(Debug, Clone, Copy)]
-pub struct Clock {
-    pub start: Instant,
-}
-
-impl Clock {
-    pub fn elapsed(&self) -> Duration {
-        self.start.elapsed()
     }
 }
 
