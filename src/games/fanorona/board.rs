@@ -42,6 +42,30 @@ pub const fn is_diagonal(d: usize) -> bool {
     d & 1 == 1
 }
 
+/// Chain generation numbers directions in the order of their index steps ("local"
+/// directions): SW, S, SE, W, E, NW, N, NE, i.e. `-files-1, -files, -files+1, -1, +1,
+/// files-1, files, files+1`, increasing on every board. So the bits of a set of local directions, lowest
+/// first, visit the landing points in index order, and the opposite of local `i` is `7 - i`.
+/// `LOCAL_DIRECTIONS[i]` is local `i` as a direction.
+pub const LOCAL_DIRECTIONS: [usize; DIRECTIONS] = [5, 4, 3, 6, 2, 7, 0, 1];
+
+/// Local directions `i` and `7 - i` (the axis of `i`), as a set.
+#[inline(always)]
+pub const fn local_axis(i: usize) -> u8 {
+    (1 << i) | (0x80 >> i)
+}
+
+/// `REVERSED[s]`: the local directions opposite to those of `s` (its bits reversed).
+static REVERSED: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut s = 0;
+    while s < 256 {
+        table[s] = (s as u8).reverse_bits();
+        s += 1;
+    }
+    table
+};
+
 /// The three standard boards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Size {
@@ -90,20 +114,6 @@ impl Size {
     }
 }
 
-/// "No point" in the hot-path tables: bit 63 is never a point, so testing it in any set of
-/// stones is false without a branch.
-pub const OFF: u8 = 63;
-
-/// One line through a point in one direction, for chain generation: the point a step
-/// lands on, the point beyond that (an approach victim) and the point behind the start (a
-/// withdrawal victim); `OFF` where the board ends.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Ray {
-    pub to: u8,
-    pub ahead: u8,
-    pub behind: u8,
-}
-
 /// Precomputed lines of one board size.
 #[derive(Debug)]
 pub struct Geometry {
@@ -122,23 +132,25 @@ pub struct Geometry {
     pub has_two: [u64; DIRECTIONS],
     /// Index difference of one step in direction `d`.
     pub delta: [i32; DIRECTIONS],
-    /// `rays[p][d]`: the line from `p` in direction `d` (`to` = `OFF` when there is none).
-    pub rays: [[Ray; DIRECTIONS]; 64],
-    /// `after[d][p]`: the point a step from `p` in direction `d` lands on, `OFF` if none.
-    pub after: [[u8; 64]; DIRECTIONS],
-    /// Points adjacent to `p` along a line.
-    pub adjacent: [u64; 64],
-    /// `victims[p][d]`: the points whose enemy stone a step from `p` in direction `d` would
-    /// capture first (beyond the landing point, or behind `p`).
-    pub victims: [[u64; DIRECTIONS]; 64],
     /// `ray_from[d][p]`: `p` and every point after it in direction `d`, to the board's edge.
     pub ray_from: [[u64; 64]; DIRECTIONS],
-    /// `direction_to[p][q]`: the direction from `p` to the adjacent point `q`.
-    pub direction_to: [[u8; 64]; 64],
+    /// Index step of each local direction.
+    pub local_delta: [i8; DIRECTIONS],
+    /// `approach_dirs[p]`: the local directions with two points beyond `p` on a line.
+    pub approach_dirs: [u8; 64],
+    /// `withdrawal_dirs[p]`: the local directions with a neighbour of `p` both ways.
+    pub withdrawal_dirs: [u8; 64],
+    /// For [`Geometry::captures`]: the points two steps from the window's centre
+    /// (`2 * files + 2`), a multiplier that packs them into the top byte without collision
+    /// (a "magic" number, found by a random search; `new` refuses one that collides), and
+    /// the local directions of each packed byte.
+    ring2_mask: u64,
+    ring2_magic: u64,
+    ring2_dirs: [u8; 256],
 }
 
 impl Geometry {
-    const fn new(files: usize, ranks: usize) -> Geometry {
+    const fn new(files: usize, ranks: usize, ring2_magic: u64) -> Geometry {
         let points = files * ranks;
         let mut neighbour = [[NONE; MAX_POINTS]; DIRECTIONS];
         let mut has_step = [0u64; DIRECTIONS];
@@ -195,41 +207,54 @@ impl Geometry {
             }
             d += 1;
         }
-        let mut rays = [[Ray {
-            to: OFF,
-            ahead: OFF,
-            behind: OFF,
-        }; DIRECTIONS]; 64];
-        let mut after = [[OFF; 64]; DIRECTIONS];
-        let mut adjacent = [0u64; 64];
-        let mut victims = [[0u64; DIRECTIONS]; 64];
-        let mut direction_to = [[0u8; 64]; 64];
+        let mut local_delta = [0i8; DIRECTIONS];
+        let mut i = 0;
+        while i < DIRECTIONS {
+            local_delta[i] = delta[LOCAL_DIRECTIONS[i]] as i8;
+            i += 1;
+        }
+        let mut approach_dirs = [0u8; 64];
+        let mut withdrawal_dirs = [0u8; 64];
         let mut p = 0;
         while p < points {
-            let mut d = 0;
-            while d < DIRECTIONS {
-                let to = neighbour[d][p];
-                if to != NONE {
-                    after[d][p] = to;
-                    adjacent[p] |= 1 << to;
-                    direction_to[p][to as usize] = d as u8;
-                    let ahead = neighbour[d][to as usize];
-                    let behind = neighbour[opposite(d)][p];
-                    if ahead != NONE {
-                        victims[p][d] |= 1 << ahead;
-                    }
-                    if behind != NONE {
-                        victims[p][d] |= 1 << behind;
-                    }
-                    rays[p][d] = Ray {
-                        to,
-                        ahead: if ahead == NONE { OFF } else { ahead },
-                        behind: if behind == NONE { OFF } else { behind },
-                    };
+            let mut i = 0;
+            while i < DIRECTIONS {
+                let d = LOCAL_DIRECTIONS[i];
+                if has_two[d] >> p & 1 == 1 {
+                    approach_dirs[p] |= 1 << i;
                 }
-                d += 1;
+                if has_step[d] >> p & 1 == 1 && has_step[opposite(d)] >> p & 1 == 1 {
+                    withdrawal_dirs[p] |= 1 << i;
+                }
+                i += 1;
             }
             p += 1;
+        }
+        // Ring two of the window centre, local direction `i` at `centre + 2 * delta`.
+        let centre = 2 * files as i32 + 2;
+        let mut ring2_mask = 0u64;
+        let mut i = 0;
+        while i < DIRECTIONS {
+            ring2_mask |= 1 << (centre + 2 * local_delta[i] as i32);
+            i += 1;
+        }
+        let mut ring2_dirs = [0u8; 256];
+        let mut filled = [false; 256];
+        let mut dirs = 0;
+        while dirs < 256 {
+            let mut set = 0u64;
+            let mut i = 0;
+            while i < DIRECTIONS {
+                if dirs >> i & 1 == 1 {
+                    set |= 1 << (centre + 2 * local_delta[i] as i32);
+                }
+                i += 1;
+            }
+            let packed = (set.wrapping_mul(ring2_magic) >> 56) as usize;
+            assert!(!filled[packed], "ring2_magic packs two sets alike");
+            filled[packed] = true;
+            ring2_dirs[packed] = dirs as u8;
+            dirs += 1;
         }
         Geometry {
             files,
@@ -241,13 +266,66 @@ impl Geometry {
             has_step,
             has_two,
             delta,
-            rays,
-            after,
-            adjacent,
-            victims,
-            direction_to,
             ray_from,
+            local_delta,
+            approach_dirs,
+            withdrawal_dirs,
+            ring2_mask,
+            ring2_magic,
+            ring2_dirs,
         }
+    }
+
+    /// The point one step from `p` in local direction `i` (which must exist).
+    #[inline(always)]
+    pub fn local_step(&self, p: usize, i: usize) -> usize {
+        (p as isize + self.local_delta[i & 7] as isize) as usize
+    }
+
+    /// The capture steps a stone on `at` could make, as sets of local directions:
+    /// `(approach, withdrawal)`. `free`: the points it may land on (empty and not yet
+    /// visited this turn); `exclude`: local directions it may not step in.
+    ///
+    /// Without a loop or branch: the boards are turned so that `at` sits at bit
+    /// `2 * files + 2` (a window holding its two rings of neighbours), and the neighbours
+    /// are gathered from fixed bits into a byte per set, one bit per local direction
+    /// (a bit that is no neighbour, wrapped from an edge, is masked out by the
+    /// direction tables).
+    #[inline(always)]
+    pub fn captures(&self, at: usize, free: u64, enemy: u64, exclude: u8) -> (u8, u8) {
+        let at = at & 63;
+        let f = self.files as u32;
+        let centre = 2 * f + 2;
+        let turn = centre.wrapping_sub(at as u32) & 63;
+        let free = free.rotate_left(turn);
+        let enemy = enemy.rotate_left(turn);
+        // Ring one: SW S SE at centre - f - 1.., W and E beside it, NW N NE at centre + f - 1.
+        let ring1 = |w: u64| {
+            ((w >> (f + 1)) & 7
+                | (w >> (centre - 4)) & 8
+                | (w >> (centre - 3)) & 16
+                | (w >> (centre + f - 6)) & 0xe0) as u8
+        };
+        let landings = ring1(free) & !exclude;
+        let beyond = self.ring2_dirs
+            [((enemy & self.ring2_mask).wrapping_mul(self.ring2_magic) >> 56) as usize];
+        let behind = REVERSED[ring1(enemy) as usize];
+        (
+            landings & beyond & self.approach_dirs[at],
+            landings & behind & self.withdrawal_dirs[at],
+        )
+    }
+
+    /// [`Geometry::line`] in local direction `i`.
+    #[inline(always)]
+    pub fn local_line(&self, enemy: u64, first: usize, i: usize) -> u64 {
+        let rest = self.ray_from[LOCAL_DIRECTIONS[i & 7]][first & 63];
+        let blockers = rest & !enemy;
+        let up = rest & (blockers & blockers.wrapping_neg()).wrapping_sub(1);
+        let down = rest & (u64::MAX << (64 - blockers.leading_zeros()));
+        // Local directions 4.. go up the indices.
+        let going_up = 0u64.wrapping_sub((i as u64 >> 2) & 1);
+        (up & going_up) | (down & !going_up)
     }
 
     /// The points `p` such that `p + delta` is in `set` (no edge check: mask the result).
@@ -389,6 +467,6 @@ fn shift_by(set: u64, delta: i32) -> u64 {
     }
 }
 
-pub static TSIVY: Geometry = Geometry::new(9, 5);
-pub static DIMY: Geometry = Geometry::new(5, 5);
-pub static TELO: Geometry = Geometry::new(3, 3);
+pub static TSIVY: Geometry = Geometry::new(9, 5, 0x0c04_2004_1520_0888);
+pub static DIMY: Geometry = Geometry::new(5, 5, 0x0400_4880_2000_6180);
+pub static TELO: Geometry = Geometry::new(3, 3, 0x0200_4000_0004_8002);

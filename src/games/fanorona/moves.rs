@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use super::board::{DIRECTIONS, Geometry, NONE, opposite};
+use super::board::{DIRECTIONS, Geometry, LOCAL_DIRECTIONS, NONE, local_axis, opposite};
 
 /// Longest possible chain. Every step of a chain captures at least one enemy stone, and no
 /// side ever has more stones than at the start (22 on 9×5; position strings with more are
@@ -119,17 +119,23 @@ impl fmt::Debug for FanoronaMove {
 /// withdrawals, each move followed by its extensions; paikas by start point, then
 /// direction (N, NE, E, …).
 pub fn generate(g: &Geometry, own: u64, enemy: u64, single: bool, moves: &mut Vec<FanoronaMove>) {
-    let capturers = g.capturers(own, enemy);
+    let mut capturers = g.capturers(own, enemy);
+    let empty = g.all & !(own | enemy);
     if capturers != 0 {
-        let mut chains = Chains {
-            g,
-            sink: moves,
-            single,
-        };
-        chains.all(own, enemy, capturers);
+        while capturers != 0 {
+            let from = capturers.trailing_zeros() as usize;
+            capturers &= capturers - 1;
+            let (approach, withdrawal) = g.captures(from, empty, enemy, 0);
+            let chain = Chain {
+                at: from,
+                free: empty,
+                enemy,
+                mv: FanoronaMove::chain_start(from),
+            };
+            push_chains(g, &chain, approach, withdrawal, single, moves);
+        }
         return;
     }
-    let empty = g.all & !(own | enemy);
     let mut stones = g.can_step(own, empty);
     while stones != 0 {
         let from = stones.trailing_zeros() as usize;
@@ -146,177 +152,142 @@ pub fn generate(g: &Geometry, own: u64, enemy: u64, single: bool, moves: &mut Ve
 /// The number of turns [`generate`] would give, without building them: paikas are counted
 /// with whole-board operations, chains by walking them. (Perft's last ply.)
 pub fn count(g: &Geometry, own: u64, enemy: u64, single: bool) -> usize {
-    let capturers = g.capturers(own, enemy);
+    let mut capturers = g.capturers(own, enemy);
     let empty = g.all & !(own | enemy);
     if capturers == 0 {
         return (0..DIRECTIONS)
             .map(|d| (own & g.before(empty, g.delta[d]) & g.has_step[d]).count_ones() as usize)
             .sum();
     }
-    let mut counter = Counter(0);
-    let mut chains = Chains {
-        g,
-        sink: &mut counter,
-        single,
-    };
-    chains.all(own, enemy, capturers);
-    counter.0
-}
-
-/// Where whole turns go as they are found.
-trait Sink {
-    fn push(&mut self, mv: FanoronaMove);
-}
-
-impl Sink for Vec<FanoronaMove> {
-    #[inline(always)]
-    fn push(&mut self, mv: FanoronaMove) {
-        Vec::push(self, mv);
+    let mut total = 0;
+    while capturers != 0 {
+        let from = capturers.trailing_zeros() as usize;
+        capturers &= capturers - 1;
+        let (approach, withdrawal) = g.captures(from, empty, enemy, 0);
+        total += if single {
+            count_steps(approach, withdrawal)
+        } else {
+            count_chains(g, from, empty, enemy, approach, withdrawal)
+        };
     }
+    total
 }
 
-/// Counts turns instead of keeping them.
-struct Counter(usize);
-
-impl Sink for Counter {
-    #[inline(always)]
-    fn push(&mut self, _mv: FanoronaMove) {
-        self.0 += 1;
-    }
-}
-
-struct Chains<'a, S: Sink> {
-    g: &'a Geometry,
-    sink: &'a mut S,
-    single: bool,
-}
+// How chains are walked. A step from `at` to `to` in local direction `i` removes enemy
+// stones on the axis of `i` only, and frees `at` (but marks it visited). The next step from
+// `to` may not go along that axis (straight on is forbidden, back lands on `at`), and the
+// landing and victims of every other step from `to` are off that axis and are not `at`. So
+// the steps that could follow are [`Geometry::captures`] of `to` on the board *before* the
+// step, the same after an approach or a withdrawal: computed once, they decide whether the
+// chain goes on, and are the next step's own capture sets. The captured line is only needed
+// when the chain goes on.
 
 /// A chain in progress: the capturing stone stands on `at`.
 struct Chain {
-    /// The mover's other stones.
-    others: u64,
+    at: usize,
+    /// Points the stone may land on: empty, and not visited this turn.
+    free: u64,
     /// The enemy stones left.
     enemy: u64,
-    at: usize,
-    /// Points the stone has occupied this turn, `at` included.
-    visited: u64,
     /// The turn so far.
     mv: FanoronaMove,
 }
 
-impl<S: Sink> Chains<'_, S> {
-    /// Every chain of every stone of `capturers` (the mover's stones that can capture).
-    fn all(&mut self, own: u64, enemy: u64, mut capturers: u64) {
-        let empty = self.g.all & !(own | enemy);
-        while capturers != 0 {
-            let from = capturers.trailing_zeros() as usize;
-            capturers &= capturers - 1;
-            let bit = 1u64 << from;
-            let state = Chain {
-                others: own & !bit,
-                enemy,
-                at: from,
-                visited: bit,
-                mv: FanoronaMove::chain_start(from),
-            };
-            self.extend(&state, empty & self.g.adjacent[from]);
-        }
+/// The stones a step from `at` in local direction `i` captures, by withdrawal or approach.
+#[inline(always)]
+fn captured_line(
+    g: &Geometry,
+    enemy: u64,
+    at: usize,
+    to: usize,
+    i: usize,
+    withdrawal: bool,
+) -> u64 {
+    if withdrawal {
+        g.local_line(enemy, g.local_step(at, 7 - i), 7 - i)
+    } else {
+        g.local_line(enemy, g.local_step(to, i), i)
     }
+}
 
-    /// Every capture step of `chain`'s stone onto one of `landings` (free points next to it,
-    /// not in the direction of the step before), each followed by the chains that go on.
-    #[inline(never)]
-    fn extend(&mut self, chain: &Chain, landings: u64) {
-        self.extend_here::<false>(chain, landings);
-    }
-
-    /// [`Chains::extend`], inlined into its caller. `CALL`: whether the chains that go on
-    /// are generated by a call (else by this function inlined once more): recursion
-    /// unrolled by two, which halves the calls.
-    #[inline(always)]
-    fn extend_here<const CALL: bool>(&mut self, chain: &Chain, landings: u64) {
-        let g = self.g;
-        let at = chain.at & 63;
-        let enemy = chain.enemy;
-        let rays = &g.rays[at];
-        // The landings that capture by approach and by withdrawal, found without a branch
-        // per landing (which would be mispredicted half the time).
-        let (mut approach, mut withdrawal) = (0u64, 0u64);
-        let mut left = landings;
-        while left != 0 {
-            let to = left.trailing_zeros() as usize;
-            left &= left - 1;
-            let ray = rays[g.direction_to[at][to] as usize & 7];
-            approach |= ((enemy >> ray.ahead) & 1) << to;
-            withdrawal |= ((enemy >> ray.behind) & 1) << to;
-        }
-        while approach != 0 {
-            let to = approach.trailing_zeros() as usize;
-            approach &= approach - 1;
-            let d = g.direction_to[at][to] as usize & 7;
-            let line = g.line(enemy, rays[d].ahead, d);
-            self.step::<CALL>(chain, to, d, line, false);
-        }
-        while withdrawal != 0 {
-            let to = withdrawal.trailing_zeros() as usize;
-            withdrawal &= withdrawal - 1;
-            let d = g.direction_to[at][to] as usize & 7;
-            let line = g.line(enemy, rays[d].behind, opposite(d));
-            self.step::<CALL>(chain, to, d, line, true);
-        }
-    }
-
-    /// Record the capture step of `chain`'s stone to `to` (direction `d`) taking `line`
-    /// (`taken` stones), and
-    /// go on from there if a further capture step is possible.
-    #[inline(always)]
-    fn step<const CALL: bool>(
-        &mut self,
-        chain: &Chain,
-        to: usize,
-        d: usize,
-        line: u64,
-        withdrawal: bool,
-    ) {
-        let mv = chain.mv.with_capture(d, withdrawal);
-        self.sink.push(mv);
-        if self.single {
-            return;
-        }
-        let g = self.g;
-        let to = to & 63;
-        let enemy = chain.enemy & !line;
-        let visited = chain.visited | 1u64 << to;
-        // Most chains cannot go on: checked here, before any call. A landing must be free
-        // and not straight on (the step before's direction), with a victim beyond or behind.
-        let free = g.all & !(chain.others | enemy | visited);
-        let landings = free & g.adjacent[to] & !(1u64 << g.after[d & 7][to]);
-        let mut left = landings;
-        let mut goes_on = false;
-        while left != 0 {
-            let next = left.trailing_zeros() as usize;
-            left &= left - 1;
-            let e = g.direction_to[to][next] as usize & 7;
-            if enemy & g.victims[to][e] != 0 {
-                goes_on = true;
-                break;
+/// Appends the turns that go on from `chain` by one of the capture steps `approach` and
+/// `withdrawal` (local direction sets), each followed by its own extensions.
+fn push_chains(
+    g: &Geometry,
+    chain: &Chain,
+    approach: u8,
+    withdrawal: u8,
+    single: bool,
+    moves: &mut Vec<FanoronaMove>,
+) {
+    for (mut steps, withdraws) in [(approach, false), (withdrawal, true)] {
+        while steps != 0 {
+            let i = steps.trailing_zeros() as usize;
+            steps &= steps - 1;
+            let mv = chain.mv.with_capture(LOCAL_DIRECTIONS[i], withdraws);
+            moves.push(mv);
+            if single {
+                continue;
             }
-        }
-        if goes_on {
-            let next = Chain {
-                others: chain.others,
-                enemy,
-                at: to,
-                visited,
-                mv,
-            };
-            if CALL {
-                self.extend(&next, landings);
-            } else {
-                self.extend_here::<true>(&next, landings);
+            let to = g.local_step(chain.at, i);
+            let (next_approach, next_withdrawal) =
+                g.captures(to, chain.free, chain.enemy, local_axis(i));
+            if next_approach | next_withdrawal != 0 {
+                let line = captured_line(g, chain.enemy, chain.at, to, i, withdraws);
+                let next = Chain {
+                    at: to,
+                    free: (chain.free | line) & !(1u64 << to),
+                    enemy: chain.enemy & !line,
+                    mv,
+                };
+                push_chains(g, &next, next_approach, next_withdrawal, single, moves);
             }
         }
     }
+}
+
+/// The number of one-step turns: one per capture step.
+#[inline(always)]
+fn count_steps(approach: u8, withdrawal: u8) -> usize {
+    (approach.count_ones() + withdrawal.count_ones()) as usize
+}
+
+/// The number of turns [`push_chains`] would give from a stone on `at` (with `free` and
+/// `enemy` as in [`Chain`]): the steps themselves, plus what follows each.
+fn count_chains(
+    g: &Geometry,
+    at: usize,
+    free: u64,
+    enemy: u64,
+    approach: u8,
+    withdrawal: u8,
+) -> usize {
+    let mut total = count_steps(approach, withdrawal);
+    let mut steps = approach | withdrawal;
+    while steps != 0 {
+        let i = steps.trailing_zeros() as usize;
+        steps &= steps - 1;
+        let to = g.local_step(at, i);
+        let (next_approach, next_withdrawal) = g.captures(to, free, enemy, local_axis(i));
+        if next_approach | next_withdrawal == 0 {
+            continue;
+        }
+        let free = free & !(1u64 << to);
+        for (kinds, withdraws) in [(approach, false), (withdrawal, true)] {
+            if kinds >> i & 1 != 0 {
+                let line = captured_line(g, enemy, at, to, i, withdraws);
+                total += count_chains(
+                    g,
+                    to,
+                    free | line,
+                    enemy & !line,
+                    next_approach,
+                    next_withdrawal,
+                );
+            }
+        }
+    }
+    total
 }
 
 /// Play `mv` on the mover's stones `own` and the opponent's `enemy`.

@@ -92,6 +92,59 @@ fn forward_directions_go_up_the_point_indices() {
     }
 }
 
+/// Chain generation's local directions and its branch-free capture sets agree with the
+/// plain neighbour tables, for every point and many random boards.
+#[test]
+fn local_capture_sets_match_the_neighbour_tables() {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut random = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for size in [Size::Tsivy, Size::Dimy, Size::Telo] {
+        let g = size.geometry();
+        for i in 0..8 {
+            let d = board::LOCAL_DIRECTIONS[i];
+            assert_eq!(board::LOCAL_DIRECTIONS[7 - i], opposite(d));
+            assert_eq!(g.local_delta[i] as i32, g.delta[d]);
+            if i > 0 {
+                assert!(g.local_delta[i] > g.local_delta[i - 1], "landing order");
+            }
+        }
+        for _ in 0..2000 {
+            let (a, b) = (random(), random());
+            let enemy = a & b & g.all;
+            let free = !a & !b & g.all;
+            let exclude = (random() & 0xff) as u8 & (random() & 0xff) as u8;
+            for p in 0..g.points {
+                let (mut approach, mut withdrawal) = (0u8, 0u8);
+                for i in (0..8).filter(|i| exclude >> i & 1 == 0) {
+                    let d = board::LOCAL_DIRECTIONS[i];
+                    let to = g.step(p, d);
+                    if to == NONE || free >> to & 1 == 0 {
+                        continue;
+                    }
+                    assert_eq!(g.local_step(p, i), to as usize);
+                    let holds = |q: u8| q != NONE && enemy >> q & 1 == 1;
+                    if holds(g.step(to as usize, d)) {
+                        approach |= 1 << i;
+                    }
+                    if holds(g.step(p, opposite(d))) {
+                        withdrawal |= 1 << i;
+                    }
+                }
+                assert_eq!(
+                    g.captures(p, free, enemy, exclude),
+                    (approach, withdrawal),
+                    "{size:?} {p} free {free:#x} enemy {enemy:#x} exclude {exclude:#x}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn start_positions_and_white_first() {
     let cases = [
