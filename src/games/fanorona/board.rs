@@ -282,19 +282,37 @@ impl Geometry {
         (p as isize + self.local_delta[i & 7] as isize) as usize
     }
 
+    /// [`Geometry::captures_on`] for this board's size.
+    pub fn captures(&self, at: usize, free: u64, enemy: u64, exclude: u8) -> (u8, u8) {
+        match self.files {
+            9 => self.captures_on::<9>(at, free, enemy, exclude),
+            5 => self.captures_on::<5>(at, free, enemy, exclude),
+            3 => self.captures_on::<3>(at, free, enemy, exclude),
+            _ => unreachable!("boards have 9, 5 or 3 files"),
+        }
+    }
+
     /// The capture steps a stone on `at` could make, as sets of local directions:
     /// `(approach, withdrawal)`. `free`: the points it may land on (empty and not yet
-    /// visited this turn); `exclude`: local directions it may not step in.
+    /// visited this turn); `exclude`: local directions it may not step in. `FILES`: the
+    /// board's (a constant, so that the shifts below are).
     ///
     /// Without a loop or branch: the boards are turned so that `at` sits at bit
-    /// `2 * files + 2` (a window holding its two rings of neighbours), and the neighbours
+    /// `2 * FILES + 2` (a window holding its two rings of neighbours), and the neighbours
     /// are gathered from fixed bits into a byte per set, one bit per local direction
     /// (a bit that is no neighbour, wrapped from an edge, is masked out by the
     /// direction tables).
     #[inline(always)]
-    pub fn captures(&self, at: usize, free: u64, enemy: u64, exclude: u8) -> (u8, u8) {
+    pub fn captures_on<const FILES: u32>(
+        &self,
+        at: usize,
+        free: u64,
+        enemy: u64,
+        exclude: u8,
+    ) -> (u8, u8) {
+        debug_assert_eq!(self.files, FILES as usize);
         let at = at & 63;
-        let f = self.files as u32;
+        let f = FILES;
         let centre = 2 * f + 2;
         let turn = centre.wrapping_sub(at as u32) & 63;
         let free = free.rotate_left(turn);

@@ -119,20 +119,36 @@ impl fmt::Debug for FanoronaMove {
 /// withdrawals, each move followed by its extensions; paikas by start point, then
 /// direction (N, NE, E, …).
 pub fn generate(g: &Geometry, own: u64, enemy: u64, single: bool, moves: &mut Vec<FanoronaMove>) {
+    match g.files {
+        9 => generate_on::<9>(g, own, enemy, single, moves),
+        5 => generate_on::<5>(g, own, enemy, single, moves),
+        3 => generate_on::<3>(g, own, enemy, single, moves),
+        _ => unreachable!("boards have 9, 5 or 3 files"),
+    }
+}
+
+/// [`generate`] on a board of `FILES` files (a constant: see [`Geometry::captures_on`]).
+fn generate_on<const FILES: u32>(
+    g: &Geometry,
+    own: u64,
+    enemy: u64,
+    single: bool,
+    moves: &mut Vec<FanoronaMove>,
+) {
     let mut capturers = g.capturers(own, enemy);
     let empty = g.all & !(own | enemy);
     if capturers != 0 {
         while capturers != 0 {
             let from = capturers.trailing_zeros() as usize;
             capturers &= capturers - 1;
-            let (approach, withdrawal) = g.captures(from, empty, enemy, 0);
+            let (approach, withdrawal) = g.captures_on::<FILES>(from, empty, enemy, 0);
             let chain = Chain {
                 at: from,
                 free: empty,
                 enemy,
                 mv: FanoronaMove::chain_start(from),
             };
-            push_chains(g, &chain, approach, withdrawal, single, moves);
+            push_chains::<FILES>(g, &chain, approach, withdrawal, single, moves);
         }
         return;
     }
@@ -152,6 +168,16 @@ pub fn generate(g: &Geometry, own: u64, enemy: u64, single: bool, moves: &mut Ve
 /// The number of turns [`generate`] would give, without building them: paikas are counted
 /// with whole-board operations, chains by walking them. (Perft's last ply.)
 pub fn count(g: &Geometry, own: u64, enemy: u64, single: bool) -> usize {
+    match g.files {
+        9 => count_on::<9>(g, own, enemy, single),
+        5 => count_on::<5>(g, own, enemy, single),
+        3 => count_on::<3>(g, own, enemy, single),
+        _ => unreachable!("boards have 9, 5 or 3 files"),
+    }
+}
+
+/// [`count`] on a board of `FILES` files.
+fn count_on<const FILES: u32>(g: &Geometry, own: u64, enemy: u64, single: bool) -> usize {
     let mut capturers = g.capturers(own, enemy);
     let empty = g.all & !(own | enemy);
     if capturers == 0 {
@@ -163,11 +189,11 @@ pub fn count(g: &Geometry, own: u64, enemy: u64, single: bool) -> usize {
     while capturers != 0 {
         let from = capturers.trailing_zeros() as usize;
         capturers &= capturers - 1;
-        let (approach, withdrawal) = g.captures(from, empty, enemy, 0);
+        let (approach, withdrawal) = g.captures_on::<FILES>(from, empty, enemy, 0);
         total += if single {
             count_steps(approach, withdrawal)
         } else {
-            count_chains(g, from, empty, enemy, approach, withdrawal)
+            count_chains::<FILES>(g, from, empty, enemy, approach, withdrawal)
         };
     }
     total
@@ -212,7 +238,7 @@ fn captured_line(
 
 /// Appends the turns that go on from `chain` by one of the capture steps `approach` and
 /// `withdrawal` (local direction sets), each followed by its own extensions.
-fn push_chains(
+fn push_chains<const FILES: u32>(
     g: &Geometry,
     chain: &Chain,
     approach: u8,
@@ -231,7 +257,7 @@ fn push_chains(
             }
             let to = g.local_step(chain.at, i);
             let (next_approach, next_withdrawal) =
-                g.captures(to, chain.free, chain.enemy, local_axis(i));
+                g.captures_on::<FILES>(to, chain.free, chain.enemy, local_axis(i));
             if next_approach | next_withdrawal != 0 {
                 let line = captured_line(g, chain.enemy, chain.at, to, i, withdraws);
                 let next = Chain {
@@ -240,7 +266,7 @@ fn push_chains(
                     enemy: chain.enemy & !line,
                     mv,
                 };
-                push_chains(g, &next, next_approach, next_withdrawal, single, moves);
+                push_chains::<FILES>(g, &next, next_approach, next_withdrawal, single, moves);
             }
         }
     }
@@ -254,7 +280,7 @@ fn count_steps(approach: u8, withdrawal: u8) -> usize {
 
 /// The number of turns [`push_chains`] would give from a stone on `at` (with `free` and
 /// `enemy` as in [`Chain`]): the steps themselves, plus what follows each.
-fn count_chains(
+fn count_chains<const FILES: u32>(
     g: &Geometry,
     at: usize,
     free: u64,
@@ -268,7 +294,8 @@ fn count_chains(
         let i = steps.trailing_zeros() as usize;
         steps &= steps - 1;
         let to = g.local_step(at, i);
-        let (next_approach, next_withdrawal) = g.captures(to, free, enemy, local_axis(i));
+        let (next_approach, next_withdrawal) =
+            g.captures_on::<FILES>(to, free, enemy, local_axis(i));
         if next_approach | next_withdrawal == 0 {
             continue;
         }
@@ -276,7 +303,7 @@ fn count_chains(
         for (kinds, withdraws) in [(approach, false), (withdrawal, true)] {
             if kinds >> i & 1 != 0 {
                 let line = captured_line(g, enemy, at, to, i, withdraws);
-                total += count_chains(
+                total += count_chains::<FILES>(
                     g,
                     to,
                     free | line,
