@@ -55,17 +55,6 @@ pub const fn local_axis(i: usize) -> u8 {
     (1 << i) | (0x80 >> i)
 }
 
-/// `REVERSED[s]`: the local directions opposite to those of `s` (its bits reversed).
-static REVERSED: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let mut s = 0;
-    while s < 256 {
-        table[s] = (s as u8).reverse_bits();
-        s += 1;
-    }
-    table
-};
-
 /// The three standard boards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Size {
@@ -140,17 +129,76 @@ pub struct Geometry {
     pub approach_dirs: [u8; 64],
     /// `withdrawal_dirs[p]`: the local directions with a neighbour of `p` both ways.
     pub withdrawal_dirs: [u8; 64],
-    /// For [`Geometry::captures`]: the points two steps from the window's centre
-    /// (`2 * files + 2`), a multiplier that packs them into the top byte without collision
-    /// (a "magic" number, found by a random search; `new` refuses one that collides), and
-    /// the local directions of each packed byte.
-    ring2_mask: u64,
-    ring2_magic: u64,
-    ring2_dirs: [u8; 256],
+    /// For [`Geometry::captures_on`]: the neighbours one and two steps from the centre of
+    /// its window.
+    ring1: Ring,
+    ring2: Ring,
+}
+
+/// The points at one distance from the centre (bit `2 * files + 2`) of a turned board, one
+/// per local direction, and how to read them as a set of local directions: pack them into
+/// 9 bits with a multiply by a "magic" number, then look the result up. (The magic numbers
+/// were found by a random search; [`Ring::new`] refuses one that packs two sets alike.)
+#[derive(Debug)]
+struct Ring {
+    mask: u64,
+    magic: u64,
+    /// The local directions of each packed set.
+    dirs: [u8; 512],
+    /// Their opposites.
+    opposite: [u8; 512],
+}
+
+impl Ring {
+    const fn new(files: usize, distance: i32, magic: u64) -> Ring {
+        let f = files as i32;
+        let local_delta = [-f - 1, -f, -f + 1, -1, 1, f - 1, f, f + 1];
+        let centre = 2 * f + 2;
+        let mut ring = Ring {
+            mask: 0,
+            magic,
+            dirs: [0; 512],
+            opposite: [0; 512],
+        };
+        let mut filled = [false; 512];
+        let mut dirs = 0;
+        while dirs < 256 {
+            let mut set = 0u64;
+            let mut i = 0;
+            while i < DIRECTIONS {
+                if dirs >> i & 1 == 1 {
+                    set |= 1 << (centre + distance * local_delta[i]);
+                }
+                i += 1;
+            }
+            ring.mask |= set;
+            let packed = Ring::pack(set, magic);
+            assert!(
+                !filled[packed],
+                "a ring's magic number packs two sets alike"
+            );
+            filled[packed] = true;
+            ring.dirs[packed] = dirs as u8;
+            ring.opposite[packed] = (dirs as u8).reverse_bits();
+            dirs += 1;
+        }
+        ring
+    }
+
+    #[inline(always)]
+    const fn pack(set: u64, magic: u64) -> usize {
+        (set.wrapping_mul(magic) >> 55) as usize
+    }
+
+    /// The points of `turned` (a board turned as in [`Geometry::captures_on`]) in this ring.
+    #[inline(always)]
+    fn index(&self, turned: u64) -> usize {
+        Ring::pack(turned & self.mask, self.magic)
+    }
 }
 
 impl Geometry {
-    const fn new(files: usize, ranks: usize, ring2_magic: u64) -> Geometry {
+    const fn new(files: usize, ranks: usize, magic1: u64, magic2: u64) -> Geometry {
         let points = files * ranks;
         let mut neighbour = [[NONE; MAX_POINTS]; DIRECTIONS];
         let mut has_step = [0u64; DIRECTIONS];
@@ -230,32 +278,6 @@ impl Geometry {
             }
             p += 1;
         }
-        // Ring two of the window centre, local direction `i` at `centre + 2 * delta`.
-        let centre = 2 * files as i32 + 2;
-        let mut ring2_mask = 0u64;
-        let mut i = 0;
-        while i < DIRECTIONS {
-            ring2_mask |= 1 << (centre + 2 * local_delta[i] as i32);
-            i += 1;
-        }
-        let mut ring2_dirs = [0u8; 256];
-        let mut filled = [false; 256];
-        let mut dirs = 0;
-        while dirs < 256 {
-            let mut set = 0u64;
-            let mut i = 0;
-            while i < DIRECTIONS {
-                if dirs >> i & 1 == 1 {
-                    set |= 1 << (centre + 2 * local_delta[i] as i32);
-                }
-                i += 1;
-            }
-            let packed = (set.wrapping_mul(ring2_magic) >> 56) as usize;
-            assert!(!filled[packed], "ring2_magic packs two sets alike");
-            filled[packed] = true;
-            ring2_dirs[packed] = dirs as u8;
-            dirs += 1;
-        }
         Geometry {
             files,
             ranks,
@@ -270,9 +292,8 @@ impl Geometry {
             local_delta,
             approach_dirs,
             withdrawal_dirs,
-            ring2_mask,
-            ring2_magic,
-            ring2_dirs,
+            ring1: Ring::new(files, 1, magic1),
+            ring2: Ring::new(files, 2, magic2),
         }
     }
 
@@ -298,10 +319,9 @@ impl Geometry {
     /// board's (a constant, so that the shifts below are).
     ///
     /// Without a loop or branch: the boards are turned so that `at` sits at bit
-    /// `2 * FILES + 2` (a window holding its two rings of neighbours), and the neighbours
-    /// are gathered from fixed bits into a byte per set, one bit per local direction
-    /// (a bit that is no neighbour, wrapped from an edge, is masked out by the
-    /// direction tables).
+    /// `2 * FILES + 2` (a window holding its two rings of neighbours), and each ring of
+    /// each board is read as a set of local directions (see [`Ring`]; a bit that is no
+    /// neighbour, wrapped from an edge, is masked out by the direction tables).
     #[inline(always)]
     pub fn captures_on<const FILES: u32>(
         &self,
@@ -312,22 +332,12 @@ impl Geometry {
     ) -> (u8, u8) {
         debug_assert_eq!(self.files, FILES as usize);
         let at = at & 63;
-        let f = FILES;
-        let centre = 2 * f + 2;
-        let turn = centre.wrapping_sub(at as u32) & 63;
+        let turn = (2 * FILES + 2).wrapping_sub(at as u32) & 63;
         let free = free.rotate_left(turn);
         let enemy = enemy.rotate_left(turn);
-        // Ring one: SW S SE at centre - f - 1.., W and E beside it, NW N NE at centre + f - 1.
-        let ring1 = |w: u64| {
-            ((w >> (f + 1)) & 7
-                | (w >> (centre - 4)) & 8
-                | (w >> (centre - 3)) & 16
-                | (w >> (centre + f - 6)) & 0xe0) as u8
-        };
-        let landings = ring1(free) & !exclude;
-        let beyond = self.ring2_dirs
-            [((enemy & self.ring2_mask).wrapping_mul(self.ring2_magic) >> 56) as usize];
-        let behind = REVERSED[ring1(enemy) as usize];
+        let landings = self.ring1.dirs[self.ring1.index(free)] & !exclude;
+        let beyond = self.ring2.dirs[self.ring2.index(enemy)];
+        let behind = self.ring1.opposite[self.ring1.index(enemy)];
         (
             landings & beyond & self.approach_dirs[at],
             landings & behind & self.withdrawal_dirs[at],
@@ -485,6 +495,6 @@ fn shift_by(set: u64, delta: i32) -> u64 {
     }
 }
 
-pub static TSIVY: Geometry = Geometry::new(9, 5, 0x0c04_2004_1520_0888);
-pub static DIMY: Geometry = Geometry::new(5, 5, 0x0400_4880_2000_6180);
-pub static TELO: Geometry = Geometry::new(3, 3, 0x0200_4000_0004_8002);
+pub static TSIVY: Geometry = Geometry::new(9, 5, 0x0103_02ca_0008_0000, 0x0c04_2004_1520_0888);
+pub static DIMY: Geometry = Geometry::new(5, 5, 0x010c_0080_1420_000a, 0x0400_4880_2000_6180);
+pub static TELO: Geometry = Geometry::new(3, 3, 0x4288_0020_0004_8000, 0x0200_4000_0004_8002);
