@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use super::engine::{Engine, field, run_script};
+use super::engine::{BIN, Engine, field, run_script};
+use super::tournament::{args, records, run_match, scratch};
 
 /// Play the engine against itself with `go <limit>` from the start until the game is over;
 /// returns the result and the number of turns.
@@ -61,6 +62,37 @@ fn fanorona_self_play_ends_on_every_board() {
     for game in ["fanorona-telo", "fanorona-dimy", "fanorona"] {
         let (result, turns) = self_play(game, "depth 4");
         assert!(turns > 0, "{game}: {result} after {turns} turns");
+    }
+}
+
+/// Self-play under `go depth 4` from varied openings: seeded random 4-turn starts, played
+/// through `sowfan match`, whose referee ends a game only by the rules. Every game ends, by
+/// a win or a draw rule, on all three boards.
+#[test]
+fn fanorona_depth_four_games_from_varied_openings_all_end() {
+    for game in ["fanorona", "fanorona-dimy", "fanorona-telo"] {
+        let path = scratch(&format!("{game}-depth4.jsonl"));
+        let run = run_match(
+            &args(&format!(
+                "--engine cmd={BIN} name=a depth=4 --engine cmd={BIN} name=b depth=4 \
+                 --game {game} --games 20 --concurrency 2 --openings plies=4 --seed 7 \
+                 --quiet --records {}",
+                path.display()
+            )),
+            Duration::from_secs(180),
+        );
+        assert!(run.success, "{}\n{}", run.stdout, run.stderr);
+        assert!(run.stdout.contains("ended by: rules 20"), "{}", run.stdout);
+        let games = records(&path);
+        assert_eq!(games.len(), 20, "{game}");
+        for record in &games {
+            assert_eq!(record["termination"], "rules", "{record}");
+            let result = record["result"].as_str().unwrap_or_default();
+            assert!(["p1win", "p2win", "draw"].contains(&result), "{record}");
+            let reason = record["reason"].as_str().unwrap_or_default();
+            let by_draw_rule = reason.contains("repetition") || reason.contains("without capture");
+            assert_eq!(result == "draw", by_draw_rule, "{record}");
+        }
     }
 }
 

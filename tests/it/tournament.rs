@@ -16,20 +16,20 @@ const MISBEHAVE: &str = concat!(
 );
 
 /// A scratch file name unique to this test.
-fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("sowfan-match-tests-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir.join(name)
 }
 
-struct MatchRun {
-    stdout: String,
-    stderr: String,
-    success: bool,
+pub(crate) struct MatchRun {
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) success: bool,
 }
 
 /// Run `sowfan match ARGS`; panics if it does not finish within `limit`.
-fn run_match(args: &[String], limit: Duration) -> MatchRun {
+pub(crate) fn run_match(args: &[String], limit: Duration) -> MatchRun {
     let mut child = Command::new(BIN)
         .arg("match")
         .args(args)
@@ -73,7 +73,7 @@ fn run_match(args: &[String], limit: Duration) -> MatchRun {
 }
 
 /// Words split at spaces; `~` stands for a space inside a word (`--game kalah~pits=4`).
-fn args(text: &str) -> Vec<String> {
+pub(crate) fn args(text: &str) -> Vec<String> {
     text.split_whitespace()
         .map(|w| w.replace('~', " "))
         .collect()
@@ -92,7 +92,7 @@ fn good_engine(extra: &str) -> Vec<String> {
     args(&format!("--engine cmd={BIN} name=good {extra}"))
 }
 
-fn records(path: &PathBuf) -> Vec<Value> {
+pub(crate) fn records(path: &PathBuf) -> Vec<Value> {
     let text = std::fs::read_to_string(path).expect("records file");
     let mut games: Vec<Value> = text
         .lines()
