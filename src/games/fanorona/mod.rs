@@ -146,18 +146,25 @@ impl Fanorona {
         self.quiet_limit.is_some_and(|limit| pos.quiet >= limit)
     }
 
+    /// `W` or `B` for the stone on `point`, if any (position strings and pictures).
+    fn stone_letter(pos: &FanoronaPosition, point: usize) -> Option<char> {
+        let bit = 1u64 << point;
+        if pos.stones[WHITE] & bit != 0 {
+            Some('W')
+        } else if pos.stones[BLACK] & bit != 0 {
+            Some('B')
+        } else {
+            None
+        }
+    }
+
     fn board_text(&self, pos: &FanoronaPosition) -> String {
         let g = self.g;
         let mut out = String::new();
         for rank in (0..g.ranks).rev() {
             let mut run = 0;
             for file in 0..g.files {
-                let bit = 1u64 << (rank * g.files + file);
-                let c = if pos.stones[WHITE] & bit != 0 {
-                    'W'
-                } else if pos.stones[BLACK] & bit != 0 {
-                    'B'
-                } else {
+                let Some(c) = Self::stone_letter(pos, rank * g.files + file) else {
                     run += 1;
                     continue;
                 };
@@ -734,14 +741,7 @@ impl Game for Fanorona {
         for rank in (0..g.ranks).rev() {
             let _ = write!(out, " {} ", rank + 1);
             for file in 0..g.files {
-                let bit = 1u64 << (rank * g.files + file);
-                let c = if pos.stones[WHITE] & bit != 0 {
-                    'W'
-                } else if pos.stones[BLACK] & bit != 0 {
-                    'B'
-                } else {
-                    '.'
-                };
+                let c = Self::stone_letter(pos, rank * g.files + file).unwrap_or('.');
                 if file > 0 {
                     out.push('-');
                 }
