@@ -240,9 +240,18 @@ fn main() -> ExitCode {
             sowfan::bench::run(depth, &mut |line| out.line(line));
             Ok(())
         }
-        Some(Tool::Match(args)) => args
-            .into_config(&engine_groups)
-            .and_then(|config| tournament::run(&config).map(|_| ())),
+        Some(Tool::Match(args)) => {
+            let summary = args.into_config(&engine_groups).and_then(|config| {
+                catch_interrupts();
+                tournament::run(&config)
+            });
+            match summary {
+                // The shell's convention for a run ended by SIGINT.
+                Ok(summary) if summary.interrupted => return ExitCode::from(130),
+                Ok(_) => Ok(()),
+                Err(e) => Err(e),
+            }
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -250,6 +259,19 @@ fn main() -> ExitCode {
             eprintln!("sowfan: {message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Ctrl-C (or SIGTERM) during a match: the first stops it with a summary of the finished
+/// games; a second leaves at once (the engines see their input close and quit).
+fn catch_interrupts() {
+    let handler = ctrlc::set_handler(|| {
+        if tournament::interrupt() {
+            std::process::exit(130);
+        }
+    });
+    if let Err(e) = handler {
+        log::warn!("Ctrl-C will end the match without a summary: {e}");
     }
 }
 

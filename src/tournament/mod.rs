@@ -33,6 +33,16 @@ use play::{Played, Referee, Seat};
 use records::{GameRecord, OpeningRecord, RecordWriter};
 use stats::{SprtVerdict, Tally};
 
+/// Raised by [`interrupt`] (Ctrl-C): the match stops as when the SPRT decides.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Ask the running match to stop (the `sowfan match` Ctrl-C handler calls this): games in
+/// flight are abandoned and their engines stopped, finished games keep their records, and
+/// the summary of the finished games is printed. Returns whether a stop was already asked.
+pub fn interrupt() -> bool {
+    INTERRUPTED.swap(true, Ordering::Relaxed)
+}
+
 /// One scheduled game.
 #[derive(Debug, Clone, Copy)]
 struct Job {
@@ -54,6 +64,8 @@ pub struct MatchSummary {
     pub games: usize,
     pub terminations: BTreeMap<&'static str, u32>,
     pub sprt: Option<SprtVerdict>,
+    /// Stopped by [`interrupt`] before every game was played.
+    pub interrupted: bool,
     pub elapsed: Duration,
 }
 
@@ -128,7 +140,7 @@ pub fn run(config: &MatchConfig) -> Result<MatchSummary, String> {
             }
         }
         drop(tx);
-        for (index, played) in rx {
+        while let Some((index, played)) = next_finished(&rx, &stop) {
             let Some(played) = played else { continue };
             let job = jobs[index];
             let record = make_record(
@@ -193,6 +205,7 @@ pub fn run(config: &MatchConfig) -> Result<MatchSummary, String> {
         games: finished,
         terminations,
         sprt: verdict,
+        interrupted: INTERRUPTED.load(Ordering::Relaxed),
         elapsed: started.elapsed(),
     };
     print_summary(config, &summary);
@@ -200,6 +213,25 @@ pub fn run(config: &MatchConfig) -> Result<MatchSummary, String> {
         return Err(e);
     }
     Ok(summary)
+}
+
+/// The next game a worker sends (`None` once every worker is done). While it waits, a
+/// Ctrl-C ([`interrupt`]) raises `stop`, which the workers and their referees watch.
+fn next_finished(
+    results: &mpsc::Receiver<(usize, Option<Played>)>,
+    stop: &AtomicBool,
+) -> Option<(usize, Option<Played>)> {
+    loop {
+        match results.recv_timeout(Duration::from_millis(50)) {
+            Ok(finished) => return Some(finished),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if INTERRUPTED.load(Ordering::Relaxed) {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+        }
+    }
 }
 
 /// A worker: takes the next game off the schedule until there is none (or the match stops),
@@ -407,6 +439,9 @@ fn running_score(tally: &Tally) -> String {
 
 fn print_summary(config: &MatchConfig, summary: &MatchSummary) {
     println!();
+    if summary.interrupted {
+        println!("Match interrupted: the games in flight were abandoned; finished games follow.");
+    }
     for (tally, &(a, b)) in summary.tallies.iter().zip(&summary.pairings) {
         let score = tally.score().unwrap_or(0.5);
         println!(

@@ -418,3 +418,65 @@ fn configuration_errors_are_explained() {
         assert!(run.stderr.contains(expected), "{words}: {}", run.stderr);
     }
 }
+
+#[test]
+fn ctrl_c_stops_the_match_with_a_summary_of_the_finished_games() {
+    let path = scratch("interrupted.jsonl");
+    let mut child = Command::new(BIN)
+        .arg("match")
+        .args(args(&format!(
+            "--engine cmd={BIN} name=a movetime=20 --engine cmd={BIN} name=b movetime=20 \
+             --game kalah --games 1000 --concurrency 2 --openings plies=2 --seed 1 \
+             --records {}",
+            path.display()
+        )))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start sowfan match");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let out = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        text
+    });
+    // Interrupt once some games have ended, so that the summary has something to show.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let written = || {
+        std::fs::read_to_string(&path)
+            .map(|text| text.lines().count())
+            .unwrap_or(0)
+    };
+    while written() < 2 {
+        assert!(Instant::now() < deadline, "no game ended within a minute");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let interrupted = Instant::now();
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(kill.success());
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if interrupted.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("sowfan match still running 10 s after Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let stdout = out.join().unwrap_or_default();
+    assert_eq!(status.code(), Some(130), "{stdout}");
+    assert!(stdout.contains("Match interrupted"), "{stdout}");
+    assert!(stdout.contains("Score of a vs b: "), "{stdout}");
+    // The summary counts exactly the games whose records were written.
+    let games = records(&path).len();
+    assert!((2..1000).contains(&games), "{games} games");
+    assert!(
+        stdout.contains(&format!("Games: {games} in ")),
+        "{games} records\n{stdout}"
+    );
+}
