@@ -3,7 +3,8 @@
 
 use std::io::Read;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -26,10 +27,19 @@ pub(crate) struct MatchRun {
     pub(crate) stdout: String,
     pub(crate) stderr: String,
     pub(crate) success: bool,
+    /// The exit status, if the process exited (not killed by a signal).
+    pub(crate) code: Option<i32>,
 }
 
-/// Run `sowfan match ARGS`; panics if it does not finish within `limit`.
-pub(crate) fn run_match(args: &[String], limit: Duration) -> MatchRun {
+/// A `sowfan match` started by [`start_match`], its output read as it comes.
+pub(crate) struct RunningMatch {
+    child: Child,
+    out: JoinHandle<String>,
+    err: JoinHandle<String>,
+}
+
+/// Start `sowfan match ARGS`.
+pub(crate) fn start_match(args: &[String]) -> RunningMatch {
     let mut child = Command::new(BIN)
         .arg("match")
         .args(args)
@@ -50,26 +60,39 @@ pub(crate) fn run_match(args: &[String], limit: Duration) -> MatchRun {
         let _ = stderr.read_to_string(&mut text);
         text
     });
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
+    RunningMatch { child, out, err }
+}
+
+impl RunningMatch {
+    /// Wait for the end; panics if it does not come within `limit`.
+    pub(crate) fn finish(mut self, limit: Duration) -> MatchRun {
+        let deadline = Instant::now() + limit;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!(
+                    "sowfan match did not finish within {limit:?}; output so far:\n{}",
+                    self.out.join().unwrap_or_default()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        MatchRun {
+            stdout: self.out.join().unwrap_or_default(),
+            stderr: self.err.join().unwrap_or_default(),
+            success: status.success(),
+            code: status.code(),
         }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "sowfan match {args:?} did not finish within {limit:?}; output so far:\n{}",
-                out.join().unwrap_or_default()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    MatchRun {
-        stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
-        success: status.success(),
     }
+}
+
+/// Run `sowfan match ARGS`; panics if it does not finish within `limit`.
+pub(crate) fn run_match(args: &[String], limit: Duration) -> MatchRun {
+    start_match(args).finish(limit)
 }
 
 /// Words split at spaces; `~` stands for a space inside a word (`--game kalah~pits=4`).
@@ -422,25 +445,11 @@ fn configuration_errors_are_explained() {
 #[test]
 fn ctrl_c_stops_the_match_with_a_summary_of_the_finished_games() {
     let path = scratch("interrupted.jsonl");
-    let mut child = Command::new(BIN)
-        .arg("match")
-        .args(args(&format!(
-            "--engine cmd={BIN} name=a movetime=20 --engine cmd={BIN} name=b movetime=20 \
-             --game kalah --games 1000 --concurrency 2 --openings plies=2 --seed 1 \
-             --records {}",
-            path.display()
-        )))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start sowfan match");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let out = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stdout.read_to_string(&mut text);
-        text
-    });
+    let running = start_match(&args(&format!(
+        "--engine cmd={BIN} name=a movetime=20 --engine cmd={BIN} name=b movetime=20 \
+         --game kalah --games 1000 --concurrency 2 --openings plies=2 --seed 1 --records {}",
+        path.display()
+    )));
     // Interrupt once some games have ended, so that the summary has something to show.
     let deadline = Instant::now() + Duration::from_secs(60);
     let written = || {
@@ -452,24 +461,14 @@ fn ctrl_c_stops_the_match_with_a_summary_of_the_finished_games() {
         assert!(Instant::now() < deadline, "no game ended within a minute");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let interrupted = Instant::now();
     let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args(["-INT", &running.child.id().to_string()])
         .status()
         .expect("run kill");
     assert!(kill.success());
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if interrupted.elapsed() > Duration::from_secs(10) {
-            let _ = child.kill();
-            panic!("sowfan match still running 10 s after Ctrl-C");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let stdout = out.join().unwrap_or_default();
-    assert_eq!(status.code(), Some(130), "{stdout}");
+    let run = running.finish(Duration::from_secs(10));
+    let stdout = run.stdout;
+    assert_eq!(run.code, Some(130), "{stdout}");
     assert!(stdout.contains("Match interrupted"), "{stdout}");
     assert!(stdout.contains("Score of a vs b: "), "{stdout}");
     // The summary counts exactly the games whose records were written.
