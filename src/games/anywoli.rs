@@ -619,13 +619,20 @@ impl Game for Anywoli {
             first_final: None,
         };
         if fields.len() == 5 {
-            pos.quiet = fields[2].parse::<u16>().map_err(|_| {
-                PositionError::new(format!(
-                    "turns without capture must be a number 0..{}, not '{}': {usage}",
-                    u16::MAX,
-                    fields[2]
-                ))
-            })?;
+            let most = self.quiet_limit.unwrap_or(u16::MAX);
+            pos.quiet = super::parse_digits::<u16>(fields[2])
+                .filter(|&n| n <= most)
+                .ok_or_else(|| {
+                    let limit = match self.quiet_limit {
+                        Some(limit) => format!(" (the quiet-limit is {limit})"),
+                        None => String::new(),
+                    };
+                    PositionError::new(format!(
+                        "turns without capture must be a number 0..{most}{limit}, not '{}': \
+                         {usage}",
+                        fields[2]
+                    ))
+                })?;
             pos.last_capturer = Self::parse_side_field(fields[3], "the last capturer")?;
             pos.first_final = Self::parse_side_field(fields[4], "the first final-seed capturer")?;
             if pos.first_final.is_some() && pos.last_capturer.is_none() {

@@ -95,13 +95,13 @@ pub fn parse_counts(
     }
     parts
         .iter()
-        .map(|p| match p.parse::<u32>() {
-            Ok(n) if n <= max => Ok(n),
-            Ok(n) => Err(PositionError::new(format!(
+        .map(|p| match super::parse_digits::<u32>(p) {
+            Some(n) if n <= max => Ok(n),
+            Some(n) => Err(PositionError::new(format!(
                 "{what}: {n} is more than the {max} this board can hold"
             ))),
-            Err(_) => Err(PositionError::new(format!(
-                "{what}: '{p}' is not a seed count (a number 0..{max})"
+            None => Err(PositionError::new(format!(
+                "{what}: '{p}' is not a seed count (digits only, a number 0..{max})"
             ))),
         })
         .collect()

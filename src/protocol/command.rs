@@ -5,8 +5,7 @@
 //! whose message says what was expected.
 
 use nom::bytes::complete::take_till1;
-use nom::character::complete::{i64 as int64, space0, u32 as uint32, u64 as uint64};
-use nom::combinator::all_consuming;
+use nom::character::complete::space0;
 use nom::sequence::preceded;
 use nom::{IResult, Parser};
 use thiserror::Error;
@@ -106,16 +105,54 @@ fn tokens(mut input: &str) -> Vec<&str> {
     out
 }
 
-fn number<'a, T>(
-    text: &'a str,
-    parser: impl Fn(&'a str) -> IResult<&'a str, T>,
+/// A decimal integer of any length, saturated to ±(2^127 − 1) beyond that: numbers from a
+/// client are judged by range in one place (see [`bounded`]), never wrapped.
+fn integer(text: &str) -> Option<i128> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let magnitude = digits.bytes().fold(0i128, |n, b| {
+        n.saturating_mul(10).saturating_add(i128::from(b - b'0'))
+    });
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+/// A number for `what` in `min..=max`: below `min` is an error, above `max` saturates to
+/// `max` (a depth or node count beyond what can be searched means "as much as possible").
+fn bounded(
+    text: &str,
+    min: i128,
+    max: i128,
     command: &'static str,
     what: &str,
-) -> Result<T, CommandError> {
-    all_consuming(parser)
-        .parse(text)
-        .map(|(_, n)| n)
-        .map_err(|_| invalid(command, format!("'{what}' needs a number, got '{text}'")))
+) -> Result<i128, CommandError> {
+    let n = integer(text)
+        .ok_or_else(|| invalid(command, format!("'{what}' needs a number, got '{text}'")))?;
+    if n < min {
+        return Err(invalid(
+            command,
+            format!("'{what}' must be at least {min}, got {text}"),
+        ));
+    }
+    Ok(n.min(max))
+}
+
+fn count_u32(text: &str, min: u32, command: &'static str, what: &str) -> Result<u32, CommandError> {
+    bounded(text, min.into(), u32::MAX.into(), command, what).map(|n| n as u32)
+}
+
+fn count_u64(text: &str, command: &'static str, what: &str) -> Result<u64, CommandError> {
+    bounded(text, 0, u64::MAX.into(), command, what).map(|n| n as u64)
+}
+
+/// A clock reading or increment in ms: any integer, saturated to the range of `i64`
+/// (negative time left means the clock has run out: move now).
+fn clock_ms(text: &str, what: &str) -> Result<i64, CommandError> {
+    bounded(text, i128::MIN, i64::MAX.into(), "go", what).map(|n| n.max(i64::MIN.into()) as i64)
 }
 
 /// Parse one line. `Ok(None)` for a blank line.
@@ -148,7 +185,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
         "query" => parse_query(args)?,
         "bench" => match tokens(args).as_slice() {
             [] => Command::Bench(None),
-            [depth] => Command::Bench(Some(number(depth, uint32, "bench", "depth")?)),
+            [depth] => Command::Bench(Some(count_u32(depth, 1, "bench", "depth")?)),
             _ => return Err(invalid("bench", "expected 'bench' or 'bench <depth>'")),
         },
         other => return Err(CommandError::Unknown(other.to_string())),
@@ -188,7 +225,7 @@ fn static_name(name: &str) -> &'static str {
 
 fn parse_perft_depth(args: &str, command: &'static str) -> Result<u32, CommandError> {
     match tokens(args).as_slice() {
-        [depth] => number(depth, uint32, command, "depth"),
+        [depth] => count_u32(depth, 0, command, "depth"),
         _ => Err(invalid(command, "expected a depth, e.g. 'perft 6'")),
     }
 }
@@ -311,39 +348,37 @@ fn parse_go(args: &str) -> Result<Command, CommandError> {
                 break;
             }
             "depth" => {
-                let d = number(value(i, key)?, uint32, "go", key)?;
-                if d == 0 {
-                    return Err(invalid("go", "'depth' must be at least 1"));
-                }
-                limits.depth = Some(d);
+                limits.depth = Some(count_u32(value(i, key)?, 1, "go", key)?);
                 i += 1;
             }
             "nodes" => {
-                limits.nodes = Some(number(value(i, key)?, uint64, "go", key)?);
+                limits.nodes = Some(count_u64(value(i, key)?, "go", key)?);
                 i += 1;
             }
             "movetime" => {
-                limits.movetime = Some(number(value(i, key)?, uint64, "go", key)?);
+                // Negative: no time at all (move now), like a clock that has run out.
+                let ms = clock_ms(value(i, key)?, key)?;
+                limits.movetime = Some(ms.max(0) as u64);
                 i += 1;
             }
             "movestogo" => {
-                limits.movestogo = Some(number(value(i, key)?, uint32, "go", key)?);
+                limits.movestogo = Some(count_u32(value(i, key)?, 1, "go", key)?);
                 i += 1;
             }
             "wtime" | "p1time" => {
-                limits.time[0] = Some(number(value(i, key)?, int64, "go", key)?);
+                limits.time[0] = Some(clock_ms(value(i, key)?, key)?);
                 i += 1;
             }
             "btime" | "p2time" => {
-                limits.time[1] = Some(number(value(i, key)?, int64, "go", key)?);
+                limits.time[1] = Some(clock_ms(value(i, key)?, key)?);
                 i += 1;
             }
             "winc" | "p1inc" => {
-                limits.inc[0] = Some(number(value(i, key)?, int64, "go", key)?);
+                limits.inc[0] = Some(clock_ms(value(i, key)?, key)?);
                 i += 1;
             }
             "binc" | "p2inc" => {
-                limits.inc[1] = Some(number(value(i, key)?, int64, "go", key)?);
+                limits.inc[1] = Some(clock_ms(value(i, key)?, key)?);
                 i += 1;
             }
             other => {
@@ -460,10 +495,81 @@ mod tests {
             "go nodes -5",
             "go fast",
             "go searchmoves",
-            "go depth 99999999999",
+            "go depth -1",
+            "go depth +5",
+            "go movestogo 0",
+            "go wtime 1e3",
         ] {
             let e = parse(bad).unwrap_err();
             assert!(e.to_string().starts_with("go"), "{bad}: {e}");
+        }
+    }
+
+    /// Every `go` number at the extremes: counts below their minimum are errors, anything
+    /// above a field's range saturates, clock values keep their sign (negative = no time).
+    #[test]
+    fn go_numbers_at_the_extremes_saturate() {
+        let go = |line: &str| match parse(line) {
+            Ok(Some(Command::Go(l))) => Ok(l),
+            Ok(other) => panic!("{line}: {other:?}"),
+            Err(e) => Err(e.to_string()),
+        };
+        let extremes = [
+            "0",
+            "1",
+            "-1",
+            "-9223372036854775808",
+            "9223372036854775807",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775809",
+            "99999999999999999999999999999999999999999999",
+        ];
+        for v in extremes {
+            let negative = v.starts_with('-');
+            let zero = v == "0";
+            // depth: at least 1; saturates at u32::MAX (the search clamps it to its maximum).
+            let depth = go(&format!("go depth {v}"));
+            if negative || zero {
+                assert!(depth.is_err(), "depth {v}");
+            } else {
+                let d = depth.unwrap().depth.unwrap();
+                assert!(d >= 1 && (v.len() < 10 || d == u32::MAX), "depth {v}: {d}");
+            }
+            // nodes: at least 0; saturates at u64::MAX.
+            let nodes = go(&format!("go nodes {v}"));
+            if negative {
+                assert!(nodes.is_err(), "nodes {v}");
+            } else {
+                let n = nodes.unwrap().nodes.unwrap();
+                assert!(v.len() < 20 || n == u64::MAX, "nodes {v}: {n}");
+            }
+            // movetime: negative is 0 (move now); saturates at i64::MAX.
+            let movetime = go(&format!("go movetime {v}")).unwrap().movetime.unwrap();
+            if negative {
+                assert_eq!(movetime, 0, "movetime {v}");
+            } else {
+                assert!(movetime <= i64::MAX as u64, "movetime {v}");
+            }
+            // movestogo: at least 1; saturates.
+            let mtg = go(&format!("go movestogo {v}"));
+            assert_eq!(mtg.is_err(), negative || zero, "movestogo {v}");
+            // Clocks and increments: the sign is kept, the value saturates to i64.
+            for key in ["wtime", "btime", "winc", "binc", "p1time", "p2time", "p1inc", "p2inc"] {
+                let l = go(&format!("go {key} {v}")).unwrap();
+                let t = l.time[0].or(l.time[1]).or(l.inc[0]).or(l.inc[1]).unwrap();
+                assert_eq!(t < 0, negative, "{key} {v}: {t}");
+                if v.len() > 19 {
+                    assert!(t == i64::MAX || t == i64::MIN, "{key} {v}: {t}");
+                }
+            }
+            // perft and bench depths.
+            assert_eq!(parse(&format!("perft {v}")).is_err(), negative, "perft {v}");
+            assert_eq!(
+                parse(&format!("bench {v}")).is_err(),
+                negative || zero,
+                "bench {v}"
+            );
         }
     }
 

@@ -58,7 +58,7 @@ impl TimeBudget {
     pub fn new(limits: &Limits, player: Player, overhead_ms: u64) -> TimeBudget {
         if let Some(movetime) = limits.movetime {
             // A fixed time per move is used in full: no early stop between iterations.
-            let t = Duration::from_millis(movetime.saturating_sub(overhead_ms).max(1));
+            let t = Duration::from_millis(movetime.saturating_sub(overhead_ms));
             return TimeBudget {
                 soft: None,
                 hard: Some(t),
@@ -70,12 +70,22 @@ impl TimeBudget {
                 hard: None,
             };
         };
-        let inc = limits.inc[player.index()].unwrap_or(0).max(0);
-        let available = (left - overhead_ms as i64).max(1);
+        // Every number here came from a client: saturating arithmetic only. No time left
+        // (or less than the overhead) means "move now": the first iteration, nothing more.
+        let overhead = i64::try_from(overhead_ms).unwrap_or(i64::MAX);
+        let available = left.saturating_sub(overhead).max(0);
+        if available == 0 {
+            return TimeBudget {
+                soft: Some(Duration::ZERO),
+                hard: Some(Duration::ZERO),
+            };
+        }
+        // An increment only arrives after the move: it cannot buy more than the time left.
+        let inc = limits.inc[player.index()].unwrap_or(0).clamp(0, available);
         // Mancala and Fanorona games are shorter than chess games: plan for 25 more moves.
-        let moves_to_go = limits.movestogo.unwrap_or(25).clamp(1, 50) as i64;
-        let soft = available / moves_to_go + inc * 3 / 4;
-        let hard = (soft * 4).min(available * 3 / 4).max(1);
+        let moves_to_go = i64::from(limits.movestogo.unwrap_or(25).clamp(1, 50));
+        let soft = (available / moves_to_go).saturating_add(inc / 4 * 3);
+        let hard = soft.saturating_mul(4).min(available / 4 * 3).max(1);
         TimeBudget {
             soft: Some(Duration::from_millis(soft.min(hard) as u64)),
             hard: Some(Duration::from_millis(hard as u64)),
@@ -114,12 +124,77 @@ mod tests {
             ..Limits::default()
         };
         let b = TimeBudget::new(&l, Player::P1, 30);
-        assert!(b.hard.unwrap() <= Duration::from_millis(1));
+        assert_eq!(b.hard, Some(Duration::ZERO));
         // Only the other player's clock: no time limit for us.
         let l = Limits {
             time: [None, Some(5000)],
             ..Limits::default()
         };
         assert!(TimeBudget::new(&l, Player::P1, 0).hard.is_none());
+    }
+
+    /// The budget for `player` (P1) with one field of `go` set to `value`.
+    fn budget_with(field: &str, value: i64) -> TimeBudget {
+        let mut l = Limits {
+            time: [Some(10_000), Some(10_000)],
+            ..Limits::default()
+        };
+        match field {
+            "time" => l.time[0] = Some(value),
+            "inc" => l.inc[0] = Some(value),
+            "movestogo" => l.movestogo = Some(value.clamp(1, u32::MAX as i64) as u32),
+            "movetime" => {
+                l.time = [None, None];
+                l.movetime = Some(value.max(0) as u64);
+            }
+            _ => unreachable!(),
+        }
+        TimeBudget::new(&l, Player::P1, 30)
+    }
+
+    #[test]
+    fn budgets_at_the_extremes_never_wrap() {
+        let extremes = [0, 1, -1, i64::MIN, i64::MAX, i64::MIN + 1, i64::MAX - 1];
+        for field in ["time", "inc", "movestogo", "movetime"] {
+            for &v in &extremes {
+                let b = budget_with(field, v);
+                let hard = b.hard.unwrap();
+                let soft = b.soft.unwrap_or(hard);
+                assert!(soft <= hard, "{field} {v}: {b:?}");
+                // With 10 s on the clock, no increment or movestogo buys more than 7.5 s.
+                if field != "movetime" && field != "time" {
+                    assert!(hard <= Duration::from_millis(7_500), "{field} {v}: {b:?}");
+                }
+            }
+        }
+        // Negative or zero time left: move now.
+        for v in [i64::MIN, -9_223_372_036_854_775_779, -1, 0, 1, 30] {
+            assert_eq!(budget_with("time", v).hard, Some(Duration::ZERO), "{v}");
+        }
+        // A huge time left is a long but finite budget.
+        let b = budget_with("time", i64::MAX);
+        assert!(b.hard.unwrap() > Duration::from_secs(1_000_000));
+        // A huge increment is capped by the time left: 1 s left, the plan stays under 1 s.
+        let l = Limits {
+            time: [Some(1000), None],
+            inc: [Some(i64::MAX), None],
+            ..Limits::default()
+        };
+        let b = TimeBudget::new(&l, Player::P1, 30);
+        let hard = b.hard.unwrap();
+        assert!(hard >= Duration::from_millis(500) && hard < Duration::from_millis(1000), "{b:?}");
+        // movetime at the extremes: 0 and 1 are "move now"; u64::MAX is simply long.
+        let l = Limits {
+            movetime: Some(u64::MAX),
+            ..Limits::default()
+        };
+        assert!(TimeBudget::new(&l, Player::P1, 30).hard.unwrap() > Duration::from_secs(1 << 40));
+        for ms in [0, 1] {
+            let l = Limits {
+                movetime: Some(ms),
+                ..Limits::default()
+            };
+            assert_eq!(TimeBudget::new(&l, Player::P1, 30).hard, Some(Duration::ZERO));
+        }
     }
 }

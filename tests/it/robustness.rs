@@ -97,3 +97,64 @@ fn random_games_round_trip_positions_and_moves() {
         }
     }
 }
+
+/// One rule for numbers in every game's position strings (protocol.md, "Numbers in position
+/// strings"): plain digits only, and a counter above its limit is rejected with a message.
+#[test]
+fn every_game_judges_numbers_in_position_strings_alike() {
+    for entry in registry::GAMES {
+        let session = registry::create(entry.name, &[]).unwrap();
+        let fen = session.start_fen();
+        // Every number of the start position, written with a sign or a stray blank inside
+        // the field, is rejected; the plain number is accepted.
+        let bytes = fen.as_bytes();
+        let mut i = 0;
+        let mut numbers = 0;
+        while i < bytes.len() {
+            if !bytes[i].is_ascii_digit() {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < bytes.len() && bytes[i].is_ascii_digit() {
+                i += 1;
+            }
+            let number = &fen[start..i];
+            for mangled in [format!("+{number}"), format!("-{number}")] {
+                let text = format!("{}{}{}", &fen[..start], mangled, &fen[i..]);
+                let mut s = registry::create(entry.name, &[]).unwrap();
+                let e = s.set_position(Some(&text), &[]);
+                assert!(e.is_err(), "{}: '{text}' was accepted", entry.name);
+            }
+            numbers += 1;
+        }
+        assert!(numbers > 0 || entry.name.starts_with("fanorona"), "{}", entry.name);
+    }
+    // Counters with a limit: at the limit accepted (the game is over), above it rejected.
+    let cases: [(&str, &str, &str, &str); 4] = [
+        (
+            "anywoli",
+            "quiet-limit=200",
+            "2,2,2,2,2,2,2,2,2,2,2,2,0/2,2,2,2,2,2,2,2,2,2,2,2,0 S {} - -",
+            "200",
+        ),
+        ("fanorona", "quiet-limit=100", "9/9/WWWW1BBBB/9/9 w {}", "100"),
+        ("fanorona-dimy", "quiet-limit=100", "5/5/WW1BB/5/5 w {}", "100"),
+        ("fanorona-telo", "quiet-limit=100", "3/W1B/3 w {}", "100"),
+    ];
+    for (game, option, template, limit) in cases {
+        let limit: u64 = limit.parse().unwrap();
+        let mut s = registry::create(game, &[option]).unwrap();
+        let at = template.replace("{}", &limit.to_string());
+        s.set_position(Some(&at), &[])
+            .unwrap_or_else(|e| panic!("{game}: '{at}': {e}"));
+        assert!(s.outcome().is_some(), "{game}: the quiet-limit ends the game");
+        for above in [limit + 1, u64::from(u32::MAX) + 1] {
+            let text = template.replace("{}", &above.to_string());
+            let e = s.set_position(Some(&text), &[]).unwrap_err().to_string();
+            assert!(e.contains("quiet-limit is"), "{game}: '{text}': {e}");
+        }
+        let plus = template.replace("{}", "+1");
+        assert!(s.set_position(Some(&plus), &[]).is_err(), "{game}: {plus}");
+    }
+}

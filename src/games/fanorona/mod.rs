@@ -629,19 +629,19 @@ impl Game for Fanorona {
                 )));
             }
         };
-        let quiet = fields[2].parse::<u32>().map_err(|_| {
-            PositionError::new(format!(
-                "turns without capture must be a whole number, not '{}'",
-                fields[2]
-            ))
-        })?;
-        if let Some(limit) = self.quiet_limit
-            && quiet > limit
-        {
-            return Err(PositionError::new(format!(
-                "{quiet} turns without capture: the quiet-limit is {limit}"
-            )));
-        }
+        let most = self.quiet_limit.unwrap_or(u32::MAX);
+        let quiet = crate::games::parse_digits::<u32>(fields[2])
+            .filter(|&n| n <= most)
+            .ok_or_else(|| {
+                let limit = match self.quiet_limit {
+                    Some(limit) => format!(" (the quiet-limit is {limit})"),
+                    None => String::new(),
+                };
+                PositionError::new(format!(
+                    "turns without capture must be a number 0..{most}{limit}, not '{}'",
+                    fields[2]
+                ))
+            })?;
         let mut first_pending = 0;
         if let Some(&flags) = fields.get(3) {
             first_pending = match flags {

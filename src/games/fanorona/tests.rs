@@ -570,8 +570,9 @@ fn position_strings_round_trip_and_errors_say_what_is_wrong() {
         ("9/9/9/9/81W w 0", "more than 9"),
         ("9/9/9/9/8X w 0", "unexpected 'X'"),
         ("9/9/9/9/9 x 0", "w or b"),
-        ("9/9/9/9/9 w -1", "whole number"),
-        ("9/9/9/9/9 w 101", "quiet-limit is 100"),
+        ("9/9/9/9/9 w -1", "must be a number 0..100"),
+        ("9/9/9/9/9 w +1", "must be a number 0..100"),
+        ("9/9/9/9/9 w 101", "the quiet-limit is 100"),
         ("9/9/9/9/9 w 0 wb", "first-capture-single"),
         ("WWWWWWWWW/WWWWWWWWW/WWWWW4/9/9 w 0", "at most 22"),
     ];
