@@ -1,6 +1,7 @@
 //! `bench`: fixed-depth searches of fixed positions of every game, for a speed figure and a
 //! node count that identifies the search's behaviour (the same for a given build).
 
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::registry;
@@ -14,11 +15,15 @@ const BENCH_HASH_MB: usize = 16;
 pub struct BenchTotals {
     pub nodes: u64,
     pub elapsed: Duration,
+    /// False when `stop` ended the bench early (no totals were printed).
+    pub complete: bool,
 }
 
 /// Run the bench; `depth` overrides each game's own depth. Reports one line per position
-/// and the totals through `out`.
-pub fn run(depth: Option<u32>, out: &mut dyn FnMut(&str)) -> BenchTotals {
+/// and the totals through `out`. `control.stop` ends it within milliseconds: the running
+/// search stops, `info string bench stopped …` is printed instead of the totals (a partial
+/// node count is no signature).
+pub fn run(depth: Option<u32>, control: &SearchControl, out: &mut dyn FnMut(&str)) -> BenchTotals {
     let tt = match TranspositionTable::new(BENCH_HASH_MB) {
         Ok(tt) => tt,
         Err(e) => {
@@ -26,6 +31,7 @@ pub fn run(depth: Option<u32>, out: &mut dyn FnMut(&str)) -> BenchTotals {
             return BenchTotals {
                 nodes: 0,
                 elapsed: Duration::ZERO,
+                complete: false,
             };
         }
     };
@@ -36,7 +42,13 @@ pub fn run(depth: Option<u32>, out: &mut dyn FnMut(&str)) -> BenchTotals {
     };
     let start = Instant::now();
     let mut nodes = 0;
-    for entry in registry::GAMES {
+    let mut done = 0;
+    let total: usize = registry::GAMES
+        .iter()
+        .filter_map(|entry| registry::create(entry.name, &[]).ok())
+        .map(|session| session.bench().positions.len() + 1)
+        .sum();
+    'games: for entry in registry::GAMES {
         let Ok(mut session) = registry::create(entry.name, &[]) else {
             continue;
         };
@@ -46,6 +58,9 @@ pub fn run(depth: Option<u32>, out: &mut dyn FnMut(&str)) -> BenchTotals {
             .chain(spec.positions.iter().map(|p| Some(*p)))
             .collect();
         for (i, fen) in positions.iter().enumerate() {
+            if control.stop.load(Ordering::Relaxed) {
+                break 'games;
+            }
             if let Err(e) = session.set_position(*fen, &[]) {
                 out(&format!(
                     "info string error: bench position of {}: {e}",
@@ -54,12 +69,15 @@ pub fn run(depth: Option<u32>, out: &mut dyn FnMut(&str)) -> BenchTotals {
                 continue;
             }
             tt.clear();
-            let control = SearchControl::default();
             let limits = Limits::depth(depth);
             let t = Instant::now();
-            let Ok(summary) = session.search(&limits, &settings, &tt, &control, &mut |_| {}) else {
+            let Ok(summary) = session.search(&limits, &settings, &tt, control, &mut |_| {}) else {
                 continue;
             };
+            if control.stop.load(Ordering::Relaxed) {
+                break 'games; // cut short: not counted
+            }
+            done += 1;
             nodes += summary.nodes;
             out(&format!(
                 "info string bench {} {}/{} depth {} bestmove {} nodes {} time {}",
@@ -74,9 +92,23 @@ pub fn run(depth: Option<u32>, out: &mut dyn FnMut(&str)) -> BenchTotals {
         }
     }
     let elapsed = start.elapsed();
+    if control.stop.load(Ordering::Relaxed) {
+        out(&format!(
+            "info string bench stopped after {done} of {total} positions ({nodes} nodes): no totals"
+        ));
+        return BenchTotals {
+            nodes,
+            elapsed,
+            complete: false,
+        };
+    }
     let ms = elapsed.as_millis().max(1) as u64;
     out(&format!("Total time (ms) : {ms}"));
     out(&format!("Nodes searched  : {nodes}"));
     out(&format!("Nodes/second    : {}", nodes * 1000 / ms));
-    BenchTotals { nodes, elapsed }
+    BenchTotals {
+        nodes,
+        elapsed,
+        complete: true,
+    }
 }

@@ -237,7 +237,8 @@ fn main() -> ExitCode {
         }) => perft(depth, &game, fen.as_deref(), moves.as_deref()),
         Some(Tool::Bench { depth }) => {
             let out = Output::stdout();
-            sowfan::bench::run(depth, &mut |line| out.line(line));
+            let control = sowfan::search::SearchControl::default();
+            sowfan::bench::run(depth, &control, &mut |line| out.line(line));
             Ok(())
         }
         Some(Tool::Match(args)) => {
@@ -296,10 +297,11 @@ fn perft(
     let out = Output::stdout();
     let start = Instant::now();
     let mut total = 0u64;
-    for (mv, count) in session.divide(depth) {
+    let never = std::sync::atomic::AtomicBool::new(false);
+    session.divide(depth, &never, &mut |mv, count| {
         out.line(&format!("{mv}: {count}"));
         total += count;
-    }
+    });
     if depth == 0 {
         total = 1;
     }

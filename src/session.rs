@@ -6,6 +6,7 @@
 //! text. It knows no game's rules.
 
 use std::fmt::Write;
+use std::sync::atomic::AtomicBool;
 
 use thiserror::Error;
 
@@ -80,8 +81,9 @@ pub trait Session: Send {
     /// How the game ended, including by the repetition rule; `None` while it goes on.
     fn outcome(&self) -> Option<Outcome>;
 
-    /// Perft split by root move (move text, count).
-    fn divide(&self, depth: u32) -> Vec<(String, u64)>;
+    /// Perft split by root move: `each` receives (move text, count) as each root move is
+    /// counted. False when `stop` ended it early (the moves reported are complete).
+    fn divide(&self, depth: u32, stop: &AtomicBool, each: &mut dyn FnMut(&str, u64)) -> bool;
 
     /// What `bench` searches for this game.
     fn bench(&self) -> BenchSpec;
@@ -277,11 +279,10 @@ impl<G: Game> Session for GameSession<G> {
         self.outcome_of(&self.position, &self.history)
     }
 
-    fn divide(&self, depth: u32) -> Vec<(String, u64)> {
-        perft::divide(&self.game, &self.position, depth)
-            .into_iter()
-            .map(|(mv, n)| (self.game.format_move(&self.position, mv), n))
-            .collect()
+    fn divide(&self, depth: u32, stop: &AtomicBool, each: &mut dyn FnMut(&str, u64)) -> bool {
+        perft::divide(&self.game, &self.position, depth, stop, |mv, n| {
+            each(&self.game.format_move(&self.position, mv), n)
+        })
     }
 
     fn bench(&self) -> BenchSpec {

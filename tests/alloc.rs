@@ -60,8 +60,10 @@ fn perft_allocates_per_depth_not_per_node() {
         // Deep enough for tens of thousands of nodes in every game.
         let mut depth = 1;
         let (allocations, nodes) = loop {
-            let (allocations, divide) = allocations_during(|| session.divide(depth));
-            let nodes: u64 = divide.iter().map(|(_, n)| n).sum();
+            let stop = std::sync::atomic::AtomicBool::new(false);
+            let mut nodes = 0;
+            let (allocations, _) =
+                allocations_during(|| session.divide(depth, &stop, &mut |_, n| nodes += n));
             if nodes > 20_000 || depth == 8 {
                 break (allocations, nodes);
             }

@@ -555,7 +555,9 @@ mod tests {
             let mtg = go(&format!("go movestogo {v}"));
             assert_eq!(mtg.is_err(), negative || zero, "movestogo {v}");
             // Clocks and increments: the sign is kept, the value saturates to i64.
-            for key in ["wtime", "btime", "winc", "binc", "p1time", "p2time", "p1inc", "p2inc"] {
+            for key in [
+                "wtime", "btime", "winc", "binc", "p1time", "p2time", "p1inc", "p2inc",
+            ] {
                 let l = go(&format!("go {key} {v}")).unwrap();
                 let t = l.time[0].or(l.time[1]).or(l.inc[0]).or(l.inc[1]).unwrap();
                 assert_eq!(t < 0, negative, "{key} {v}: {t}");

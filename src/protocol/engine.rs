@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use super::Event;
 use super::command::{self, Command, Query};
@@ -14,6 +15,7 @@ use crate::bench;
 use crate::game::Player;
 use crate::registry;
 use crate::search::limits::Limits;
+use crate::search::memory::{MemoryLimits, release_in_background};
 use crate::search::tt::TranspositionTable;
 use crate::search::{SearchControl, SearchSettings};
 use crate::session::Session;
@@ -24,6 +26,8 @@ pub const DEFAULT_HASH_MB: usize = 16;
 pub const MAX_HASH_MB: usize = 65536;
 pub const MAX_THREADS: usize = 256;
 pub const MAX_MULTIPV: usize = 64;
+/// How long `quit` waits for a stopped job to end before the process leaves without it.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(50);
 
 /// A search, perft or bench running on its own thread.
 struct Job {
@@ -77,12 +81,22 @@ impl Engine {
             || (self.eof && self.job.is_none() && self.pending.is_empty())
     }
 
-    /// Stop and wait for the running job, if any.
+    /// Stop the running job, if any, and give it a moment to end. `quit` must end the
+    /// process within 100 ms whatever runs: a job that has not ended after
+    /// [`SHUTDOWN_GRACE`] is left behind (the process exit ends it).
     pub fn shutdown(&mut self) {
         if let Some(job) = self.job.take() {
             job.control.stop.store(true, Ordering::Relaxed);
             job.control.pondering.store(false, Ordering::Relaxed);
-            let _ = job.handle.join();
+            let until = Instant::now() + SHUTDOWN_GRACE;
+            while !job.handle.is_finished() && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            if job.handle.is_finished() {
+                let _ = job.handle.join();
+            } else {
+                log::warn!("quit: the running job did not stop in time; leaving it");
+            }
         }
     }
 
@@ -171,7 +185,7 @@ impl Engine {
             Command::NewGameReset => {
                 // Cannot fail: the start position of the current game.
                 let _ = self.session.set_position(None, &[]);
-                self.tt.clear();
+                self.clear_hash();
             }
             Command::NewGame { game, options } => {
                 let options: Vec<&str> = options.iter().map(String::as_str).collect();
@@ -179,7 +193,7 @@ impl Engine {
                     Ok(session) => {
                         self.session = session;
                         self.game_options = options.iter().map(|s| s.to_string()).collect();
-                        self.tt.clear();
+                        self.clear_hash();
                     }
                     Err(e) => self.out.error(&e.to_string()),
                 }
@@ -233,7 +247,10 @@ impl Engine {
         let lines = [
             format!("id name {ENGINE_NAME}"),
             format!("id author {AUTHOR}"),
-            format!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"),
+            format!(
+                "option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {}",
+                max_hash_mb()
+            ),
             format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"),
             format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"),
             "option name Ponder type check default false".to_string(),
@@ -258,11 +275,8 @@ impl Engine {
             }
         };
         let result = match name.to_ascii_lowercase().as_str() {
-            "hash" => spin(1, MAX_HASH_MB).and_then(|mb| {
-                self.tt = Arc::new(TranspositionTable::new(mb)?);
-                Ok(())
-            }),
-            "threads" => spin(1, MAX_THREADS).map(|n| self.settings.threads = n),
+            "hash" => spin(1, MAX_HASH_MB).and_then(|mb| self.resize_hash(mb)),
+            "threads" => spin(1, MAX_THREADS).map(|n| self.set_threads(n)),
             "multipv" => spin(1, MAX_MULTIPV).map(|n| self.settings.multipv = n),
             "move overhead" => spin(0, 5000).map(|n| self.settings.move_overhead = n as u64),
             "ponder" => match value.map(str::to_ascii_lowercase).as_deref() {
@@ -277,7 +291,7 @@ impl Engine {
                 _ => Err("option 'Ponder' takes true or false".to_string()),
             },
             "clear hash" => {
-                self.tt.clear();
+                self.clear_hash();
                 Ok(())
             }
             "uci_variant" => self.set_variant(value.unwrap_or("")),
@@ -290,7 +304,7 @@ impl Engine {
                     .map(|session| {
                         self.session = session;
                         self.game_options = options.iter().map(|s| s.to_string()).collect();
-                        self.tt.clear();
+                        self.clear_hash();
                     })
                     .map_err(|e| e.to_string())
             }
@@ -304,6 +318,57 @@ impl Engine {
         };
         if let Err(e) = result {
             self.out.error(&e);
+        }
+    }
+
+    /// A new table of `mb` MiB, if this process can hold it; otherwise an error naming the
+    /// most it can have, and the old table stays.
+    fn resize_hash(&mut self, mb: usize) -> Result<(), String> {
+        let limits = MemoryLimits::current();
+        if let (Some(most), Some((bytes, what))) = (limits.table_limit_mb(), limits.binding())
+            && mb > most
+        {
+            return Err(format!(
+                "option 'Hash': {mb} MB is more memory than this engine can have here: at most \
+                 {most} MB ({what} is {} MB, less a reserve for the rest of the engine); the \
+                 hash table stays at {} MB",
+                bytes >> 20,
+                self.tt.megabytes()
+            ));
+        }
+        self.install_table(TranspositionTable::new(mb)?);
+        Ok(())
+    }
+
+    /// Use `table` from now on; the old one is released on a background thread. The new
+    /// table's pages are zeroed by the operating system as the search first touches them.
+    fn install_table(&mut self, table: TranspositionTable) {
+        release_in_background(std::mem::replace(&mut self.tt, Arc::new(table)));
+    }
+
+    /// Empty the hash table at once whatever its size: a fresh, untouched table of the same
+    /// size replaces it and the old one is released on a background thread.
+    fn clear_hash(&mut self) {
+        match self.tt.fresh() {
+            Ok(table) => self.install_table(table),
+            Err(e) => {
+                log::warn!("{e}; clearing the hash table in place");
+                self.tt.clear();
+            }
+        }
+    }
+
+    /// More search threads than the machine runs at once add nothing to a Lazy SMP search
+    /// and starve the protocol threads (`readyok` and `stop` would wait hundreds of ms for
+    /// the scheduler): the search uses at most as many threads as there are processors.
+    fn set_threads(&mut self, requested: usize) {
+        let processors = std::thread::available_parallelism().map_or(1, |n| n.get());
+        self.settings.threads = requested.min(processors).max(1);
+        if requested > processors {
+            self.out.info_string(&format!(
+                "warning: Threads {requested}: this machine runs {processors} threads at once; \
+                 the search uses {processors}"
+            ));
         }
     }
 
@@ -332,7 +397,7 @@ impl Engine {
             }
         };
         self.session = session;
-        self.tt.clear();
+        self.clear_hash();
         Ok(())
     }
 
@@ -383,27 +448,37 @@ impl Engine {
         });
     }
 
+    /// Perft on the job thread: a line per root move as it is counted, then the total. A
+    /// `stop` ends it within milliseconds with `info string perft stopped …` and no total.
     fn perft(&mut self, depth: u32) {
         let session = self.session.clone_box();
         let out = self.out.clone();
         let control = Arc::new(SearchControl::default());
+        let job_control = Arc::clone(&control);
         self.spawn_job("perft", control, false, move || {
             let result = panic::catch_unwind(AssertUnwindSafe(|| {
                 let mut total = 0;
-                let mut lines = Vec::new();
-                for (mv, count) in session.divide(depth) {
-                    lines.push(format!("{mv}: {count}"));
+                let mut counted = 0;
+                let complete = session.divide(depth, &job_control.stop, &mut |mv, count| {
+                    out.line(&format!("{mv}: {count}"));
                     total += count;
+                    counted += 1;
+                });
+                if !complete {
+                    let moves = session.legal_moves().len();
+                    out.info_string(&format!(
+                        "perft stopped after {counted} of {moves} moves ({total} nodes): the \
+                         count is incomplete"
+                    ));
+                    return;
                 }
                 if depth == 0 {
                     total = 1;
                 }
-                lines.push(format!("Nodes searched: {total}"));
-                lines.join("\n")
+                out.line(&format!("Nodes searched: {total}"));
             }));
-            match result {
-                Ok(text) => out.line(&text),
-                Err(_) => out.error("internal error: perft failed"),
+            if result.is_err() {
+                out.error("internal error: perft failed");
             }
         });
     }
@@ -411,9 +486,10 @@ impl Engine {
     fn bench(&mut self, depth: Option<u32>) {
         let out = self.out.clone();
         let control = Arc::new(SearchControl::default());
+        let job_control = Arc::clone(&control);
         self.spawn_job("bench", control, false, move || {
             let result = panic::catch_unwind(AssertUnwindSafe(|| {
-                bench::run(depth, &mut |line| out.line(line))
+                bench::run(depth, &job_control, &mut |line| out.line(line))
             }));
             if result.is_err() {
                 out.error("internal error: bench failed");
@@ -448,6 +524,13 @@ impl Engine {
                 .error(&format!("cannot start a {name} thread: {e}")),
         }
     }
+}
+
+/// The `max` of the `Hash` option: what this process can hold, at most [`MAX_HASH_MB`].
+fn max_hash_mb() -> usize {
+    MemoryLimits::current()
+        .table_limit_mb()
+        .map_or(MAX_HASH_MB, |most| most.min(MAX_HASH_MB))
 }
 
 fn help_text() -> String {

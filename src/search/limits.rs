@@ -182,7 +182,10 @@ mod tests {
         };
         let b = TimeBudget::new(&l, Player::P1, 30);
         let hard = b.hard.unwrap();
-        assert!(hard >= Duration::from_millis(500) && hard < Duration::from_millis(1000), "{b:?}");
+        assert!(
+            hard >= Duration::from_millis(500) && hard < Duration::from_millis(1000),
+            "{b:?}"
+        );
         // movetime at the extremes: 0 and 1 are "move now"; u64::MAX is simply long.
         let l = Limits {
             movetime: Some(u64::MAX),
@@ -194,7 +197,10 @@ mod tests {
                 movetime: Some(ms),
                 ..Limits::default()
             };
-            assert_eq!(TimeBudget::new(&l, Player::P1, 30).hard, Some(Duration::ZERO));
+            assert_eq!(
+                TimeBudget::new(&l, Player::P1, 30).hard,
+                Some(Duration::ZERO)
+            );
         }
     }
 }

@@ -9,6 +9,7 @@
 //! Several threads (Lazy SMP) share the table; the first thread reports and decides.
 
 pub mod limits;
+pub mod memory;
 pub mod score;
 pub mod tt;
 
@@ -702,6 +703,11 @@ impl<G: Game> Worker<'_, G> {
     fn should_abort(&mut self) -> bool {
         if !self.can_abort {
             return false;
+        }
+        // `stop` is read at every node (a read-mostly flag): a node can be slow (a page of a
+        // fresh hash table faulted in), and `stop` must answer within milliseconds.
+        if self.shared.control.stop.load(Ordering::Relaxed) {
+            return true;
         }
         if let Some(limit) = self.shared.node_limit
             && self.total_nodes() >= limit

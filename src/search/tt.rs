@@ -7,6 +7,8 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
+use super::memory::ZeroedArray;
+
 /// What a stored score is: exact, or only a bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
@@ -39,30 +41,19 @@ const NO_MOVE: u64 = 0xFFFF;
 const ENTRY_BYTES: usize = std::mem::size_of::<Slot>();
 
 pub struct TranspositionTable {
-    slots: Vec<Slot>,
+    slots: ZeroedArray<Slot>,
     generation: AtomicU8,
 }
 
 impl TranspositionTable {
-    /// A table of `megabytes` MiB (at least one entry). Fails instead of aborting when the
-    /// memory is not available.
+    /// A table of `megabytes` MiB (at least one entry). The memory is a fresh mapping: no
+    /// page is touched until a search writes to it, so any size is created at once, and an
+    /// impossible size fails here (see [`super::memory`] for the sizes the protocol allows).
     pub fn new(megabytes: usize) -> Result<TranspositionTable, String> {
         let count = (megabytes.saturating_mul(1 << 20) / ENTRY_BYTES).max(1);
-        let failed = || format!("cannot allocate {megabytes} MB for the hash table");
-        let layout = std::alloc::Layout::array::<Slot>(count).map_err(|_| failed())?;
-        // Zeroed memory from the allocator: the pages are only touched when used, so a big
-        // table costs nothing at start-up, and an impossible size fails here instead of
-        // being killed later by the out-of-memory killer.
-        // SAFETY: `layout` has a non-zero size (count >= 1); the all-zero bit pattern is a
-        // valid `Slot` (two `AtomicU64`); the pointer is checked for null; and the Vec is
-        // built with exactly the layout `Vec<Slot>` itself would allocate for `count`.
-        let slots = unsafe {
-            let ptr = std::alloc::alloc_zeroed(layout) as *mut Slot;
-            if ptr.is_null() {
-                return Err(failed());
-            }
-            Vec::from_raw_parts(ptr, count, count)
-        };
+        // SAFETY: the all-zero bit pattern is a valid `Slot` (two `AtomicU64`).
+        let slots = unsafe { ZeroedArray::new(count) }
+            .map_err(|e| format!("cannot allocate {megabytes} MB for the hash table: {e}"))?;
         Ok(TranspositionTable {
             slots,
             generation: AtomicU8::new(0),
@@ -73,8 +64,28 @@ impl TranspositionTable {
         (self.slots.len() * ENTRY_BYTES) >> 20
     }
 
+    /// An empty table of the same size, for `ucinewgame` and `Clear Hash`: swapping it in is
+    /// immediate whatever the size (the old table is released in the background by the
+    /// caller), where writing zeros over gigabytes would take seconds.
+    pub fn fresh(&self) -> Result<TranspositionTable, String> {
+        let count = self.slots.len();
+        // SAFETY: as in `new`.
+        let slots = unsafe { ZeroedArray::new(count) }.map_err(|e| {
+            format!(
+                "cannot allocate {} MB for the hash table: {e}",
+                self.megabytes()
+            )
+        })?;
+        Ok(TranspositionTable {
+            slots,
+            generation: AtomicU8::new(0),
+        })
+    }
+
+    /// Empty every entry in place (for tests and single-threaded tools: it touches every
+    /// page, so the protocol uses [`TranspositionTable::fresh`] instead).
     pub fn clear(&self) {
-        for slot in &self.slots {
+        for slot in self.slots.as_slice() {
             slot.check.store(0, Ordering::Relaxed);
             slot.data.store(0, Ordering::Relaxed);
         }
@@ -89,8 +100,9 @@ impl TranspositionTable {
 
     #[inline]
     fn slot(&self, key: u64) -> &Slot {
-        let index = ((key as u128 * self.slots.len() as u128) >> 64) as usize;
-        &self.slots[index]
+        let slots = self.slots.as_slice();
+        let index = ((key as u128 * slots.len() as u128) >> 64) as usize;
+        &slots[index]
     }
 
     #[inline]
@@ -153,8 +165,9 @@ impl TranspositionTable {
     /// Permille of entries written by the current search (sampled).
     pub fn hashfull(&self) -> u32 {
         let generation = self.generation.load(Ordering::Relaxed) as u64;
-        let sample = self.slots.len().min(1000);
-        let used = self.slots[..sample]
+        let slots = self.slots.as_slice();
+        let sample = slots.len().min(1000);
+        let used = slots[..sample]
             .iter()
             .filter(|s| {
                 let data = s.data.load(Ordering::Relaxed);

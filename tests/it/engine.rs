@@ -16,7 +16,12 @@ pub struct Engine {
 
 impl Engine {
     pub fn start(args: &[&str]) -> Engine {
-        let mut child = Command::new(BIN)
+        Engine::start_command(BIN, args)
+    }
+
+    /// Any program speaking the protocol (e.g. sowfan started through a shell).
+    pub fn start_command(program: &str, args: &[&str]) -> Engine {
+        let mut child = Command::new(program)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -394,7 +394,10 @@ fn two_engines_play_every_game_the_way_cutegames_drives_them() {
 #[test]
 fn bench_node_total_is_the_same_every_run() {
     let totals: Vec<u64> = (0..2)
-        .map(|_| sowfan::bench::run(Some(5), &mut |_| {}).nodes)
+        .map(|_| {
+            let control = sowfan::search::SearchControl::default();
+            sowfan::bench::run(Some(5), &control, &mut |_| {}).nodes
+        })
         .collect();
     assert!(totals[0] > 1000, "{totals:?}");
     assert_eq!(totals[0], totals[1]);

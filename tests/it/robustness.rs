@@ -128,7 +128,11 @@ fn every_game_judges_numbers_in_position_strings_alike() {
             }
             numbers += 1;
         }
-        assert!(numbers > 0 || entry.name.starts_with("fanorona"), "{}", entry.name);
+        assert!(
+            numbers > 0 || entry.name.starts_with("fanorona"),
+            "{}",
+            entry.name
+        );
     }
     // Counters with a limit: at the limit accepted (the game is over), above it rejected.
     let cases: [(&str, &str, &str, &str); 4] = [
@@ -138,8 +142,18 @@ fn every_game_judges_numbers_in_position_strings_alike() {
             "2,2,2,2,2,2,2,2,2,2,2,2,0/2,2,2,2,2,2,2,2,2,2,2,2,0 S {} - -",
             "200",
         ),
-        ("fanorona", "quiet-limit=100", "9/9/WWWW1BBBB/9/9 w {}", "100"),
-        ("fanorona-dimy", "quiet-limit=100", "5/5/WW1BB/5/5 w {}", "100"),
+        (
+            "fanorona",
+            "quiet-limit=100",
+            "9/9/WWWW1BBBB/9/9 w {}",
+            "100",
+        ),
+        (
+            "fanorona-dimy",
+            "quiet-limit=100",
+            "5/5/WW1BB/5/5 w {}",
+            "100",
+        ),
         ("fanorona-telo", "quiet-limit=100", "3/W1B/3 w {}", "100"),
     ];
     for (game, option, template, limit) in cases {
@@ -148,7 +162,10 @@ fn every_game_judges_numbers_in_position_strings_alike() {
         let at = template.replace("{}", &limit.to_string());
         s.set_position(Some(&at), &[])
             .unwrap_or_else(|e| panic!("{game}: '{at}': {e}"));
-        assert!(s.outcome().is_some(), "{game}: the quiet-limit ends the game");
+        assert!(
+            s.outcome().is_some(),
+            "{game}: the quiet-limit ends the game"
+        );
         for above in [limit + 1, u64::from(u32::MAX) + 1] {
             let text = template.replace("{}", &above.to_string());
             let e = s.set_position(Some(&text), &[]).unwrap_err().to_string();

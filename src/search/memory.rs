@@ -1,0 +1,300 @@
+//! Memory for big tables: how much the process may really have, and zeroed mappings that cost
+//! nothing until touched and that are released off the protocol thread.
+//!
+//! The most a table may take is judged from the smaller of physical memory, the memory
+//! cgroup's limit (v1 or v2, the whole path up to the root) and the address-space rlimit,
+//! less a reserve for the rest of the process: a `Hash` the machine cannot hold is refused
+//! up front instead of being accepted and ending in the out-of-memory killer.
+
+use std::path::{Path, PathBuf};
+use std::ptr::NonNull;
+
+/// Kept back from the memory limit for everything that is not the table (threads, buffers,
+/// the program itself): a sixteenth of the limit, at least 64 MiB.
+fn reserve(limit: u64) -> u64 {
+    (limit / 16).max(64 << 20)
+}
+
+/// What limits the memory of this process, for messages and tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryLimits {
+    pub physical: Option<u64>,
+    pub cgroup: Option<u64>,
+    pub address_space: Option<u64>,
+}
+
+impl MemoryLimits {
+    /// Read from the running system.
+    pub fn current() -> MemoryLimits {
+        MemoryLimits {
+            physical: physical_memory(),
+            cgroup: cgroup_limit(),
+            address_space: address_space_limit(),
+        }
+    }
+
+    /// The smallest limit in bytes, with what it is (`None`: nothing known limits us).
+    pub fn binding(&self) -> Option<(u64, &'static str)> {
+        [
+            (self.physical, "physical memory"),
+            (self.cgroup, "the memory cgroup limit"),
+            (self.address_space, "the address-space limit (ulimit -v)"),
+        ]
+        .into_iter()
+        .filter_map(|(bytes, what)| bytes.map(|b| (b, what)))
+        .min_by_key(|&(bytes, _)| bytes)
+    }
+
+    /// The largest table in MiB this process can hold (`None`: no known limit).
+    pub fn table_limit_mb(&self) -> Option<usize> {
+        let (limit, _) = self.binding()?;
+        let usable = limit.saturating_sub(reserve(limit));
+        Some(usize::try_from(usable >> 20).unwrap_or(usize::MAX).max(1))
+    }
+}
+
+fn physical_memory() -> Option<u64> {
+    // SAFETY: sysconf has no preconditions; it returns -1 on error, checked below.
+    let (pages, page_size) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    if pages <= 0 || page_size <= 0 {
+        return None;
+    }
+    (pages as u64).checked_mul(page_size as u64)
+}
+
+fn address_space_limit() -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes one `rlimit` into the valid, exclusively borrowed `limit`.
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
+    (ok && limit.rlim_cur != libc::RLIM_INFINITY).then(|| u64::from(limit.rlim_cur))
+}
+
+fn cgroup_limit() -> Option<u64> {
+    let membership = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    cgroup_limit_from(&membership, |path| std::fs::read_to_string(path).ok())
+}
+
+/// The memory limit of the cgroups listed in `membership` (the text of `/proc/self/cgroup`),
+/// reading control files through `read`: the smallest limit from the process's own group up
+/// to the root, under the usual mount points of cgroup v2 and of the v1 memory controller.
+/// Inside a container the listed path may not exist under the mount (a cgroup namespace
+/// shows the group as its root), so the mount's root files count too.
+pub fn cgroup_limit_from(membership: &str, read: impl Fn(&Path) -> Option<String>) -> Option<u64> {
+    let mut limits = Vec::new();
+    for line in membership.lines() {
+        let mut fields = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(path)) =
+            (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        let (mounts, file): (&[&str], &str) = if controllers.is_empty() {
+            (&["/sys/fs/cgroup", "/sys/fs/cgroup/unified"], "memory.max")
+        } else if controllers.split(',').any(|c| c == "memory") {
+            (&["/sys/fs/cgroup/memory"], "memory.limit_in_bytes")
+        } else {
+            continue;
+        };
+        for mount in mounts {
+            let mut dir = PathBuf::from(mount).join(path.trim_start_matches('/'));
+            loop {
+                if let Some(text) = read(&dir.join(file)) {
+                    // v2 writes `max` for no limit; v1 writes a huge page-rounded number.
+                    if let Ok(bytes) = text.trim().parse::<u64>()
+                        && bytes < 1 << 62
+                    {
+                        limits.push(bytes);
+                    }
+                }
+                if dir == Path::new(mount) || !dir.pop() || !dir.starts_with(mount) {
+                    break;
+                }
+            }
+        }
+    }
+    limits.into_iter().min()
+}
+
+/// A zero-filled array of `T` in its own anonymous mapping: the operating system supplies
+/// zero pages on first touch, so creating one costs nothing whatever its size, and large
+/// ones ask for transparent huge pages (fewer TLB misses in the search, and a far cheaper
+/// release). Dropping unmaps it.
+pub struct ZeroedArray<T> {
+    ptr: NonNull<T>,
+    len: usize,
+    bytes: usize,
+}
+
+// SAFETY: the array owns its memory exclusively, like a Box<[T]>.
+unsafe impl<T: Send> Send for ZeroedArray<T> {}
+// SAFETY: shared access only hands out `&[T]`, like a Box<[T]>.
+unsafe impl<T: Sync> Sync for ZeroedArray<T> {}
+
+impl<T> ZeroedArray<T> {
+    /// # Safety
+    /// The all-zero bit pattern must be a valid `T` (e.g. integers, atomics).
+    pub unsafe fn new(len: usize) -> Result<ZeroedArray<T>, String> {
+        let len = len.max(1);
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .filter(|&b| b > 0 && b <= isize::MAX as usize)
+            .ok_or_else(|| format!("{len} entries do not fit in memory"))?;
+        // SAFETY: an anonymous private mapping with no address hint; the result is checked
+        // against MAP_FAILED. Mappings are page-aligned, which satisfies any `T`'s alignment.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                bytes,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(format!(
+                "cannot map {} MiB: {}",
+                bytes >> 20,
+                std::io::Error::last_os_error()
+            ));
+        }
+        if bytes >= 2 << 20 {
+            // Only advice: without huge pages the table works the same, a little slower.
+            // SAFETY: the range is exactly the mapping just created.
+            unsafe {
+                libc::madvise(ptr, bytes, libc::MADV_HUGEPAGE);
+            }
+        }
+        let ptr = NonNull::new(ptr.cast::<T>()).ok_or("the mapping is at address 0")?;
+        Ok(ZeroedArray { ptr, len, bytes })
+    }
+
+    pub fn as_slice(&self) -> &[T] {
+        // SAFETY: the mapping holds `len` zero-initialised `T`s (valid by `new`'s contract),
+        // lives as long as `self`, and is only mutated through `T`'s interior mutability.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+impl<T> Drop for ZeroedArray<T> {
+    fn drop(&mut self) {
+        // SAFETY: `ptr`/`bytes` describe the mapping created in `new`, unmapped once here;
+        // no reference into it outlives `self`.
+        unsafe {
+            libc::munmap(self.ptr.as_ptr().cast(), self.bytes);
+        }
+    }
+}
+
+/// Drop `value` on a background thread: releasing gigabytes of touched pages takes the
+/// kernel a noticeable time, which must not delay `readyok` or the next command.
+pub fn release_in_background<T: Send + 'static>(value: T) {
+    let spawned = std::thread::Builder::new()
+        .name("release".to_string())
+        .spawn(move || drop(value));
+    if let Err(e) = spawned {
+        log::warn!("releasing memory on this thread: cannot start a thread: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn reader(files: &[(&str, &str)]) -> impl Fn(&Path) -> Option<String> {
+        let files: HashMap<PathBuf, String> = files
+            .iter()
+            .map(|(p, t)| (PathBuf::from(p), t.to_string()))
+            .collect();
+        move |p| files.get(p).cloned()
+    }
+
+    #[test]
+    fn cgroup_v2_limit_is_the_smallest_on_the_path() {
+        let read = reader(&[
+            ("/sys/fs/cgroup/user.slice/memory.max", "4294967296\n"),
+            ("/sys/fs/cgroup/user.slice/job/memory.max", "max\n"),
+            ("/sys/fs/cgroup/memory.max", "max\n"),
+        ]);
+        assert_eq!(
+            cgroup_limit_from("0::/user.slice/job\n", &read),
+            Some(4 << 30)
+        );
+        let read = reader(&[("/sys/fs/cgroup/unified/job/memory.max", "1073741824")]);
+        assert_eq!(cgroup_limit_from("0::/job\n", &read), Some(1 << 30));
+    }
+
+    #[test]
+    fn cgroup_v1_memory_controller_and_unlimited_groups() {
+        let membership = "4:memory:/process_api/abc\n3:cpuset:/\n0::/\n";
+        let read = reader(&[
+            (
+                "/sys/fs/cgroup/memory/process_api/abc/memory.limit_in_bytes",
+                "1073741824\n",
+            ),
+            (
+                "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+                "9223372036854771712\n",
+            ),
+        ]);
+        assert_eq!(cgroup_limit_from(membership, &read), Some(1 << 30));
+        let unlimited = reader(&[(
+            "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+            "9223372036854771712\n",
+        )]);
+        assert_eq!(cgroup_limit_from(membership, &unlimited), None);
+        assert_eq!(cgroup_limit_from("garbage\n::\n", &unlimited), None);
+    }
+
+    #[test]
+    fn the_table_limit_keeps_a_reserve() {
+        let limits = MemoryLimits {
+            physical: Some(24 << 30),
+            cgroup: Some(1 << 30),
+            address_space: None,
+        };
+        assert_eq!(limits.binding(), Some((1 << 30, "the memory cgroup limit")));
+        assert_eq!(limits.table_limit_mb(), Some(1024 - 64));
+        let big = MemoryLimits {
+            physical: Some(24105 << 20),
+            cgroup: None,
+            address_space: None,
+        };
+        let most = big.table_limit_mb().unwrap();
+        assert!(most < 24000 && most > 20000, "{most}");
+    }
+
+    #[test]
+    fn zeroed_arrays_read_zero_and_are_writable() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        // SAFETY: zero is a valid AtomicU64.
+        let a: ZeroedArray<AtomicU64> = unsafe { ZeroedArray::new(1 << 20) }.unwrap();
+        assert_eq!(a.len(), 1 << 20);
+        assert!(
+            a.as_slice()
+                .iter()
+                .step_by(4099)
+                .all(|x| x.load(Ordering::Relaxed) == 0)
+        );
+        a.as_slice()[12345].store(7, Ordering::Relaxed);
+        assert_eq!(a.as_slice()[12345].load(Ordering::Relaxed), 7);
+        release_in_background(a);
+    }
+}

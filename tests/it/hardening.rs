@@ -1,0 +1,307 @@
+//! The engine stays responsive whatever it is asked: `stop` ends perft and bench, `quit`
+//! leaves at once, `Hash` never promises memory the machine lacks and clearing it never
+//! blocks, any `Threads` value keeps `readyok`/`stop` fast, and clock numbers at the extremes
+//! give sensible thinking times.
+//!
+//! Bounds here are generous (a loaded 2-core CI machine); the figures measured on a quiet
+//! machine are far below them and are printed with `--nocapture`.
+
+use std::time::{Duration, Instant};
+
+use crate::engine::Engine;
+
+const SECOND: Duration = Duration::from_secs(1);
+
+/// Send `line` and return the time until a line starting with `prefix` arrives.
+fn latency(engine: &mut Engine, line: &str, prefix: &str) -> Duration {
+    let sent = Instant::now();
+    engine.send(line);
+    engine.until(Duration::from_secs(30), |l| l.starts_with(prefix));
+    sent.elapsed()
+}
+
+fn ready(engine: &mut Engine) -> Duration {
+    latency(engine, "isready", "readyok")
+}
+
+/// `quit`, and the time until the process has exited.
+fn quit_time(mut engine: Engine) -> Duration {
+    let sent = Instant::now();
+    engine.send("quit");
+    engine
+        .wait_exit(Duration::from_secs(10))
+        .expect("the engine exits after quit");
+    sent.elapsed()
+}
+
+#[test]
+fn stop_ends_perft_and_quit_leaves_at_once() {
+    let mut engine = Engine::start(&[]);
+    ready(&mut engine);
+    engine.send("perft 13");
+    std::thread::sleep(Duration::from_millis(300));
+    let stopped = latency(&mut engine, "stop", "info string perft stopped");
+    let shown = latency(&mut engine, "d", "To move:");
+    let quit = quit_time(engine);
+    println!("perft 13: stop {stopped:?}, d {shown:?}, quit {quit:?}");
+    assert!(stopped < SECOND / 2, "stop took {stopped:?}");
+    assert!(shown < SECOND / 2, "d took {shown:?}");
+    assert!(quit < SECOND / 2, "quit took {quit:?}");
+
+    // `quit` alone, with perft running.
+    let mut engine = Engine::start(&[]);
+    ready(&mut engine);
+    engine.send("perft 14");
+    std::thread::sleep(Duration::from_millis(200));
+    let quit = quit_time(engine);
+    println!("perft 14 then quit: {quit:?}");
+    assert!(quit < SECOND / 2, "quit took {quit:?}");
+}
+
+#[test]
+fn stop_ends_bench_and_quit_leaves_at_once() {
+    let mut engine = Engine::start(&[]);
+    ready(&mut engine);
+    engine.send("bench 60");
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = Instant::now();
+    engine.send("stop");
+    let lines = engine.until(Duration::from_secs(10), |l| {
+        l.starts_with("info string bench stopped")
+    });
+    let stopped = sent.elapsed();
+    assert!(
+        !lines.iter().any(|l| l.starts_with("Nodes searched")),
+        "a stopped bench prints no totals: {lines:?}"
+    );
+    let ready_after = ready(&mut engine);
+    println!("bench: stop {stopped:?}, readyok after {ready_after:?}");
+    assert!(stopped < SECOND / 2, "stop took {stopped:?}");
+
+    engine.send("bench 60");
+    std::thread::sleep(Duration::from_millis(200));
+    let quit = quit_time(engine);
+    println!("bench then quit: {quit:?}");
+    assert!(quit < SECOND / 2, "quit took {quit:?}");
+}
+
+#[test]
+fn perft_reports_each_root_move_and_the_total() {
+    let mut engine = Engine::start(&[]);
+    let lines = engine.ask("perft 3", "Nodes searched");
+    let counts: u64 = lines
+        .iter()
+        .filter_map(|l| l.split_once(": "))
+        .filter(|(mv, _)| mv.len() == 1)
+        .map(|(_, n)| n.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(lines.last().unwrap(), &format!("Nodes searched: {counts}"));
+}
+
+/// Physical memory in MiB, from /proc/meminfo.
+fn physical_mb() -> u64 {
+    let text = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let line = text.lines().find(|l| l.starts_with("MemTotal:")).unwrap();
+    let kb: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kb / 1024
+}
+
+#[test]
+fn hash_larger_than_the_machine_is_refused_and_the_old_table_stays() {
+    let mut engine = Engine::start(&[]);
+    let total = physical_mb();
+    let uci = engine.ask("uci", "uciok");
+    let hash = uci
+        .iter()
+        .find(|l| l.starts_with("option name Hash"))
+        .unwrap();
+    let max: u64 = hash.rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(max < total, "Hash max {max} MB on a {total} MB machine");
+    for mb in [total, max + 1] {
+        if mb > 65536 {
+            continue;
+        }
+        let lines = engine.ask(&format!("setoption name Hash value {mb}"), "info string");
+        let error = lines.last().unwrap();
+        assert!(
+            error.starts_with("info string error:")
+                && error.contains(&format!("at most {max} MB"))
+                && error.contains("stays at 16 MB"),
+            "{error}"
+        );
+    }
+    // The old table is still there and works.
+    let lines = engine.ask("go depth 8", "bestmove");
+    assert!(lines.iter().any(|l| l.contains("depth 8")), "{lines:?}");
+    engine.send("setoption name Hash value 64");
+    assert!(engine.silent_for(Duration::from_millis(200)).is_none());
+}
+
+#[test]
+fn clearing_a_big_hash_never_delays_readyok() {
+    let mut engine = Engine::start(&[]);
+    let set = latency(
+        &mut engine,
+        "setoption name Hash value 4096\nisready",
+        "readyok",
+    );
+    // Fill part of the table, so that clearing has touched pages to throw away.
+    engine.ask("go movetime 700", "bestmove");
+    let mut worst = Duration::ZERO;
+    for command in [
+        "ucinewgame",
+        "uginewgame",
+        "newgame kalah",
+        "setoption name Clear Hash",
+        "newgame afrika",
+        "setoption name GameOptions value komi=1",
+    ] {
+        let took = latency(&mut engine, &format!("{command}\nisready"), "readyok");
+        worst = worst.max(took);
+        engine.ask("go movetime 100", "bestmove");
+    }
+    let quit = quit_time(engine);
+    println!("Hash 4096: set {set:?}, worst clear+readyok {worst:?}, quit {quit:?}");
+    assert!(set < SECOND / 10, "setting Hash took {set:?}");
+    assert!(worst < SECOND / 10, "clearing took {worst:?}");
+    assert!(quit < SECOND / 2, "quit took {quit:?}");
+}
+
+#[test]
+fn any_threads_value_keeps_readyok_and_stop_fast() {
+    let mut engine = Engine::start(&[]);
+    engine.send("setoption name Threads value 256");
+    ready(&mut engine);
+    let mut worst_ready = Duration::ZERO;
+    let mut worst_stop = Duration::ZERO;
+    for _ in 0..3 {
+        engine.send("go infinite");
+        for wait in [10, 100, 300] {
+            std::thread::sleep(Duration::from_millis(wait));
+            worst_ready = worst_ready.max(ready(&mut engine));
+        }
+        worst_stop = worst_stop.max(latency(&mut engine, "stop", "bestmove"));
+    }
+    let quit = quit_time(engine);
+    println!(
+        "Threads 256: worst readyok {worst_ready:?}, worst stop {worst_stop:?}, quit {quit:?}"
+    );
+    assert!(worst_ready < SECOND / 10, "readyok took {worst_ready:?}");
+    assert!(worst_stop < SECOND / 10, "stop took {worst_stop:?}");
+}
+
+#[test]
+fn clock_numbers_at_the_extremes_give_sensible_times() {
+    let mut engine = Engine::start(&[]);
+    ready(&mut engine);
+    // No time left at all: move now.
+    for go in [
+        "go wtime -9223372036854775779",
+        "go wtime -9223372036854775808 btime 1000",
+        "go p1time 0",
+        "go movetime -5",
+        "go movetime 0",
+    ] {
+        let took = latency(&mut engine, go, "bestmove");
+        assert!(took < SECOND, "{go}: {took:?}");
+    }
+    // A huge increment is capped by the time left: a real think, well inside the second.
+    let took = latency(
+        &mut engine,
+        "go wtime 1000 winc 9223372036854775807",
+        "bestmove",
+    );
+    println!("go wtime 1000 winc i64::MAX: {took:?}");
+    assert!(
+        took > Duration::from_millis(150) && took < SECOND,
+        "{took:?}"
+    );
+    // Beyond every range: still a legal, prompt answer.
+    for go in [
+        "go wtime 99999999999999999999999 winc 99999999999999999999 movetime 200",
+        "go depth 18446744073709551616 movetime 100",
+        "go nodes 18446744073709551615 movetime 100",
+        "go movestogo 4294967296 wtime 500",
+    ] {
+        let took = latency(&mut engine, go, "bestmove");
+        assert!(took < SECOND, "{go}: {took:?}");
+    }
+}
+
+/// In a 1 GiB memory cgroup, `Hash 2048` is refused and a table that fits is accepted and
+/// used. Needs permission to create a cgroup (root, as on the CI machines); otherwise the
+/// test says so and checks nothing more.
+#[test]
+fn hash_respects_the_memory_cgroup() {
+    let Some(group) = MemoryCgroup::create(1 << 30) else {
+        println!("skipped: cannot create a memory cgroup here");
+        return;
+    };
+    let script = format!(
+        "echo $$ > {} && exec {}",
+        group.procs_file(),
+        crate::engine::BIN
+    );
+    let mut engine = Engine::start_command("sh", &["-c", &script]);
+    let lines = engine.ask("setoption name Hash value 2048\nisready", "readyok");
+    let error = lines
+        .iter()
+        .find(|l| l.starts_with("info string error"))
+        .unwrap_or_else(|| panic!("Hash 2048 accepted in a 1 GiB cgroup: {lines:?}"));
+    assert!(
+        error.contains("cgroup") && error.contains("at most"),
+        "{error}"
+    );
+    let lines = engine.ask("setoption name Hash value 768\nisready", "readyok");
+    assert!(lines.iter().all(|l| !l.contains("error")), "{lines:?}");
+    engine.ask("go movetime 1500", "bestmove");
+    for _ in 0..3 {
+        let took = latency(&mut engine, "ucinewgame\nisready", "readyok");
+        assert!(took < SECOND / 10, "{took:?}");
+        engine.ask("go movetime 500", "bestmove");
+    }
+    let quit = quit_time(engine);
+    println!("1 GiB cgroup: Hash 2048 refused ({error}); Hash 768 used; quit {quit:?}");
+}
+
+/// A cgroup (v1 memory controller or v2) with a memory limit, removed on drop.
+struct MemoryCgroup {
+    dir: std::path::PathBuf,
+}
+
+impl MemoryCgroup {
+    fn create(limit: u64) -> Option<MemoryCgroup> {
+        let name = format!("sowfan-test-{}", std::process::id());
+        let candidates = [
+            ("/sys/fs/cgroup/memory", "memory.limit_in_bytes"),
+            ("/sys/fs/cgroup", "memory.max"),
+        ];
+        for (root, file) in candidates {
+            let dir = std::path::Path::new(root).join(&name);
+            if std::fs::create_dir(&dir).is_err() {
+                continue;
+            }
+            if std::fs::write(dir.join(file), limit.to_string()).is_ok() {
+                return Some(MemoryCgroup { dir });
+            }
+            let _ = std::fs::remove_dir(&dir);
+        }
+        None
+    }
+
+    fn procs_file(&self) -> String {
+        self.dir.join("cgroup.procs").display().to_string()
+    }
+}
+
+impl Drop for MemoryCgroup {
+    fn drop(&mut self) {
+        // The group can only go once its processes have: wait a little for them.
+        for _ in 0..100 {
+            if std::fs::remove_dir(&self.dir).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
