@@ -74,7 +74,7 @@ fn address_space_limit() -> Option<u64> {
     };
     // SAFETY: getrlimit writes one `rlimit` into the valid, exclusively borrowed `limit`.
     let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
-    (ok && limit.rlim_cur != libc::RLIM_INFINITY).then(|| u64::from(limit.rlim_cur))
+    (ok && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
 }
 
 fn cgroup_limit() -> Option<u64> {
