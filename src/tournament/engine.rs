@@ -3,33 +3,66 @@
 //!
 //! A reader thread stamps every output line with the moment it arrived, so the clock charges
 //! an engine for its own thinking, not for the runner's delay in looking at the line.
+//!
+//! Engines are hostile until proven otherwise, so everything is bounded: a line longer than
+//! [`MAX_LINE_BYTES`] is cut and delivered as garbage; at most [`QUEUE_LINES`] lines wait
+//! between the reader and the referee (a flooding engine is slowed down by its full pipe,
+//! never by the runner's memory); every wait has a deadline that the runner checks itself,
+//! however many lines arrive; writes to an engine that does not read its input give up
+//! after the ready timeout; and a cancelled match (Ctrl-C) ends every wait within
+//! [`CANCEL_POLL`].
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use super::config::{EngineSpec, Proto, Setup};
 
+/// The longest engine output line the runner reads (64 KiB); longer ones are garbage.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+/// Lines read ahead of the referee, per engine.
+pub const QUEUE_LINES: usize = 64;
+/// How often a wait looks at the match's stop flag.
+pub const CANCEL_POLL: Duration = Duration::from_millis(20);
+
+/// `now + after`, or a far-away moment when that is beyond what `Instant` can hold (the
+/// timeouts come from the command line and may be huge).
+pub fn deadline_after(after: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(after)
+        .or_else(|| now.checked_add(Duration::from_secs(u32::MAX.into())))
+        .unwrap_or(now)
+}
+
 /// Why an engine could not go on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Failure {
+    /// The program could not be started at all (a configuration error, not a fault in play).
+    NotStarted(String),
     /// The process is gone or its pipes are closed.
     Crashed(String),
-    /// No expected answer before the deadline.
+    /// No expected answer before the deadline (or it does not read its input).
     Silent(String),
+    /// The match was stopped (Ctrl-C, SPRT decision) while waiting: nobody's fault.
+    Cancelled,
 }
 
 impl Failure {
     pub fn message(&self) -> &str {
         match self {
-            Failure::Crashed(m) | Failure::Silent(m) => m,
+            Failure::NotStarted(m) | Failure::Crashed(m) | Failure::Silent(m) => m,
+            Failure::Cancelled => "the match was stopped",
         }
     }
 }
 
 enum Output {
     Line(String, Instant),
+    /// A line longer than [`MAX_LINE_BYTES`]: cut, and garbage whatever it began with.
+    Overlong(Instant),
     Closed,
 }
 
@@ -39,13 +72,21 @@ pub struct EngineProcess {
     output: Receiver<Output>,
     closed: bool,
     proto: Proto,
+    /// How long a write may wait for an engine that does not read its input.
+    write_timeout: Duration,
+    /// Raised when the match stops: every wait ends with [`Failure::Cancelled`].
+    cancel: Arc<AtomicBool>,
     /// From `id name` in the handshake.
     pub id_name: Option<String>,
 }
 
 impl EngineProcess {
     /// Start the engine, do the handshake, send its options and wait until it is ready.
-    pub fn start(spec: &EngineSpec, timeout: Duration) -> Result<EngineProcess, Failure> {
+    pub fn start(
+        spec: &EngineSpec,
+        timeout: Duration,
+        cancel: Arc<AtomicBool>,
+    ) -> Result<EngineProcess, Failure> {
         let mut command = Command::new(&spec.program);
         command
             .args(&spec.args)
@@ -63,46 +104,34 @@ impl EngineProcess {
             command.process_group(0);
         }
         let mut child = command.spawn().map_err(|e| {
-            Failure::Crashed(format!("cannot start '{}': {e}", spec.command_line()))
+            Failure::NotStarted(format!("cannot start '{}': {e}", spec.command_line()))
         })?;
         let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(Failure::Crashed("no pipes to the engine".to_string()));
+            return Err(Failure::NotStarted("no pipes to the engine".to_string()));
         };
-        let (tx, output) = mpsc::channel();
-        std::thread::Builder::new()
+        set_nonblocking(&stdin);
+        let (tx, output) = mpsc::sync_channel(QUEUE_LINES);
+        let reader = std::thread::Builder::new()
             .name("engine-reader".to_string())
-            .spawn(move || {
-                let mut reader = BufReader::new(stdout);
-                let mut buffer = Vec::new();
-                loop {
-                    buffer.clear();
-                    match reader.read_until(b'\n', &mut buffer) {
-                        Ok(0) => break,
-                        Ok(_) => {
-                            let at = Instant::now();
-                            let text = String::from_utf8_lossy(&buffer);
-                            let line = text.trim_end_matches(['\n', '\r']).to_string();
-                            if tx.send(Output::Line(line, at)).is_err() {
-                                return;
-                            }
-                        }
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                        Err(_) => break,
-                    }
-                }
-                let _ = tx.send(Output::Closed);
-            })
-            .map_err(|e| Failure::Crashed(format!("cannot start a reader thread: {e}")))?;
+            .spawn(move || read_lines(stdout, tx));
         let mut engine = EngineProcess {
             child,
             stdin: Some(stdin),
             output,
             closed: false,
             proto: spec.proto,
+            write_timeout: timeout,
+            cancel,
             id_name: None,
         };
+        if let Err(e) = reader {
+            // Dropping `engine` kills the process.
+            return Err(Failure::NotStarted(format!(
+                "cannot start a reader thread: {e}"
+            )));
+        }
         engine.handshake(spec, timeout)?;
         Ok(engine)
     }
@@ -111,7 +140,7 @@ impl EngineProcess {
         let hello = self.proto.hello();
         self.send(hello)?;
         let ok = format!("{hello}ok");
-        let deadline = Instant::now() + timeout;
+        let deadline = deadline_after(timeout);
         loop {
             match self.next_line(deadline)? {
                 Some((line, _)) => {
@@ -169,7 +198,7 @@ impl EngineProcess {
     /// `isready`, then wait for `readyok` (other lines before it are dropped).
     pub fn ping(&mut self, timeout: Duration) -> Result<(), Failure> {
         self.send("isready")?;
-        let deadline = Instant::now() + timeout;
+        let deadline = deadline_after(timeout);
         loop {
             match self.next_line(deadline)? {
                 Some((line, _)) if line.trim() == "readyok" => return Ok(()),
@@ -184,30 +213,81 @@ impl EngineProcess {
         }
     }
 
+    /// Write one line. The pipe is non-blocking: an engine that does not read its input
+    /// (its pipe is full) is `Silent` after the write timeout instead of blocking the runner.
     pub fn send(&mut self, line: &str) -> Result<(), Failure> {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(Failure::Crashed("its input is closed".to_string()));
         };
-        let written = writeln!(stdin, "{line}").and_then(|_| stdin.flush());
-        written.map_err(|e| {
-            self.stdin = None;
-            Failure::Crashed(format!("{} (writing '{line}': {e})", self.exit_text()))
-        })
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        let deadline = deadline_after(self.write_timeout);
+        let mut written = 0;
+        while written < bytes.len() {
+            if self.cancel.load(Ordering::Relaxed) || super::INTERRUPTED.load(Ordering::Relaxed) {
+                return Err(Failure::Cancelled);
+            }
+            match stdin.write(&bytes[written..]) {
+                Ok(0) => {
+                    self.stdin = None;
+                    return Err(Failure::Crashed(format!(
+                        "{} (writing '{}')",
+                        self.exit_text(),
+                        shorten(line)
+                    )));
+                }
+                Ok(n) => written += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if Instant::now() >= deadline {
+                        return Err(Failure::Silent(format!(
+                            "does not read its input: '{}' could not be written within {} ms",
+                            shorten(line),
+                            self.write_timeout.as_millis()
+                        )));
+                    }
+                    wait_writable(stdin, CANCEL_POLL);
+                }
+                Err(e) => {
+                    self.stdin = None;
+                    return Err(Failure::Crashed(format!(
+                        "{} (writing '{}': {e})",
+                        self.exit_text(),
+                        shorten(line)
+                    )));
+                }
+            }
+        }
+        Ok(())
     }
 
-    /// The next output line, `Ok(None)` at the deadline, or `Crashed` when the output ends.
+    /// The next output line, `Ok(None)` at the deadline, `Crashed` when the output ends,
+    /// `Cancelled` when the match stops. The deadline is checked before anything queued is
+    /// taken, so an engine that writes without pause still meets its deadline. Overlong
+    /// lines come back as an empty line (garbage to every reader).
     pub fn next_line(&mut self, deadline: Instant) -> Result<Option<(String, Instant)>, Failure> {
         if self.closed {
             return Err(Failure::Crashed(self.exit_text()));
         }
-        let wait = deadline.saturating_duration_since(Instant::now());
-        match self.output.recv_timeout(wait) {
-            Ok(Output::Line(line, at)) => Ok(Some((line, at))),
-            Ok(Output::Closed) | Err(RecvTimeoutError::Disconnected) => {
-                self.closed = true;
-                Err(Failure::Crashed(self.exit_text()))
+        loop {
+            if self.cancel.load(Ordering::Relaxed) || super::INTERRUPTED.load(Ordering::Relaxed) {
+                return Err(Failure::Cancelled);
             }
-            Err(RecvTimeoutError::Timeout) => Ok(None),
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(None);
+            }
+            let wait = (deadline - now).min(CANCEL_POLL);
+            match self.output.recv_timeout(wait) {
+                Ok(Output::Line(line, at)) => return Ok(Some((line, at))),
+                Ok(Output::Overlong(at)) => return Ok(Some((String::new(), at))),
+                Ok(Output::Closed) | Err(RecvTimeoutError::Disconnected) => {
+                    self.closed = true;
+                    return Err(Failure::Crashed(self.exit_text()));
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
         }
     }
 
@@ -227,9 +307,10 @@ impl EngineProcess {
 
     /// Ask the engine to quit; kill it if it has not exited within `grace`.
     pub fn quit(mut self, grace: Duration) {
+        self.write_timeout = self.write_timeout.min(grace);
         let _ = self.send("quit");
         self.stdin = None;
-        let until = Instant::now() + grace;
+        let until = deadline_after(grace);
         while Instant::now() < until {
             if let Ok(Some(_)) = self.child.try_wait() {
                 break;
@@ -261,6 +342,104 @@ impl Drop for EngineProcess {
     fn drop(&mut self) {
         self.stdin = None;
         self.kill();
+    }
+}
+
+/// The reader thread: lines (without their end) to `tx`, each stamped when it arrived; a
+/// line over [`MAX_LINE_BYTES`] is skipped to its end and sent as [`Output::Overlong`]. Ends
+/// at the end of the output, or when the runner no longer listens.
+fn read_lines(stdout: std::process::ChildStdout, tx: mpsc::SyncSender<Output>) {
+    let mut reader = BufReader::with_capacity(MAX_LINE_BYTES, stdout);
+    let mut line: Vec<u8> = Vec::new();
+    let mut overlong = false;
+    loop {
+        let buffer = match reader.fill_buf() {
+            Ok([]) => break,
+            Ok(buffer) => buffer,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        let (chunk, complete) = match buffer.iter().position(|&b| b == b'\n') {
+            Some(end) => (&buffer[..end], true),
+            None => (buffer, false),
+        };
+        if !overlong {
+            if line.len() + chunk.len() > MAX_LINE_BYTES {
+                overlong = true;
+                line = Vec::new();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        let used = chunk.len() + usize::from(complete);
+        reader.consume(used);
+        if complete {
+            let at = Instant::now();
+            let output = if overlong {
+                Output::Overlong(at)
+            } else {
+                let text = String::from_utf8_lossy(&line);
+                Output::Line(text.trim_end_matches('\r').to_string(), at)
+            };
+            line.clear();
+            overlong = false;
+            if tx.send(output).is_err() {
+                return;
+            }
+        }
+    }
+    if !line.is_empty() && !overlong {
+        let text = String::from_utf8_lossy(&line).into_owned();
+        let _ = tx.send(Output::Line(text, Instant::now()));
+    }
+    let _ = tx.send(Output::Closed);
+}
+
+#[cfg(unix)]
+fn set_nonblocking(stdin: &ChildStdin) {
+    use std::os::fd::AsRawFd;
+    let fd = stdin.as_raw_fd();
+    // SAFETY: fcntl on a file descriptor this process owns (the pipe to the child), with
+    // flag arguments only; failures leave the pipe blocking, which is only slower to notice
+    // a stuck engine.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn set_nonblocking(_stdin: &ChildStdin) {}
+
+/// Wait until the pipe can take more bytes, at most `wait`.
+#[cfg(unix)]
+fn wait_writable(stdin: &ChildStdin, wait: Duration) {
+    use std::os::fd::AsRawFd;
+    let mut poll = libc::pollfd {
+        fd: stdin.as_raw_fd(),
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd for a descriptor we own; the timeout is a plain number.
+    unsafe {
+        libc::poll(&mut poll, 1, wait.as_millis().min(1000) as i32);
+    }
+}
+
+#[cfg(not(unix))]
+fn wait_writable(_stdin: &ChildStdin, wait: Duration) {
+    std::thread::sleep(wait);
+}
+
+/// A line for a message: at most 80 characters.
+fn shorten(line: &str) -> String {
+    if line.chars().count() <= 80 {
+        line.to_string()
+    } else {
+        let head: String = line.chars().take(77).collect();
+        format!("{head}...")
     }
 }
 

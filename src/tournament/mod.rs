@@ -16,6 +16,7 @@ pub mod records;
 pub mod stats;
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -27,7 +28,7 @@ use crate::registry;
 use crate::session::Session;
 
 use config::MatchConfig;
-use engine::EngineProcess;
+use engine::{EngineProcess, Failure};
 use openings::Opening;
 use play::{Played, Referee, Seat};
 use records::{GameRecord, OpeningRecord, RecordWriter};
@@ -91,6 +92,9 @@ pub fn run(config: &MatchConfig) -> Result<MatchSummary, String> {
     let rounds = config.games.div_ceil(2);
     let openings = openings::build(config.openings.as_ref(), base.as_ref(), rounds, config.seed)?;
     let names = resolve_names(config)?;
+    if INTERRUPTED.load(Ordering::Relaxed) {
+        return Err("interrupted before the first game".to_string());
+    }
     let jobs = schedule(&pairings, config.games);
     let mut writer = RecordWriter::create(config.records.as_deref(), config.pgn.as_deref())?;
 
@@ -112,7 +116,7 @@ pub fn run(config: &MatchConfig) -> Result<MatchSummary, String> {
     }
 
     let progress = progress_bar(jobs.len());
-    let stop = AtomicBool::new(false);
+    let stop = Arc::new(AtomicBool::new(false));
     let next = AtomicUsize::new(0);
     let started = Instant::now();
     let mut tallies = vec![Tally::default(); pairings.len()];
@@ -244,7 +248,7 @@ fn work(
     jobs: &[Job],
     openings: &[Opening],
     next: &AtomicUsize,
-    stop: &AtomicBool,
+    stop: &Arc<AtomicBool>,
     results: mpsc::Sender<(usize, Option<Played>)>,
 ) {
     let referee = Referee {
@@ -285,8 +289,14 @@ fn work(
             break;
         }
     }
+    // A stopped match (Ctrl-C) must end within a second: little grace for `quit` then.
+    let grace = if stop.load(Ordering::Relaxed) {
+        Duration::from_millis(100)
+    } else {
+        Duration::from_millis(500)
+    };
     for process in processes.into_iter().flatten() {
-        process.quit(Duration::from_millis(500));
+        process.quit(grace);
     }
 }
 
@@ -329,25 +339,40 @@ fn schedule(pairings: &[(usize, usize)], games: usize) -> Vec<Job> {
 /// match begins.
 fn resolve_names(config: &MatchConfig) -> Result<Vec<String>, String> {
     let mut names: Vec<String> = Vec::new();
+    let cancel = Arc::new(AtomicBool::new(false));
     for (i, spec) in config.engines.iter().enumerate() {
-        let process = EngineProcess::start(spec, config.ready_timeout).map_err(|failure| {
-            format!(
-                "engine {} ({}): {}",
-                i + 1,
-                spec.command_line(),
-                failure.message()
-            )
-        })?;
         let program_name = std::path::Path::new(&spec.program)
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_else(|| spec.program.clone());
-        let mut name = spec
-            .name
-            .clone()
-            .or_else(|| process.id_name.clone())
-            .unwrap_or(program_name);
-        process.quit(Duration::from_millis(500));
+        let id_name = match EngineProcess::start(spec, config.ready_timeout, Arc::clone(&cancel)) {
+            Ok(process) => {
+                let id_name = process.id_name.clone();
+                process.quit(Duration::from_millis(500));
+                id_name
+            }
+            // A program that cannot run at all is a mistake in the command line.
+            Err(Failure::NotStarted(message)) => {
+                return Err(format!(
+                    "engine {} ({}): {message}",
+                    i + 1,
+                    spec.command_line()
+                ));
+            }
+            Err(Failure::Cancelled) => return Err("interrupted".to_string()),
+            // One that starts but misbehaves plays, and loses its games by forfeit.
+            Err(failure) => {
+                eprintln!(
+                    "sowfan match: warning: engine {} ({}) failed its handshake: {}; its games \
+                     will show it",
+                    i + 1,
+                    spec.command_line(),
+                    failure.message()
+                );
+                None
+            }
+        };
+        let mut name = spec.name.clone().or(id_name).unwrap_or(program_name);
         if names.contains(&name) {
             name = format!("{name} #{}", i + 1);
         }

@@ -5,6 +5,7 @@
 //! included. Engines are never asked whether the game is over. Anything an engine does wrong
 //! (an illegal or malformed move, a crash, silence, running out of time) loses it the game.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -12,7 +13,7 @@ use crate::game::{GameResult, Player, Points};
 use crate::session::{PositionCommandError, Session};
 
 use super::config::{EngineSpec, Proto, SearchLimits, TimeControl};
-use super::engine::{EngineProcess, Failure};
+use super::engine::{EngineProcess, Failure, deadline_after};
 use super::openings::Opening;
 use super::records::MoveRecord;
 
@@ -68,7 +69,8 @@ pub struct Referee<'a> {
     pub ready_timeout: Duration,
     pub move_timeout: Duration,
     pub max_plies: Option<usize>,
-    pub stop: &'a AtomicBool,
+    /// Raised when the match stops; engines watch it in every wait.
+    pub stop: &'a Arc<AtomicBool>,
 }
 
 /// An engine at the board: its settings and its process (started here when missing). After
@@ -85,20 +87,35 @@ struct Fault {
     reason: String,
     /// The process cannot be trusted for another game (crashed, hung, killed).
     restart: bool,
+    /// Not a fault at all: the match stopped while waiting, and the game is abandoned.
+    cancelled: bool,
 }
 
 impl Fault {
+    fn new(termination: Termination, reason: String, restart: bool) -> Fault {
+        Fault {
+            termination,
+            reason,
+            restart,
+            cancelled: false,
+        }
+    }
+
     fn from_failure(failure: Failure, doing: &str) -> Fault {
         match failure {
-            Failure::Crashed(message) => Fault {
-                termination: Termination::Crash,
-                reason: format!("crashed {doing}: {message}"),
-                restart: true,
-            },
-            Failure::Silent(message) => Fault {
-                termination: Termination::Unresponsive,
-                reason: format!("did not answer {doing}: {message}"),
-                restart: true,
+            Failure::NotStarted(message) | Failure::Crashed(message) => Fault::new(
+                Termination::Crash,
+                format!("crashed {doing}: {message}"),
+                true,
+            ),
+            Failure::Silent(message) => Fault::new(
+                Termination::Unresponsive,
+                format!("did not answer {doing}: {message}"),
+                true,
+            ),
+            Failure::Cancelled => Fault {
+                cancelled: true,
+                ..Fault::new(Termination::Adjudication, String::new(), true)
             },
         }
     }
@@ -176,6 +193,9 @@ pub fn play(referee: &Referee, opening: &Opening, seats: &mut [Seat; 2]) -> Opti
             seat.needs_restart |= f.restart;
             *fault = Some(f);
         }
+    }
+    if faults.iter().flatten().any(|f| f.cancelled) {
+        return None;
     }
     let [p1_fault, p2_fault] = faults;
     match (p1_fault, p2_fault) {
@@ -256,17 +276,16 @@ pub fn play(referee: &Referee, opening: &Opening, seats: &mut [Seat; 2]) -> Opti
             Ok(reply) => reply,
             Err(fault) => {
                 seat.needs_restart |= fault.restart;
+                if fault.cancelled {
+                    return None;
+                }
                 return Some(forfeit(session.as_ref(), player, fault, records, started));
             }
         };
         let mv = match reply.mv {
             Ok(mv) => mv,
             Err(why) => {
-                let fault = Fault {
-                    termination: Termination::MalformedMove,
-                    reason: why,
-                    restart: false,
-                };
+                let fault = Fault::new(Termination::MalformedMove, why, false);
                 return Some(forfeit(session.as_ref(), player, fault, records, started));
             }
         };
@@ -289,11 +308,7 @@ pub fn play(referee: &Referee, opening: &Opening, seats: &mut [Seat; 2]) -> Opti
                 Termination::MalformedMove => "a malformed move",
                 _ => "an illegal move",
             };
-            let fault = Fault {
-                termination,
-                reason: format!("played {label}: {why}"),
-                restart: false,
-            };
+            let fault = Fault::new(termination, format!("played {label}: {why}"), false);
             return Some(forfeit(session.as_ref(), player, fault, records, started));
         }
         let clock_ms = clocks[me].as_mut().map(|clock| {
@@ -315,7 +330,7 @@ pub fn play(referee: &Referee, opening: &Opening, seats: &mut [Seat; 2]) -> Opti
 /// Start the engine if needed, then set up the new game.
 fn prepare(referee: &Referee, seat: &mut Seat) -> Result<(), Fault> {
     if seat.process.is_none() {
-        match EngineProcess::start(seat.spec, referee.ready_timeout) {
+        match EngineProcess::start(seat.spec, referee.ready_timeout, Arc::clone(referee.stop)) {
             Ok(process) => *seat.process = Some(process),
             Err(failure) => {
                 let mut fault = Fault::from_failure(failure, "at start-up");
@@ -325,11 +340,11 @@ fn prepare(referee: &Referee, seat: &mut Seat) -> Result<(), Fault> {
         }
     }
     let Some(process) = seat.process.as_mut() else {
-        return Err(Fault {
-            termination: Termination::Crash,
-            reason: "has no process".to_string(),
-            restart: true,
-        });
+        return Err(Fault::new(
+            Termination::Crash,
+            "has no process".to_string(),
+            true,
+        ));
     };
     process
         .new_game(seat.spec.setup, referee.game_spec, referee.ready_timeout)
@@ -385,11 +400,11 @@ fn ask_move(
     clock: Option<&Clock>,
 ) -> Result<Reply, Fault> {
     let Some(engine) = seat.process.as_mut() else {
-        return Err(Fault {
-            termination: Termination::Crash,
-            reason: "has no process".to_string(),
-            restart: true,
-        });
+        return Err(Fault::new(
+            Termination::Crash,
+            "has no process".to_string(),
+            true,
+        ));
     };
     engine
         .send(position)
@@ -402,15 +417,20 @@ fn ask_move(
     // The time the engine may use: its clock or movetime, plus the margin; without either,
     // the runner's move timeout.
     let allowed: Option<Duration> = match (clock, seat.spec.limits.movetime) {
-        (Some(clock), _) => Some(Duration::from_micros(clock.left_us.max(0) as u64) + margin),
-        (None, Some(movetime)) => Some(movetime + margin),
+        (Some(clock), _) => {
+            Some(Duration::from_micros(clock.left_us.max(0) as u64).saturating_add(margin))
+        }
+        (None, Some(movetime)) => Some(movetime.saturating_add(margin)),
         (None, None) => None,
     };
     let sent = Instant::now();
     engine
         .send(go)
         .map_err(|f| Fault::from_failure(f, "at 'go'"))?;
-    let deadline = sent + allowed.unwrap_or(referee.move_timeout);
+    let budget = allowed.unwrap_or(referee.move_timeout);
+    let deadline = sent
+        .checked_add(budget)
+        .unwrap_or_else(|| deadline_after(budget));
     let mut depth = None;
     let mut score = None;
     loop {
@@ -423,15 +443,15 @@ fn ask_move(
                         if let Some(allowed) = allowed
                             && elapsed > allowed
                         {
-                            return Err(Fault {
-                                termination: Termination::TimeForfeit,
-                                reason: format!(
+                            return Err(Fault::new(
+                                Termination::TimeForfeit,
+                                format!(
                                     "lost on time: took {} ms, had {} ms",
                                     elapsed.as_millis(),
                                     time_had(clock, seat.spec, margin)
                                 ),
-                                restart: false,
-                            });
+                                false,
+                            ));
                         }
                         let rest: Vec<&str> = words.collect();
                         let mv = match rest.as_slice() {
@@ -453,23 +473,23 @@ fn ask_move(
                 return Err(match allowed {
                     Some(_) => {
                         let restart = !stop_search(engine, referee.ready_timeout);
-                        Fault {
-                            termination: Termination::TimeForfeit,
-                            reason: format!(
+                        Fault::new(
+                            Termination::TimeForfeit,
+                            format!(
                                 "lost on time: no move within {} ms",
                                 time_had(clock, seat.spec, margin)
                             ),
                             restart,
-                        }
+                        )
                     }
-                    None => Fault {
-                        termination: Termination::Unresponsive,
-                        reason: format!(
+                    None => Fault::new(
+                        Termination::Unresponsive,
+                        format!(
                             "hung: no bestmove within {} ms",
                             referee.move_timeout.as_millis()
                         ),
-                        restart: true,
-                    },
+                        true,
+                    ),
                 });
             }
             Err(failure) => return Err(Fault::from_failure(failure, "while thinking")),
@@ -493,7 +513,7 @@ fn stop_search(engine: &mut EngineProcess, timeout: Duration) -> bool {
     if engine.send("stop").is_err() {
         return false;
     }
-    let deadline = Instant::now() + timeout;
+    let deadline = deadline_after(timeout);
     loop {
         match engine.next_line(deadline) {
             Ok(Some((line, _))) if line.split_whitespace().next() == Some("bestmove") => {

@@ -90,6 +90,31 @@ impl RunningMatch {
     }
 }
 
+/// The peak resident memory (VmHWM) of a running process in KiB, if it can be read.
+fn peak_rss_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+impl RunningMatch {
+    /// Like [`RunningMatch::finish`], also measuring the runner's peak memory (read from
+    /// /proc while it runs; the peak only grows) and its run time from now.
+    pub(crate) fn finish_measured(mut self, limit: Duration) -> (MatchRun, Duration, u64) {
+        let started = Instant::now();
+        let pid = self.child.id();
+        let mut peak = 0;
+        while self.child.try_wait().expect("wait").is_none() && started.elapsed() < limit {
+            if let Some(kb) = peak_rss_kb(pid) {
+                peak = peak.max(kb);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let run = self.finish(Duration::from_millis(100));
+        (run, started.elapsed(), peak)
+    }
+}
+
 /// Run `sowfan match ARGS`; panics if it does not finish within `limit`.
 pub(crate) fn run_match(args: &[String], limit: Duration) -> MatchRun {
     start_match(args).finish(limit)
@@ -478,4 +503,102 @@ fn ctrl_c_stops_the_match_with_a_summary_of_the_finished_games() {
         stdout.contains(&format!("Games: {games} in ")),
         "{games} records\n{stdout}"
     );
+}
+
+fn fake_engine(script: &str) -> String {
+    format!(
+        "--engine cmd=bash arg={}/tests/fake-engines/{script} name=bad",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// A flooding engine against a sound one: every game is forfeited `unresponsive` by the
+/// flooder within its timeout plus a margin, the runner's memory stays small, the match
+/// ends with its summary.
+fn flooder_is_forfeited(script: &str, bad_limits: &str, timeouts: &str, reason: &str) {
+    let path = scratch(&format!("{script}.jsonl"));
+    let words = format!(
+        "{} {bad_limits} --engine cmd={BIN} name=good depth=1 --game kalah --games 2 \
+         --seed 1 {timeouts} --records {}",
+        fake_engine(script),
+        path.display()
+    );
+    let (run, took, peak_kb) = start_match(&args(&words)).finish_measured(Duration::from_secs(60));
+    println!("{script}: match of 2 games in {took:?}, runner peak RSS {peak_kb} KiB");
+    assert!(run.success, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("Score of bad vs good: 0 - 2 - 0"),
+        "{}",
+        run.stdout
+    );
+    for game in records(&path) {
+        assert_eq!(game["termination"], "unresponsive", "{game}");
+        let text = game["reason"].as_str().unwrap_or_default();
+        assert!(text.contains(reason), "expected '{reason}' in: {text}");
+        assert!(
+            game["duration_ms"].as_u64().unwrap() < 4000,
+            "a 2 s timeout took too long: {game}"
+        );
+    }
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    assert!(
+        peak_kb > 0 && peak_kb < 200 * 1024,
+        "runner peak RSS {peak_kb} KiB"
+    );
+}
+
+#[test]
+fn an_engine_that_floods_from_the_start_is_forfeited_and_memory_stays_bounded() {
+    flooder_is_forfeited(
+        "flood-yes.sh",
+        "depth=2",
+        "--ready-timeout 2000",
+        "no 'ugiok' within 2000 ms",
+    );
+}
+
+#[test]
+fn an_engine_that_floods_info_lines_after_go_is_forfeited() {
+    flooder_is_forfeited(
+        "flood-info.sh",
+        "depth=2",
+        "--move-timeout 2000 --ready-timeout 1000",
+        "hung: no bestmove within 2000 ms",
+    );
+}
+
+#[test]
+fn an_endless_line_is_garbage_and_the_engine_is_forfeited() {
+    flooder_is_forfeited(
+        "endless-line.sh",
+        "depth=2",
+        "--move-timeout 2000 --ready-timeout 1000",
+        "hung: no bestmove within 2000 ms",
+    );
+}
+
+/// Ctrl-C and SIGTERM end a match within a second even while both engines flood.
+#[test]
+fn interrupts_stop_a_match_at_once_while_engines_flood() {
+    for signal in ["-INT", "-TERM"] {
+        let words = format!(
+            "{} depth=2 {} depth=2 --game kalah --games 100 --concurrency 2 \
+             --move-timeout 60000 --seed 1",
+            fake_engine("flood-info.sh"),
+            fake_engine("flood-info.sh").replace("name=bad", "name=bad2"),
+        );
+        let running = start_match(&args(&words));
+        std::thread::sleep(Duration::from_millis(1500));
+        let kill = Command::new("kill")
+            .args([signal, &running.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(kill.success());
+        let (run, took, peak_kb) = running.finish_measured(Duration::from_secs(10));
+        println!("{signal}: match ended {took:?} after the signal, peak RSS {peak_kb} KiB");
+        assert_eq!(run.code, Some(130), "{}\n{}", run.stdout, run.stderr);
+        assert!(run.stdout.contains("Match interrupted"), "{}", run.stdout);
+        assert!(took < Duration::from_millis(1500), "{signal}: {took:?}");
+        assert!(peak_kb < 200 * 1024, "runner peak RSS {peak_kb} KiB");
+    }
 }
