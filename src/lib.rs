@@ -4,9 +4,11 @@
 //! Layers, from the rules up: [`game`] (the `Game` trait), [`games`] (one module per game),
 //! [`perft`] and [`search`] (generic over `Game`), [`session`] (a game in play behind an
 //! object-safe trait), [`registry`] (games by name), [`protocol`] (the text protocol), [`tournament`]
-//! (`sowfan match`: engine matches refereed by the rules).
+//! (`sowfan match`: engine matches refereed by the rules), [`check`] (`sowfan check`: an engine's
+//! protocol compliance, refereed by the same rules).
 
 pub mod bench;
+pub mod check;
 pub mod game;
 pub mod games;
 pub mod options;

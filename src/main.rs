@@ -67,6 +67,62 @@ enum Tool {
     ///     --game kalah --games 100 --concurrency 2 --openings plies=4 --records games.jsonl
     #[command(verbatim_doc_comment)]
     Match(MatchArgs),
+    /// Check that an engine follows the protocol: one line per check, then a summary.
+    ///
+    /// Runs a fixed list of checks against the engine (handshake, isready idle and while
+    /// searching, setoption, new game, position startpos/fen with moves, an extra move
+    /// pending, go depth/nodes/movetime/clocks/infinite + stop, exactly one bestmove per go,
+    /// queries, bad lines, an illegal move, quit), refereeing every bestmove and query
+    /// answer with sowfan's rules. Exit status: 0 when every check passes (or is skipped
+    /// because the game has no such position), 1 when any fails, 2 when the engine cannot
+    /// be started or the command line is wrong. See README.md, "Checking an engine".
+    ///
+    /// Example:
+    ///   sowfan check --engine cmd=./my-engine --game "kalah pits=4"
+    #[command(verbatim_doc_comment)]
+    Check(CheckArgs),
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// The engine, as key=value words (the keys of `sowfan match --engine`; search limits
+    /// are ignored): cmd=<command> [arg=<argument>] [dir=<directory>] [proto=ugi|uci]
+    /// [setup=newgame|setoption] [option.<Name>=<value> ...] [timemargin=<ms> (default
+    /// 100; how late a timed search may answer)].
+    #[arg(
+        long = "engine",
+        num_args = 1..,
+        value_name = "KEY=VALUE",
+        required = true,
+        action = clap::ArgAction::Set
+    )]
+    engine: Vec<String>,
+    /// The game and its options, as after `newgame`, e.g. --game "kalah pits=4".
+    #[arg(long, default_value = "kalah", value_name = "GAME [KEY=VALUE ...]")]
+    game: String,
+    /// Milliseconds the engine has for each answer (handshake, readyok, bestmove beyond the
+    /// search's own time, the bestmove after stop).
+    #[arg(long, default_value_t = 5000, value_name = "MS")]
+    timeout: u64,
+    /// Seed of the random play that finds the positions sent.
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    seed: u64,
+}
+
+impl CheckArgs {
+    fn into_config(self) -> Result<sowfan::check::CheckConfig, String> {
+        let engine =
+            config::parse_engine_keys(&self.engine, &[]).map_err(|e| format!("--engine: {e}"))?;
+        if self.timeout == 0 {
+            return Err("--timeout must be at least 1 ms".to_string());
+        }
+        Ok(sowfan::check::CheckConfig {
+            engine,
+            game: self.game,
+            timeout: Duration::from_millis(self.timeout),
+            seed: self.seed,
+        })
+    }
 }
 
 #[derive(clap::Args)]
@@ -253,6 +309,22 @@ fn main() -> ExitCode {
                 Err(e) => Err(e),
             }
         }
+        Some(Tool::Check(args)) => {
+            let report = args.into_config().and_then(|config| {
+                catch_interrupts();
+                sowfan::check::run(&config)
+            });
+            return match report {
+                Ok(report) if report.interrupted => ExitCode::from(130),
+                Ok(report) if report.all_passed() => ExitCode::SUCCESS,
+                Ok(_) => ExitCode::from(1),
+                // A configuration error: no engine to check.
+                Err(message) => {
+                    eprintln!("sowfan check: {message}");
+                    ExitCode::from(2)
+                }
+            };
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -263,8 +335,8 @@ fn main() -> ExitCode {
     }
 }
 
-/// Ctrl-C (or SIGTERM) during a match: the first stops it with a summary of the finished
-/// games; a second leaves at once (the engines see their input close and quit).
+/// Ctrl-C (or SIGTERM) during a match or a check: the first stops it with a summary of what
+/// was finished; a second leaves at once (the engines see their input close and quit).
 fn catch_interrupts() {
     let handler = ctrlc::set_handler(|| {
         if tournament::interrupt() {

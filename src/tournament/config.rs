@@ -175,6 +175,20 @@ timemargin=<ms>, restart=on|off";
 /// Build one engine from its `key=value` words; `each` (from `--each`) come first, so the
 /// engine's own keys override them (options accumulate, later ones win).
 pub fn parse_engine(words: &[String], each: &[String]) -> Result<EngineSpec, String> {
+    let spec = parse_engine_keys(words, each)?;
+    if spec.limits == SearchLimits::default() {
+        return Err(format!(
+            "engine '{}' has no search limit: give depth=, nodes=, movetime= or tc= \
+             (on the engine or with --each)",
+            spec.command_line()
+        ));
+    }
+    Ok(spec)
+}
+
+/// [`parse_engine`] without its demand for a search limit: for tools that choose their own
+/// `go` limits (`sowfan check`). The same keys, the same errors otherwise.
+pub fn parse_engine_keys(words: &[String], each: &[String]) -> Result<EngineSpec, String> {
     let mut cmd: Option<String> = None;
     let mut args = Vec::new();
     let mut name = None;
@@ -273,12 +287,6 @@ pub fn parse_engine(words: &[String], each: &[String]) -> Result<EngineSpec, Str
     if limits.movetime.is_some() && limits.tc.is_some() {
         return Err(format!(
             "engine '{cmd}': movetime= and tc= exclude each other; give one"
-        ));
-    }
-    if limits == SearchLimits::default() {
-        return Err(format!(
-            "engine '{cmd}' has no search limit: give depth=, nodes=, movetime= or tc= \
-             (on the engine or with --each)"
         ));
     }
     Ok(EngineSpec {

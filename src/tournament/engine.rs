@@ -87,6 +87,20 @@ impl EngineProcess {
         timeout: Duration,
         cancel: Arc<AtomicBool>,
     ) -> Result<EngineProcess, Failure> {
+        let mut engine = EngineProcess::spawn(spec, timeout, cancel)?;
+        engine.handshake(spec, timeout)?;
+        Ok(engine)
+    }
+
+    /// Start the program with its pipes and reader thread, and nothing else: no handshake
+    /// (for `sowfan check`, which times and inspects the handshake itself). `write_timeout`
+    /// bounds every later [`send`](Self::send). Only a program that cannot be started at
+    /// all is an error ([`Failure::NotStarted`]).
+    pub fn spawn(
+        spec: &EngineSpec,
+        write_timeout: Duration,
+        cancel: Arc<AtomicBool>,
+    ) -> Result<EngineProcess, Failure> {
         let mut command = Command::new(&spec.program);
         command
             .args(&spec.args)
@@ -116,13 +130,13 @@ impl EngineProcess {
         let reader = std::thread::Builder::new()
             .name("engine-reader".to_string())
             .spawn(move || read_lines(stdout, tx));
-        let mut engine = EngineProcess {
+        let engine = EngineProcess {
             child,
             stdin: Some(stdin),
             output,
             closed: false,
             proto: spec.proto,
-            write_timeout: timeout,
+            write_timeout,
             cancel,
             id_name: None,
         };
@@ -132,7 +146,6 @@ impl EngineProcess {
                 "cannot start a reader thread: {e}"
             )));
         }
-        engine.handshake(spec, timeout)?;
         Ok(engine)
     }
 
@@ -216,11 +229,18 @@ impl EngineProcess {
     /// Write one line. The pipe is non-blocking: an engine that does not read its input
     /// (its pipe is full) is `Silent` after the write timeout instead of blocking the runner.
     pub fn send(&mut self, line: &str) -> Result<(), Failure> {
+        self.send_bytes(line.as_bytes())
+    }
+
+    /// Write one line of raw bytes (a newline is added), which need not be UTF-8: for
+    /// `sowfan check`, which sends bad lines on purpose. Bounded like [`send`](Self::send).
+    pub fn send_bytes(&mut self, line_bytes: &[u8]) -> Result<(), Failure> {
+        let line = &*String::from_utf8_lossy(line_bytes);
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(Failure::Crashed("its input is closed".to_string()));
         };
-        let mut bytes = Vec::with_capacity(line.len() + 1);
-        bytes.extend_from_slice(line.as_bytes());
+        let mut bytes = Vec::with_capacity(line_bytes.len() + 1);
+        bytes.extend_from_slice(line_bytes);
         bytes.push(b'\n');
         let deadline = deadline_after(self.write_timeout);
         let mut written = 0;
@@ -306,18 +326,39 @@ impl EngineProcess {
     }
 
     /// Ask the engine to quit; kill it if it has not exited within `grace`.
-    pub fn quit(mut self, grace: Duration) {
+    pub fn quit(self, grace: Duration) {
+        let _ = self.quit_timed(grace);
+    }
+
+    /// Like [`quit`](Self::quit), and say how it went: `Ok((time from sending quit to the
+    /// exit, how it exited))`, or `Err(what happened)` when it was still running after
+    /// `grace` and had to be killed (with its process group). For `sowfan check`.
+    pub fn quit_timed(mut self, grace: Duration) -> Result<(Duration, String), String> {
         self.write_timeout = self.write_timeout.min(grace);
-        let _ = self.send("quit");
+        let sent = Instant::now();
+        let written = self.send("quit");
         self.stdin = None;
         let until = deadline_after(grace);
-        while Instant::now() < until {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                break;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return Ok((sent.elapsed(), describe_exit(status))),
+                Ok(None) if Instant::now() < until => {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                Ok(None) => {
+                    let why = match written {
+                        Err(f) => format!("; 'quit' could not be written: {}", f.message()),
+                        Ok(()) => String::new(),
+                    };
+                    // Drop kills whatever is left of its process group.
+                    return Err(format!(
+                        "still running {} ms after 'quit'{why}; killed",
+                        grace.as_millis()
+                    ));
+                }
+                Err(e) => return Err(format!("cannot be waited for: {e}")),
             }
-            std::thread::sleep(Duration::from_millis(2));
         }
-        // Drop kills whatever is left of its process group.
     }
 
     fn kill(&mut self) {
