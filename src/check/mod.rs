@@ -28,7 +28,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use crate::registry;
-use crate::session::Session;
+use crate::session::{PositionCommandError, Session};
 use crate::tournament::config::{EngineSpec, Proto, Setup};
 use crate::tournament::engine::{EngineProcess, Failure, deadline_after};
 
@@ -489,12 +489,8 @@ impl Ctx<'_> {
         let handshake = self.handshake()?;
         if !handshake.ok {
             return Err(Broken {
-                failure: Failure::Silent(format!(
-                    "no '{}ok' within {} ms",
-                    self.proto().hello(),
-                    self.timeout().as_millis()
-                )),
-                waiting: "the handshake".to_string(),
+                failure: Failure::Silent(format!("none within {} ms", self.timeout().as_millis())),
+                waiting: format!("waiting for {}ok", self.proto().hello()),
             });
         }
         self.send_options()?;
@@ -512,9 +508,11 @@ impl Ctx<'_> {
         })
     }
 
-    /// Send one line; remembered for the result line if the engine fails.
+    /// Send one line; remembered for the result line if the engine fails (with the last
+    /// line received after it).
     fn send(&mut self, line: &str) -> Result<Instant, Broken> {
         self.last_sent = line.to_string();
+        self.last_got = None;
         self.engine()?
             .send(line)
             .map_err(broken("the engine to read its input"))?;
@@ -524,6 +522,7 @@ impl Ctx<'_> {
     /// Send one line of raw bytes (not UTF-8 on purpose).
     fn send_bytes(&mut self, bytes: &[u8]) -> Result<(), Broken> {
         self.last_sent = String::from_utf8_lossy(bytes).into_owned();
+        self.last_got = None;
         self.engine()?
             .send_bytes(bytes)
             .map_err(broken("the engine to read its input"))
@@ -580,12 +579,13 @@ impl Ctx<'_> {
                     }
                 }
                 None => {
+                    let ms = self.timeout().as_millis();
                     return Err(Broken {
-                        failure: Failure::Silent(format!(
-                            "no readyok within {} ms ({seen} other lines)",
-                            self.timeout().as_millis()
-                        )),
-                        waiting: "readyok".to_string(),
+                        failure: Failure::Silent(match seen {
+                            0 => format!("nothing within {ms} ms"),
+                            n => format!("{n} other lines but none within {ms} ms"),
+                        }),
+                        waiting: "waiting for readyok".to_string(),
                     });
                 }
             }
@@ -780,10 +780,17 @@ impl Ctx<'_> {
             Err(why) => return Ok(Verdict::fail(shown, Some(answer), why)),
         };
         if let Err(e) = line.session(self.base.as_ref(), &[mv]) {
+            let why = match e {
+                PositionCommandError::BadMove { error, .. } => error.to_string(),
+                PositionCommandError::AfterEnd { reason, .. } => {
+                    format!("the game is over ({reason})")
+                }
+                other => other.to_string(),
+            };
             return Ok(Verdict::fail(
                 shown,
                 Some(answer),
-                format!("not a legal move here: {e}"),
+                format!("not a legal move here: {why}"),
             ));
         }
         Ok(Verdict::ok(shown, Some(answer), None))

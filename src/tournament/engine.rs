@@ -326,20 +326,33 @@ impl EngineProcess {
     }
 
     /// Ask the engine to quit; kill it if it has not exited within `grace`.
-    pub fn quit(self, grace: Duration) {
-        let _ = self.quit_timed(grace);
+    pub fn quit(mut self, grace: Duration) {
+        self.write_timeout = self.write_timeout.min(grace);
+        let _ = self.send("quit");
+        self.stdin = None;
+        let until = deadline_after(grace);
+        while Instant::now() < until {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        // Drop kills whatever is left of its process group.
     }
 
-    /// Like [`quit`](Self::quit), and say how it went: `Ok((time from sending quit to the
-    /// exit, how it exited))`, or `Err(what happened)` when it was still running after
-    /// `grace` and had to be killed (with its process group). For `sowfan check`.
+    /// Send `quit` and time the exit, for `sowfan check`: `Ok((time from sending quit to
+    /// the exit, how it exited))`, or `Err(what happened)` when it was still running after
+    /// `grace` and was killed (with its process group). Unlike [`quit`](Self::quit), the
+    /// engine's input stays open while it is given time, so only `quit` can end it, not
+    /// the end of its input.
     pub fn quit_timed(mut self, grace: Duration) -> Result<(Duration, String), String> {
         self.write_timeout = self.write_timeout.min(grace);
         let sent = Instant::now();
         let written = self.send("quit");
-        self.stdin = None;
         let until = deadline_after(grace);
         loop {
+            // Its last lines are read and dropped, so that a full pipe cannot keep it alive.
+            while self.output.try_recv().is_ok() {}
             match self.child.try_wait() {
                 Ok(Some(status)) => return Ok((sent.elapsed(), describe_exit(status))),
                 Ok(None) if Instant::now() < until => {

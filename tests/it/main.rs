@@ -3,6 +3,7 @@
 
 mod afrika;
 mod anywoli;
+mod check;
 mod engine;
 mod fanorona;
 mod fanorona_brute;
