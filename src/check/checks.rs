@@ -180,7 +180,7 @@ pub fn parse_bestmove(line: &str) -> Result<(&str, Option<&str>), String> {
     }
 }
 
-/// 1. `ugi` (`uci` with proto=uci) answered by `ugiok`, with an `id name` line before it.
+/// Check 1: `ugi` (`uci` with proto=uci) answered by `ugiok`, with an `id name` line before it.
 fn handshake(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     ctx.spawn()?;
     let hello = ctx.proto().hello();
@@ -221,7 +221,7 @@ fn handshake(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     )
 }
 
-/// 2. `isready` three times while idle, each answered by `readyok` (slowest shown).
+/// Check 2: `isready` three times while idle, each answered by `readyok` (slowest shown).
 fn isready_idle(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     let mut slowest = 0;
     for _ in 0..3 {
@@ -239,7 +239,7 @@ fn isready_idle(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     Ok(Verdict::ok("isready", Some("readyok"), Some(slowest)).with_note("slowest of 3"))
 }
 
-/// 3. One of the engine's own options set to its own default, then an unknown option;
+/// Check 3: One of the engine's own options set to its own default, then an unknown option;
 /// `readyok` after each, and no `info string error` for the engine's own option.
 fn setoption(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     let own = option_to_set(&ctx.options).map(|(n, v)| (n.to_string(), v.to_string()));
@@ -254,7 +254,7 @@ fn setoption(ctx: &mut Ctx) -> Result<Verdict, Broken> {
             return Ok(Verdict::fail(
                 &line,
                 Some(error),
-                format!("the engine refused its own option at its default value"),
+                "the engine refused its own option at its default value",
             ));
         }
     } else {
@@ -274,7 +274,7 @@ fn setoption(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     )
 }
 
-/// 4. A new game of `--game` (`newgame <game>` or the `setoption` way, then
+/// Check 4: A new game of `--game` (`newgame <game>` or the `setoption` way, then
 /// `uginewgame`/`ucinewgame`): `readyok`, and no `info string error`.
 fn new_game(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     let lines = ctx.setup_lines();
@@ -293,18 +293,18 @@ fn new_game(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     Ok(Verdict::ok(&sent, Some("readyok"), Some(synced.ms)))
 }
 
-/// 5. `position startpos`, `go depth 1`: one legal `bestmove`.
+/// Check 5: `position startpos`, `go depth 1`: one legal `bestmove`.
 fn go_startpos(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     ctx.go(&Line::start(), "go depth 1", None)
 }
 
-/// 6. `position startpos moves …` (12 random moves), `go depth 3`: one legal `bestmove`.
+/// Check 6: `position startpos moves …` (12 random moves), `go depth 3`: one legal `bestmove`.
 fn go_startpos_moves(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     let line = ctx.positions.long.clone();
     ctx.go(&line, &format!("go depth {DEPTH}"), None)
 }
 
-/// 7. `position fen <position string> moves …` (a position reached by random play, and 3
+/// Check 7: `position fen <position string> moves …` (a position reached by random play, and 3
 /// moves after it), `go depth 3`: one legal `bestmove`.
 fn go_fen_moves(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     let Some(line) = ctx.positions.fen.clone() else {
@@ -315,12 +315,12 @@ fn go_fen_moves(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     ctx.go(&line, &format!("go depth {DEPTH}"), None)
 }
 
-/// 8. A position in which the player who just moved moves again (Kalah's last seed in
+/// Check 8: A position in which the player who just moved moves again (Kalah's last seed in
 /// the store), `go depth 3`: a legal move, so one by that player.
 fn go_extra_move(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     let Some(line) = ctx.positions.extra.clone() else {
         return Ok(Verdict::skip(
-            "no player moved twice in a row in 20 random games: the game has no extra moves",
+            "no position in which the player who just moved moves again, in 20 random games",
         ));
     };
     let mover = line
@@ -335,13 +335,13 @@ fn go_extra_move(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     }
 }
 
-/// 9. `go nodes 1000` in a mid-game position: one legal `bestmove`.
+/// Check 9: `go nodes 1000` in a mid-game position: one legal `bestmove`.
 fn go_nodes(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     let line = ctx.positions.mid.clone();
     ctx.go(&line, &format!("go nodes {NODES}"), None)
 }
 
-/// 10. `go movetime 200`: one legal `bestmove` within 200 ms plus the engine's
+/// Check 10: `go movetime 200`: one legal `bestmove` within 200 ms plus the engine's
 /// `timemargin` (100 ms by default).
 fn go_movetime(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     let line = ctx.positions.mid.clone();
@@ -366,16 +366,15 @@ fn clock_go(proto: Proto, to_move: Player) -> String {
     format!("go {t1} {p1} {t2} {p2} {i1} {INC_MS} {i2} {INC_MS}")
 }
 
-/// 11. Clocks: at the start (p1 to move) with p1 short of time and p2 with a minute, then
+/// Check 11: Clocks: at the start (p1 to move) with p1 short of time and p2 with a minute, then
 /// with p2 to move and the clocks the other way round: each a legal `bestmove` within the
 /// mover's clock plus the `timemargin` (an engine reading the wrong clock takes too long).
 fn go_clocks(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     let allowed = Duration::from_millis(CLOCK_MS).saturating_add(ctx.config.engine.timemargin);
     let proto = ctx.proto();
     let mut cases = vec![(Line::start(), Player::P1)];
-    match ctx.positions.p2_to_move.clone() {
-        Some(line) => cases.push((line, Player::P2)),
-        None => {}
+    if let Some(line) = ctx.positions.p2_to_move.clone() {
+        cases.push((line, Player::P2));
     }
     let mut answers = Vec::new();
     let mut slowest = 0;
@@ -404,7 +403,7 @@ fn go_clocks(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     .with_note(note))
 }
 
-/// 12. `go infinite`: no `bestmove` for 300 ms; `isready` answered during the search;
+/// Check 12: `go infinite`: no `bestmove` for 300 ms; `isready` answered during the search;
 /// `stop` answered by one legal `bestmove`.
 fn go_infinite(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     let line = ctx.positions.mid.clone();
@@ -490,7 +489,7 @@ fn go_infinite(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     )))
 }
 
-/// 13. Every `go` of checks 5-12 was answered by exactly one `bestmove`: none missing,
+/// Check 13: Every `go` of checks 5-12 was answered by exactly one `bestmove`: none missing,
 /// none twice (the checker listens for 150 ms after each, and counts stray ones later).
 fn one_bestmove_per_go(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     let gos = ctx.answers.len();
@@ -590,7 +589,7 @@ fn queries(
     Ok(Ok((got, ms)))
 }
 
-/// 14. `query p1turn`, `query gameover`, `query result` at the start and after a few
+/// Check 14: `query p1turn`, `query gameover`, `query result` at the start and after a few
 /// random moves, then `isready`: the three answers come before `readyok` and agree with
 /// the rules.
 fn query_during_play(ctx: &mut Ctx) -> Result<Verdict, Broken> {
@@ -614,7 +613,7 @@ fn query_during_play(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     .with_note("at the start, then mid-game"))
 }
 
-/// 15. The same queries after a random game played to its end.
+/// Check 15: The same queries after a random game played to its end.
 fn query_at_the_end(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     let Some(line) = ctx.positions.finished.clone() else {
         return Ok(Verdict::skip("no random game ended within 2000 moves"));
@@ -630,7 +629,7 @@ fn query_at_the_end(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     }
 }
 
-/// 16. Garbage: `xyzzy 123`, a line that is not UTF-8, an empty line; then `readyok`.
+/// Check 16: Garbage: `xyzzy 123`, a line that is not UTF-8, an empty line; then `readyok`.
 fn bad_lines(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     ctx.send("xyzzy 123")?;
     ctx.send_bytes(b"\xff\xfe\x80 \xc3\x28 sowfan-check")?;
@@ -656,7 +655,7 @@ fn bad_lines(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     Ok(Verdict::ok(shown, Some("readyok"), Some(synced.ms)).with_note(note))
 }
 
-/// 17. `position … moves …` with an illegal last move: the engine stays alive, answers
+/// Check 17: `position … moves …` with an illegal last move: the engine stays alive, answers
 /// `isready`, and then plays a legal move from the start (`go depth 1`).
 fn illegal_move(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     let illegal = ctx.positions.illegal.clone();
@@ -687,7 +686,7 @@ fn illegal_move(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     )
 }
 
-/// 18. `quit`: the process exits within 1 s.
+/// Check 18: `quit`: the process exits within 1 s.
 fn quit(ctx: &mut Ctx) -> Result<Verdict, Broken> {
     let Some(engine) = ctx.engine.take() else {
         return Err(Broken {

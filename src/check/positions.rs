@@ -130,18 +130,31 @@ fn random_line(base: &dyn Session, plies: usize, rng: &mut Xoshiro256PlusPlus) -
     Line::start()
 }
 
-/// The position string after 6 random moves, then 3 more moves from there.
+/// The position string after 6 random moves, then 3 more moves from there (fewer of both
+/// in a game too short for 9 moves; at the least the start's position string).
 fn fen_line(base: &dyn Session, rng: &mut Xoshiro256PlusPlus) -> Option<Line> {
-    let opening = openings::random_opening(base, 9, rng).ok()?;
-    let (before, after) = opening.moves.split_at(6);
-    let at = Line::from_moves(before).session(base, &[]).ok()?;
-    let line = Line {
-        fen: Some(at.fen()),
-        moves: after.to_vec(),
-    };
-    // The position string must read back into a game that goes on.
-    let check = line.session(base, &[]).ok()?;
-    check.outcome().is_none().then_some(line)
+    (1..=9)
+        .rev()
+        .find_map(|plies| {
+            let opening = openings::random_opening(base, plies, rng).ok()?;
+            let (before, after) = opening.moves.split_at(plies - (plies - plies / 2).min(3));
+            let at = Line::from_moves(before).session(base, &[]).ok()?;
+            let line = Line {
+                fen: Some(at.fen()),
+                moves: after.to_vec(),
+            };
+            // The position string must read back into a game that goes on.
+            let check = line.session(base, &[]).ok()?;
+            check.outcome().is_none().then_some(line)
+        })
+        .or_else(|| {
+            // Every move ends the game (Kalah with one pit and one seed): the start's string.
+            let line = Line {
+                fen: Some(base.start_fen()),
+                moves: Vec::new(),
+            };
+            line.session(base, &[]).is_ok().then_some(line)
+        })
 }
 
 /// One random game from the start, move by move: `stop` sees the session after each move
@@ -335,6 +348,17 @@ mod tests {
                 // side ever moves twice in a row.
                 None => assert!(name.starts_with("fanorona") || name == "afrika", "{name}"),
             }
+        }
+    }
+
+    #[test]
+    fn tiny_games_still_get_a_position_string_to_send() {
+        for spec in ["kalah pits=1 seeds=1", "anywoli houses=1 seeds=1"] {
+            let base = registry::create_from_spec(spec).unwrap();
+            let p = Positions::find(base.as_ref(), 1);
+            let fen = p.fen.expect(spec);
+            assert!(fen.fen.is_some(), "{spec}");
+            assert!(fen.session(base.as_ref(), &[]).is_ok(), "{spec}");
         }
     }
 
