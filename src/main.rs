@@ -1,4 +1,5 @@
-//! The `sowfan` command: the protocol on stdin/stdout, or a tool (perft, bench).
+//! The `sowfan` command: the protocol on stdin/stdout, or a tool (perft, bench, match, check).
+//! Each tool lives in its own module; this file only parses the command line and dispatches.
 
 use std::io::BufReader;
 use std::path::PathBuf;
@@ -75,7 +76,8 @@ enum Tool {
     /// queries, bad lines, an illegal move, quit), refereeing every bestmove and query
     /// answer with sowfan's rules. Exit status: 0 when every check passes (or is skipped
     /// because the game has no such position), 1 when any fails, 2 when the engine cannot
-    /// be started or the command line is wrong. See README.md, "Checking an engine".
+    /// be started or the command line is wrong, 130 after Ctrl-C. See README.md,
+    /// "Checking an engine".
     ///
     /// Example:
     ///   sowfan check --engine cmd=./my-engine --game "kalah pits=4"

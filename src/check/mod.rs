@@ -280,7 +280,8 @@ pub fn run_with(config: &CheckConfig, out: &mut dyn FnMut(&str)) -> Result<Repor
             sent: verdict.sent,
             got: verdict.got,
             ms: verdict.ms,
-            note: verdict.note,
+            // Notes may quote the engine (a move it sent, a failure): cleaned and bounded.
+            note: shorten(&verdict.note, 4 * SHOWN),
         };
         out(&result.line());
         results.push(result);
