@@ -292,4 +292,60 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn render(&self, pos: &Self::Position) -> String;
 
     fn bench(&self) -> BenchSpec;
+
+    // Exact play: the solver (`src/solve/`) and endgame tables (`src/tablebase/`) ask the
+    // game for these. The defaults are always correct, only slower: nothing is banked, the
+    // key is the whole hash, no bound is known, no tables exist.
+
+    /// The value of a finished game for `mover`, in half-points: by default the final margin
+    /// `scores[mover] − scores[other]`. A game decided by something else than points (e.g.
+    /// Fanorona) maps a win to a positive, a loss to a negative value.
+    fn final_value(&self, outcome: &Outcome, mover: Player) -> i32 {
+        let me = mover.index();
+        (outcome.scores[me] - outcome.scores[1 - me]).halves()
+    }
+
+    /// The part of the final value that is already decided in `pos`, from the mover's view
+    /// in half-points (e.g. the stores' difference in Kalah): the rest, `final − banked`,
+    /// must depend only on what [`Game::exact_key`] describes.
+    fn banked_value(&self, _pos: &Self::Position) -> i32 {
+        0
+    }
+
+    /// A bound on how far the final value can still move from the banked value (half-points;
+    /// e.g. twice the seeds left in the pits). `None`: no bound is known.
+    fn value_at_stake(&self, _pos: &Self::Position) -> Option<i32> {
+        None
+    }
+
+    /// A key of everything that decides `final − banked`, from the mover's view (so that
+    /// mirrored positions share it): the exact solver's transposition key. The default, the
+    /// full hash, is correct for any game.
+    fn exact_key(&self, pos: &Self::Position) -> u64 {
+        self.hash(pos)
+    }
+
+    /// The rules as far as they change table values (e.g. `kalah pits=6 empty-capture=true
+    /// end=any-row leftovers=owner`): tables built for one string serve every game with the
+    /// same string. `None`: this game (with these options) has no endgame tables.
+    fn table_rules(&self) -> Option<String> {
+        None
+    }
+
+    /// The table layer (e.g. seeds in the pits) and the index in it of `pos` seen from the
+    /// mover; `None` when no table covers it (e.g. a pie swap is pending), or beyond
+    /// `max_layer`. Every move keeps or lowers the layer.
+    fn table_index(&self, _pos: &Self::Position, _max_layer: u32) -> Option<(u32, u64)> {
+        None
+    }
+
+    /// How many positions a layer holds.
+    fn table_layer_size(&self, _layer: u32) -> u64 {
+        0
+    }
+
+    /// The position of an index, with the mover to move and nothing banked.
+    fn table_position(&self, _layer: u32, _index: u64) -> Option<Self::Position> {
+        None
+    }
 }

@@ -17,4 +17,6 @@ pub mod protocol;
 pub mod registry;
 pub mod search;
 pub mod session;
+pub mod solve;
+pub mod tablebase;
 pub mod tournament;

@@ -8,8 +8,11 @@ use std::time::{Duration, Instant};
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use sowfan::protocol::{self, Output};
 use sowfan::registry;
+use sowfan::tablebase::command as tablebase_command;
 use sowfan::tournament::{self, config};
 
 #[derive(Parser)]
@@ -83,6 +86,19 @@ enum Tool {
     ///   sowfan check --engine cmd=./my-engine --game "kalah pits=4"
     #[command(verbatim_doc_comment)]
     Check(CheckArgs),
+    /// Prove the exact value of a position: the final margin with perfect play.
+    ///
+    /// Prints `Value: +8` (the side to move's final margin; 0 a draw), `Best:`, `PV:` (to
+    /// the end of the game), `Nodes:`, `Time:`, `Tbhits:`. Uses endgame tables from
+    /// --tablebases DIR, else from $SOWFAN_TABLEBASES or ~/.local/share/sowfan/tablebases
+    /// when present. Ctrl-C stops it with the bounds proven so far.
+    ///
+    /// Example: sowfan solve kalah pits=4 seeds=3 --all-moves
+    #[command(verbatim_doc_comment)]
+    Solve(SolveCli),
+    /// Build, check and list endgame tables.
+    #[command(subcommand)]
+    Tablebase(TablebaseCli),
 }
 
 #[derive(clap::Args)]
@@ -125,6 +141,73 @@ impl CheckArgs {
             seed: self.seed,
         })
     }
+}
+
+#[derive(clap::Args)]
+struct SolveCli {
+    /// Game name (default kalah) followed by key=value options.
+    #[arg(value_name = "GAME [KEY=VALUE ...]")]
+    game: Vec<String>,
+    /// Start from this position string instead of the start position.
+    #[arg(long)]
+    fen: Option<String>,
+    /// Play these moves (space-separated, one argument) first.
+    #[arg(long)]
+    moves: Option<String>,
+    /// Endgame table directory (default: $SOWFAN_TABLEBASES or
+    /// ~/.local/share/sowfan/tablebases, if present).
+    #[arg(long, value_name = "DIR")]
+    tablebases: Option<PathBuf>,
+    /// Search threads.
+    #[arg(long, default_value_t = 1, value_name = "T")]
+    threads: usize,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 1024, value_name = "MB")]
+    hash: usize,
+    /// First print the exact value of every legal move.
+    #[arg(long)]
+    all_moves: bool,
+}
+
+#[derive(Subcommand)]
+enum TablebaseCli {
+    /// Build the tables of a game up to --seeds seeds (stones) in play, resuming at the
+    /// first missing layer.
+    ///
+    /// Example: sowfan tablebase build kalah --seeds 20 --dir tables --threads 2
+    #[command(verbatim_doc_comment)]
+    Build {
+        /// Game name followed by key=value options (only options that change values matter).
+        #[arg(value_name = "GAME [KEY=VALUE ...]", required = true)]
+        game: Vec<String>,
+        /// Build every layer up to this many seeds (stones) in play.
+        #[arg(long, value_name = "N")]
+        seeds: u32,
+        /// The table directory.
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+        #[arg(long, default_value_t = 1, value_name = "T")]
+        threads: usize,
+        /// I/K: build only slice I (from 1) of K of the top layer (the layers below must
+        /// exist); `sowfan tablebase merge` assembles the slices.
+        #[arg(long, value_name = "I/K")]
+        shard: Option<String>,
+    },
+    /// Check every table file under DIR: header, size, checksum.
+    Verify {
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+    },
+    /// List what DIR holds: rule sets, layers, entries, sizes.
+    Info {
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+    },
+    /// Assemble the shards of layers into whole layer files, verifying every slice.
+    Merge {
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+    },
 }
 
 #[derive(clap::Args)]
@@ -299,6 +382,41 @@ fn main() -> ExitCode {
             sowfan::bench::run(depth, &control, &mut |line| out.line(line));
             Ok(())
         }
+        Some(Tool::Solve(args)) => {
+            let stop = catch_stop();
+            let args = sowfan::solve::command::SolveArgs {
+                game: args.game,
+                fen: args.fen,
+                moves: args.moves,
+                tablebases: args.tablebases,
+                threads: args.threads,
+                hash_mb: args.hash,
+                all_moves: args.all_moves,
+            };
+            sowfan::solve::command::run(&args, stop)
+        }
+        Some(Tool::Tablebase(command)) => {
+            let stop = catch_stop();
+            let command = match command {
+                TablebaseCli::Build {
+                    game,
+                    seeds,
+                    dir,
+                    threads,
+                    shard,
+                } => tablebase_command::Command::Build {
+                    game,
+                    seeds,
+                    dir,
+                    threads,
+                    shard,
+                },
+                TablebaseCli::Verify { dir } => tablebase_command::Command::Verify { dir },
+                TablebaseCli::Info { dir } => tablebase_command::Command::Info { dir },
+                TablebaseCli::Merge { dir } => tablebase_command::Command::Merge { dir },
+            };
+            tablebase_command::run(command, stop)
+        }
         Some(Tool::Match(args)) => {
             let summary = args.into_config(&engine_groups).and_then(|config| {
                 catch_interrupts();
@@ -335,6 +453,21 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Ctrl-C (or SIGTERM) for a long tool: raises the returned flag (the tool stops cleanly
+/// and says what it kept); a second one leaves at once.
+fn catch_stop() -> &'static AtomicBool {
+    static STOP: AtomicBool = AtomicBool::new(false);
+    let handler = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+    });
+    if let Err(e) = handler {
+        log::warn!("Ctrl-C will end the program at once: {e}");
+    }
+    &STOP
 }
 
 /// Ctrl-C (or SIGTERM) during a match or a check: the first stops it with a summary of what

@@ -6,7 +6,10 @@
 //! text. It knows no game's rules.
 
 use std::fmt::Write;
+use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use thiserror::Error;
 
@@ -16,6 +19,9 @@ use crate::search::limits::Limits;
 use crate::search::score;
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Report, SearchControl, SearchSettings};
+use crate::solve::{self, SolveSettings, table::SolveTable};
+use crate::tablebase::build::{self, BuildError, BuildOptions, LayerReport};
+use crate::tablebase::{TableError, Tables};
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PositionCommandError {
@@ -48,6 +54,49 @@ pub struct SearchSummary {
     pub score: i32,
     /// The score is the game's value: every line below it reached the end of the game.
     pub proven: bool,
+}
+
+/// What `solve` asks for.
+#[derive(Debug, Clone, Copy)]
+pub struct SolveRequest {
+    pub threads: usize,
+    /// Also the exact value of every legal move.
+    pub all_moves: bool,
+    /// Follow perfect play to the end of the game.
+    pub pv: bool,
+}
+
+/// Bounds proven so far while solving, as text for the protocol and the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SolveProgress {
+    /// `lower ≤ value ≤ upper`, half-points from the mover's view.
+    pub lower: i32,
+    pub upper: i32,
+    pub best: Option<String>,
+    pub nodes: u64,
+    pub tbhits: u64,
+    pub elapsed: Duration,
+}
+
+/// What `solve` found.
+#[derive(Debug, Clone)]
+pub struct SolveReport {
+    /// `lower == upper`: the exact value (half-points from the mover's view).
+    pub lower: i32,
+    pub upper: i32,
+    pub best: Option<String>,
+    pub pv: Vec<String>,
+    /// With `all_moves`: every legal move and its exact value (`None` if stopped first).
+    pub moves: Vec<(String, Option<i32>)>,
+    pub nodes: u64,
+    pub tbhits: u64,
+    pub elapsed: Duration,
+}
+
+impl SolveReport {
+    pub fn value(&self) -> Option<i32> {
+        (self.lower == self.upper).then_some(self.lower)
+    }
 }
 
 /// A game being played, whatever the game.
@@ -88,6 +137,36 @@ pub trait Session: Send {
     /// What `bench` searches for this game.
     fn bench(&self) -> BenchSpec;
 
+    /// Open this game's endgame tables under `dir` (`Ok(None)`: none there).
+    fn open_tables(&self, dir: &Path) -> Result<Option<Tables>, TableError>;
+
+    /// Use these tables from now on (in searches, solves and `d`).
+    fn set_tables(&mut self, tables: Option<Arc<Tables>>);
+
+    fn tables(&self) -> Option<&Arc<Tables>>;
+
+    /// Build this game's endgame tables (see [`crate::tablebase::build`]).
+    fn build_tables(
+        &self,
+        options: &BuildOptions,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(&LayerReport),
+    ) -> Result<Vec<LayerReport>, BuildError>;
+
+    /// The table value of the current position (half-points, the mover's final margin),
+    /// and its layer, when a loaded table covers it.
+    fn table_value(&self) -> Option<(i32, u32)>;
+
+    /// Prove the exact value of the current position. `progress` hears of every improvement
+    /// of the bounds; `stop` ends the solve with what is proven.
+    fn solve(
+        &self,
+        request: &SolveRequest,
+        tt: &SolveTable,
+        stop: &AtomicBool,
+        progress: &(dyn Fn(&SolveProgress) + Sync),
+    ) -> Result<SolveReport, String>;
+
     /// Search the current position. `info` receives each finished `info …` line. A game
     /// that is over answers at once with `0000`. Errors concern `limits.searchmoves`.
     fn search(
@@ -107,6 +186,7 @@ pub struct GameSession<G: Game> {
     position: G::Position,
     /// Repetition keys of every position from `start` to `position`.
     history: Vec<u64>,
+    tables: Option<Arc<Tables>>,
 }
 
 impl<G: Game> GameSession<G> {
@@ -118,6 +198,7 @@ impl<G: Game> GameSession<G> {
             start,
             history,
             game,
+            tables: None,
         }
     }
 
@@ -167,6 +248,18 @@ impl<G: Game> GameSession<G> {
         } else {
             format!("mate -{own_moves}")
         }
+    }
+
+    /// Move texts of a line played from the current position.
+    fn pv_strings(&self, pv: &[G::Move]) -> Vec<String> {
+        let mut pos = self.position.clone();
+        pv.iter()
+            .map(|&mv| {
+                let text = self.game.format_move(&pos, mv);
+                self.game.play(&mut pos, mv);
+                text
+            })
+            .collect()
     }
 
     fn pv_text(&self, pv: &[G::Move]) -> String {
@@ -287,6 +380,100 @@ impl<G: Game> Session for GameSession<G> {
 
     fn bench(&self) -> BenchSpec {
         self.game.bench()
+    }
+
+    fn open_tables(&self, dir: &Path) -> Result<Option<Tables>, TableError> {
+        Tables::open(&self.game, dir)
+    }
+
+    fn set_tables(&mut self, tables: Option<Arc<Tables>>) {
+        self.tables = tables;
+    }
+
+    fn tables(&self) -> Option<&Arc<Tables>> {
+        self.tables.as_ref()
+    }
+
+    fn build_tables(
+        &self,
+        options: &BuildOptions,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(&LayerReport),
+    ) -> Result<Vec<LayerReport>, BuildError> {
+        build::build(&self.game, options, stop, report)
+    }
+
+    fn table_value(&self) -> Option<(i32, u32)> {
+        let tables = self.tables.as_ref()?;
+        if self.outcome().is_some() {
+            return None;
+        }
+        let rest = tables.probe(&self.game, &self.position)?;
+        let (layer, _) = self.game.table_index(&self.position, tables.max_layer())?;
+        Some((self.game.banked_value(&self.position) + rest, layer))
+    }
+
+    fn solve(
+        &self,
+        request: &SolveRequest,
+        tt: &SolveTable,
+        stop: &AtomicBool,
+        progress: &(dyn Fn(&SolveProgress) + Sync),
+    ) -> Result<SolveReport, String> {
+        solve::supported(&self.game)?;
+        if let Some(outcome) = self.outcome() {
+            let value = self.game.final_value(&outcome, self.to_move());
+            return Ok(SolveReport {
+                lower: value,
+                upper: value,
+                best: None,
+                pv: Vec::new(),
+                moves: Vec::new(),
+                nodes: 0,
+                tbhits: 0,
+                elapsed: Duration::ZERO,
+            });
+        }
+        let mut legal = Vec::new();
+        self.game.legal_moves(&self.position, &mut legal);
+        let settings = SolveSettings {
+            threads: request.threads,
+            tables: self.tables.as_deref(),
+            guess: None,
+            want_pv: request.pv,
+        };
+        let mut moves = Vec::new();
+        if request.all_moves {
+            for (mv, value) in solve::solve_moves(&self.game, &self.position, tt, &settings, stop) {
+                moves.push((self.game.format_move(&self.position, mv), value));
+            }
+        }
+        let report = |p: &solve::Progress| {
+            progress(&SolveProgress {
+                lower: p.lower,
+                upper: p.upper,
+                best: p
+                    .best
+                    .and_then(|i| legal.get(i))
+                    .map(|&mv| self.game.format_move(&self.position, mv)),
+                nodes: p.nodes,
+                tbhits: p.tbhits,
+                elapsed: p.elapsed,
+            })
+        };
+        let solution = solve::solve(&self.game, &self.position, tt, &settings, stop, &report);
+        Ok(SolveReport {
+            lower: solution.lower,
+            upper: solution.upper,
+            best: solution
+                .best
+                .map(|mv| self.game.format_move(&self.position, mv)),
+            pv: self.pv_strings(&solution.pv),
+            moves,
+            nodes: solution.nodes,
+            tbhits: solution.tbhits,
+            elapsed: solution.elapsed,
+        })
     }
 
     fn search(

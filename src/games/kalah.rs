@@ -10,10 +10,15 @@ use std::fmt::Write;
 use crate::game::{BenchSpec, Game, GameResult, MoveError, Outcome, Player, Points, PositionError};
 use crate::games::mancala::{self, Side};
 use crate::options::{GameOptions, OptionKind, OptionSpec};
+use crate::tablebase::index::Compositions;
 
 pub const NAME: &str = "kalah";
 pub const MAX_PITS: usize = 12;
 const MAX_CELLS: usize = 2 * MAX_PITS + 2;
+/// The most seeds a position string may hold (12 pits a side, 12 seeds a pit).
+const MAX_SEEDS: u32 = 2 * MAX_PITS as u32 * 12;
+/// Exact keys are perfect (the rank itself) while a layer has fewer boards than this.
+const PERFECT_KEY_LIMIT: u64 = 1 << 56;
 
 pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
@@ -91,6 +96,9 @@ pub struct Kalah {
     options: GameOptions,
     /// `next[side][cell]`: where the next seed goes when `side` sows (skips the other store).
     next: [[u8; MAX_CELLS]; 2],
+    /// Ranks the pits seen from the mover (own row, then the opponent's): table indexes and
+    /// exact keys.
+    index: Compositions,
 }
 
 impl Kalah {
@@ -120,7 +128,20 @@ impl Kalah {
             pie: options.bool("pie"),
             options,
             next,
+            index: Compositions::new(2 * pits, MAX_SEEDS),
         }
+    }
+
+    /// The pits seen from the side to move: its own row, then the opponent's.
+    #[inline]
+    fn mover_view(&self, pos: &KalahPosition) -> ([u16; 2 * MAX_PITS], usize) {
+        let mut view = [0u16; 2 * MAX_PITS];
+        let m = self.pits;
+        let own = self.pit_cell(pos.side, 0);
+        let other = self.pit_cell(pos.side.other(), 0);
+        view[..m].copy_from_slice(&pos.cells[own..own + m]);
+        view[m..2 * m].copy_from_slice(&pos.cells[other..other + m]);
+        (view, 2 * m)
     }
 
     fn cell_count(&self) -> usize {
@@ -378,7 +399,7 @@ impl Game for Kalah {
                 fields.len()
             )));
         }
-        let max = 2 * MAX_PITS as u32 * 12;
+        let max = MAX_SEEDS;
         let sides = mancala::parse_board(fields[0], self.pits, max, ("pits", "store"), usage)?;
         let mut cells = [0u16; MAX_CELLS];
         for (side, counts) in [Side::South, Side::North].into_iter().zip(&sides) {
@@ -523,6 +544,82 @@ impl Game for Kalah {
             let _ = write!(out, "; pie: {pie}");
         }
         out
+    }
+
+    fn banked_value(&self, pos: &KalahPosition) -> i32 {
+        let us = pos.side;
+        2 * (pos.cells[self.store(us)] as i32 - pos.cells[self.store(us.other())] as i32)
+    }
+
+    fn value_at_stake(&self, pos: &KalahPosition) -> Option<i32> {
+        Some(2 * (self.row_sum(pos, Side::South) + self.row_sum(pos, Side::North)) as i32)
+    }
+
+    /// The pits from the mover's view (stores are banked), plus whether a swap is pending:
+    /// `seeds << 57 | rank << 1 | pending` (a perfect key: no collision is possible) while the
+    /// layer is small enough (under 64 seeds, under 2^56 boards), a hash (top bit set) above.
+    #[inline]
+    fn exact_key(&self, pos: &KalahPosition) -> u64 {
+        let (view, cells) = self.mover_view(pos);
+        let pending = self.swap_available(pos) as u64;
+        match self.index.rank(&view[..cells]) {
+            Some((seeds, rank)) if self.index.count(seeds) < PERFECT_KEY_LIMIT && seeds < 64 => {
+                (seeds as u64) << 57 | rank << 1 | pending
+            }
+            _ => mancala::hash_counts(&view[..cells], 0xE5AC_7000 | pending) | 1 << 63,
+        }
+    }
+
+    fn table_rules(&self) -> Option<String> {
+        Some(format!(
+            "kalah pits={} empty-capture={} end={} leftovers={}",
+            self.pits,
+            self.empty_capture,
+            if self.end_on_move {
+                "on-move"
+            } else {
+                "any-row"
+            },
+            if self.leftovers_to_owner {
+                "owner"
+            } else {
+                "none"
+            }
+        ))
+    }
+
+    fn table_index(&self, pos: &KalahPosition, max_layer: u32) -> Option<(u32, u64)> {
+        if self.swap_available(pos) {
+            return None;
+        }
+        let (view, cells) = self.mover_view(pos);
+        let seeds: u32 = view[..cells].iter().map(|&c| c as u32).sum();
+        if seeds > max_layer {
+            return None;
+        }
+        self.index.rank(&view[..cells])
+    }
+
+    fn table_layer_size(&self, layer: u32) -> u64 {
+        self.index.count(layer)
+    }
+
+    fn table_position(&self, layer: u32, index: u64) -> Option<KalahPosition> {
+        let mut view = [0u32; 2 * MAX_PITS];
+        if !self.index.unrank(layer, index, &mut view[..2 * self.pits]) {
+            return None;
+        }
+        let mut cells = [0u16; MAX_CELLS];
+        for i in 0..self.pits {
+            cells[self.pit_cell(Side::South, i)] = view[i] as u16;
+            cells[self.pit_cell(Side::North, i)] = view[self.pits + i] as u16;
+        }
+        Some(KalahPosition {
+            cells,
+            side: Side::South,
+            pie_open: false,
+            swapped: false,
+        })
     }
 
     fn bench(&self) -> BenchSpec {

@@ -1,0 +1,697 @@
+//! The exact solver: the final margin of a position with perfect play, proven.
+//!
+//! MTD(f) over null-window tests "is the final value at least β?" on the exact value (the
+//! mover's final margin, in half-points; [`crate::game::Game::final_value`]). What the game
+//! tells it makes the search small:
+//! - **banked points** ([`Game::banked_value`]): stores and captures are already decided, so
+//!   the transposition table ([`table::SolveTable`]) is keyed on the rest of the position
+//!   alone ([`Game::exact_key`], mirrored to the mover's view) and holds bounds on
+//!   `final − banked`, shared by every store content;
+//! - **what is at stake** ([`Game::value_at_stake`]): the final value lies within banked ±
+//!   stake, which decides many tests without a move (exact futility bounds);
+//! - **endgame tables** ([`crate::tablebase::Tables`]): a covered position is an exact leaf.
+//!
+//! Iterative deepening comes first: MTD(f) at growing depths with the game's evaluation at
+//! the horizon gives the table good moves to try first and the exact search a good first
+//! guess; a bound that never met the horizon is proven all the same and kept as such. Then
+//! MTD(f) without a horizon proves the value. Every child of a node is peeked at before any is
+//! searched (game end, stake bounds, tables, transposition table: enhanced transposition
+//! cutoffs and more); the rest are searched table move first, then moves that keep the turn,
+//! then by the points the move banks.
+//! Threads share the table (Lazy SMP): all work on the current test, helpers in a perturbed
+//! move order; the first to finish a test moves everyone to the next.
+//!
+//! Nothing here knows a rule. Games with a repetition rule are refused: their values depend
+//! on the history of the game, not on the position alone.
+
+pub mod command;
+pub mod table;
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::game::Game;
+use crate::tablebase::Tables;
+use table::{PROVEN, SolveTable};
+
+/// Values beyond any game's stake: "unbounded".
+const UNBOUNDED: i32 = 1 << 24;
+/// Iterative deepening: the first depth, the step, and the last depth before the search
+/// without a horizon.
+const FIRST_DEPTH: u8 = 4;
+const DEPTH_STEP: u8 = 4;
+const LAST_DEPTH: u8 = 24;
+
+/// The proven bounds on the root's value so far, for progress reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// `lower ≤ value ≤ upper`, half-points from the mover's view.
+    pub lower: i32,
+    pub upper: i32,
+    /// The root move that proved the lower bound, as an index in the legal-move list.
+    pub best: Option<usize>,
+    pub nodes: u64,
+    pub tbhits: u64,
+    pub elapsed: Duration,
+}
+
+impl Progress {
+    pub fn is_exact(&self) -> bool {
+        self.lower == self.upper
+    }
+}
+
+/// What a solve found.
+#[derive(Debug, Clone)]
+pub struct Solution<M> {
+    /// Exact when `lower == upper` (a stopped solve keeps what it had proven).
+    pub lower: i32,
+    pub upper: i32,
+    pub best: Option<M>,
+    /// A line of perfect play to the end of the game (exact solves only).
+    pub pv: Vec<M>,
+    pub nodes: u64,
+    pub tbhits: u64,
+    pub elapsed: Duration,
+}
+
+/// How to solve.
+pub struct SolveSettings<'a> {
+    pub threads: usize,
+    pub tables: Option<&'a Tables>,
+    /// A first guess of the value (half-points), e.g. from a heuristic search.
+    pub guess: Option<i32>,
+    /// Follow perfect play to the end of the game once the value is known.
+    pub want_pv: bool,
+}
+
+/// Can `game` be solved exactly from positions alone?
+pub fn supported<G: Game>(game: &G) -> Result<(), String> {
+    if game.repetition_limit().is_some() {
+        return Err(format!(
+            "{} has a repetition rule: values depend on the game's history, not on the \
+             position alone (solve it with repetition=off)",
+            game.spec()
+        ));
+    }
+    Ok(())
+}
+
+/// The exact value of `root`. `report` hears of every improvement of the bounds (from any
+/// thread); `stop` ends the solve with the bounds proven so far.
+pub fn solve<G: Game>(
+    game: &G,
+    root: &G::Position,
+    tt: &SolveTable,
+    settings: &SolveSettings,
+    stop: &AtomicBool,
+    report: &(dyn Fn(&Progress) + Sync),
+) -> Solution<G::Move> {
+    let started = Instant::now();
+    let mut legal = Vec::new();
+    game.legal_moves(root, &mut legal);
+    let banked = game.banked_value(root);
+    let stake = game.value_at_stake(root).unwrap_or(UNBOUNDED);
+    let shared = Shared {
+        state: Mutex::new(MtdState {
+            depth: FIRST_DEPTH,
+            lower: banked - stake,
+            upper: banked + stake,
+            guess: settings
+                .guess
+                .unwrap_or(banked)
+                .clamp(banked - stake, banked + stake),
+            proven_lower: banked - stake,
+            proven_upper: banked + stake,
+            best: None,
+        }),
+        test: AtomicU64::new(0),
+        nodes: AtomicU64::new(0),
+        tbhits: AtomicU64::new(0),
+        stop,
+        started,
+    };
+    if let Some(outcome) = game.outcome(root) {
+        let value = game.final_value(&outcome, game.to_move(root));
+        return Solution {
+            lower: value,
+            upper: value,
+            best: None,
+            pv: Vec::new(),
+            nodes: 0,
+            tbhits: 0,
+            elapsed: started.elapsed(),
+        };
+    }
+    std::thread::scope(|scope| {
+        for id in 1..settings.threads.max(1) {
+            let shared = &shared;
+            scope.spawn(move || {
+                let mut searcher = Searcher::new(game, tt, settings.tables, shared, id as u64);
+                searcher.run_mtd(root, report);
+            });
+        }
+        let mut searcher = Searcher::new(game, tt, settings.tables, &shared, 0);
+        searcher.run_mtd(root, report);
+        // The first thread to finish the last test ends the others (`test` moved on).
+    });
+    let state = *lock(&shared.state);
+    let mut solution = Solution {
+        lower: state.proven_lower,
+        upper: state.proven_upper,
+        best: state.best.and_then(|i| legal.get(i).copied()),
+        pv: Vec::new(),
+        nodes: shared.nodes.load(Ordering::Relaxed),
+        tbhits: shared.tbhits.load(Ordering::Relaxed),
+        elapsed: started.elapsed(),
+    };
+    if state.solved() && !stop.load(Ordering::Relaxed) {
+        let mut searcher = Searcher::new(game, tt, settings.tables, &shared, 0);
+        if settings.want_pv
+            && let Some(pv) = searcher.perfect_line(root, state.proven_lower)
+        {
+            solution.best = pv.first().copied().or(solution.best);
+            solution.pv = pv;
+        }
+        if solution.best.is_none() {
+            solution.best = searcher.perfect_move(root, state.proven_lower);
+        }
+        searcher.flush();
+        solution.nodes = shared.nodes.load(Ordering::Relaxed);
+        solution.tbhits = shared.tbhits.load(Ordering::Relaxed);
+        solution.elapsed = started.elapsed();
+    }
+    solution
+}
+
+/// The exact value of every legal move of `root` (what the mover's final margin is if that
+/// move is played and both play perfectly afterwards), in move-generation order.
+pub fn solve_moves<G: Game>(
+    game: &G,
+    root: &G::Position,
+    tt: &SolveTable,
+    settings: &SolveSettings,
+    stop: &AtomicBool,
+) -> Vec<(G::Move, Option<i32>)> {
+    let mut legal = Vec::new();
+    game.legal_moves(root, &mut legal);
+    let mover = game.to_move(root);
+    let child_settings = SolveSettings {
+        threads: settings.threads,
+        tables: settings.tables,
+        guess: None,
+        want_pv: false,
+    };
+    legal
+        .iter()
+        .map(|&mv| {
+            let mut child = root.clone();
+            game.play(&mut child, mv);
+            let same = game.to_move(&child) == mover;
+            let solution = solve(game, &child, tt, &child_settings, stop, &|_| {});
+            let value = (solution.lower == solution.upper).then_some(if same {
+                solution.lower
+            } else {
+                -solution.lower
+            });
+            (mv, value)
+        })
+        .collect()
+}
+
+#[derive(Clone, Copy)]
+struct MtdState {
+    /// The current iteration's depth ([`PROVEN`]: no horizon).
+    depth: u8,
+    /// Bounds of the current iteration (heuristic while it has a horizon).
+    lower: i32,
+    upper: i32,
+    guess: i32,
+    /// Proven bounds, whatever iteration proved them.
+    proven_lower: i32,
+    proven_upper: i32,
+    best: Option<usize>,
+}
+
+impl MtdState {
+    /// The next null window: just above the guess, inside the bounds.
+    fn beta(&self) -> i32 {
+        if self.guess <= self.lower {
+            self.lower + 1
+        } else {
+            self.guess.min(self.upper)
+        }
+    }
+
+    fn solved(&self) -> bool {
+        self.proven_lower >= self.proven_upper
+    }
+
+    /// Take in a finished test at `beta`; move to the next depth when this one converged.
+    fn update(&mut self, beta: i32, value: i32, proven: bool, best: Option<usize>) {
+        if value >= beta {
+            self.lower = value;
+            if proven {
+                self.proven_lower = self.proven_lower.max(value);
+            }
+            if best.is_some() {
+                self.best = best;
+            }
+        } else {
+            self.upper = value;
+            if proven {
+                self.proven_upper = self.proven_upper.min(value);
+            }
+        }
+        self.guess = value;
+        if self.solved() {
+            self.lower = self.proven_lower;
+            self.upper = self.proven_lower;
+            self.proven_upper = self.proven_lower;
+            return;
+        }
+        if self.lower >= self.upper {
+            self.depth = match self.depth {
+                PROVEN => PROVEN,
+                d if d >= LAST_DEPTH => PROVEN,
+                d => d + DEPTH_STEP,
+            };
+            self.lower = self.proven_lower;
+            self.upper = self.proven_upper;
+        }
+    }
+}
+
+struct Shared<'a> {
+    state: Mutex<MtdState>,
+    /// Counts finished tests; a search for an older test gives up.
+    test: AtomicU64,
+    nodes: AtomicU64,
+    tbhits: AtomicU64,
+    stop: &'a AtomicBool,
+    started: Instant,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+struct Searcher<'a, G: Game> {
+    game: &'a G,
+    tt: &'a SolveTable,
+    tables: Option<&'a Tables>,
+    shared: &'a Shared<'a>,
+    /// 0 for the main thread; helpers perturb their move order.
+    id: u64,
+    rng: u64,
+    /// The test this search belongs to.
+    test: u64,
+    aborted: bool,
+    /// Set when a value below the current node rests on the horizon (not a proof).
+    unresolved: bool,
+    nodes: u64,
+    unflushed: u64,
+    tbhits: u64,
+    /// Per ply: the moves and the children left to search.
+    plies: Vec<Ply<G>>,
+}
+
+/// What peeking at a position found.
+enum Peek {
+    /// Its value (or a bound that decides the test).
+    Known(i32),
+    Open(OpenNode),
+}
+
+/// A position that needs its moves searched, with what peeking learnt.
+#[derive(Clone, Copy)]
+struct OpenNode {
+    key: u64,
+    banked: i32,
+    stake: i32,
+    tt_move: Option<u8>,
+}
+
+struct Child<G: Game> {
+    pos: G::Position,
+    node: OpenNode,
+    /// The same player moves again.
+    same: bool,
+    index: u8,
+    rank: i64,
+}
+
+struct Ply<G: Game> {
+    moves: Vec<G::Move>,
+    children: Vec<Child<G>>,
+}
+
+impl<'a, G: Game> Searcher<'a, G> {
+    fn new(
+        game: &'a G,
+        tt: &'a SolveTable,
+        tables: Option<&'a Tables>,
+        shared: &'a Shared<'a>,
+        id: u64,
+    ) -> Searcher<'a, G> {
+        Searcher {
+            game,
+            tt,
+            tables,
+            shared,
+            id,
+            rng: 0x9E37_79B9_7F4A_7C15 ^ id.wrapping_mul(0xD1B5_4A32_D192_ED03),
+            test: 0,
+            aborted: false,
+            unresolved: false,
+            nodes: 0,
+            unflushed: 0,
+            tbhits: 0,
+            plies: Vec::new(),
+        }
+    }
+
+    /// Take part in the MTD(f) iterations until the value is known or the solve stops.
+    fn run_mtd(&mut self, root: &G::Position, report: &(dyn Fn(&Progress) + Sync)) {
+        loop {
+            let (state, test) = {
+                let state = lock(&self.shared.state);
+                (*state, self.shared.test.load(Ordering::Relaxed))
+            };
+            if state.solved() || self.shared.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let beta = state.beta();
+            self.test = test;
+            self.aborted = false;
+            self.unresolved = false;
+            let value = self.search(root, beta, state.depth, 0);
+            let proven = !self.unresolved;
+            let best = (value >= beta)
+                .then(|| self.tt.probe(self.game.exact_key(root)))
+                .flatten()
+                .and_then(|b| b.best)
+                .map(usize::from);
+            self.flush();
+            if self.aborted {
+                if self.shared.stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                continue; // another thread finished this test first
+            }
+            let mut state = lock(&self.shared.state);
+            if self.shared.test.load(Ordering::Relaxed) != test {
+                continue;
+            }
+            let before = (state.proven_lower, state.proven_upper);
+            state.update(beta, value, proven, best);
+            self.shared.test.fetch_add(1, Ordering::Relaxed);
+            let progress = Progress {
+                lower: state.proven_lower,
+                upper: state.proven_upper,
+                best: state.best,
+                nodes: self.shared.nodes.load(Ordering::Relaxed),
+                tbhits: self.shared.tbhits.load(Ordering::Relaxed),
+                elapsed: self.shared.started.elapsed(),
+            };
+            log::debug!(
+                "solve: depth {} test {beta} -> {value}{} bounds [{}, {}] proven [{}, {}]",
+                state.depth,
+                if proven { " (proven)" } else { "" },
+                state.lower,
+                state.upper,
+                state.proven_lower,
+                state.proven_upper
+            );
+            drop(state);
+            if (progress.lower, progress.upper) != before {
+                report(&progress);
+            }
+        }
+    }
+
+    /// Is the mover's final value at least `beta`? Returns a bound `v`: `value ≥ v` when
+    /// `v ≥ beta`, `value ≤ v` when `v < beta` (fail-soft). With a `depth` below
+    /// [`PROVEN`], positions that far down are judged by the game's evaluation and the
+    /// result is only a proof if `unresolved` stays clear.
+    fn search(&mut self, pos: &G::Position, beta: i32, depth: u8, ply: usize) -> i32 {
+        match self.peek(pos, beta, depth) {
+            Peek::Known(value) => value,
+            Peek::Open(node) => self.expand(pos, &node, beta, depth, ply),
+        }
+    }
+
+    /// Everything that decides a position without looking at its moves: the end of the
+    /// game, the stake bounds, the tables, the transposition table, the horizon.
+    #[inline]
+    fn peek(&mut self, pos: &G::Position, beta: i32, depth: u8) -> Peek {
+        let game = self.game;
+        if let Some(outcome) = game.outcome(pos) {
+            return Peek::Known(game.final_value(&outcome, game.to_move(pos)));
+        }
+        let banked = game.banked_value(pos);
+        let stake = game.value_at_stake(pos).unwrap_or(UNBOUNDED);
+        if banked + stake < beta {
+            return Peek::Known(banked + stake);
+        }
+        if banked - stake >= beta {
+            return Peek::Known(banked - stake);
+        }
+        if let Some(tables) = self.tables
+            && let Some(rest) = tables.probe(game, pos)
+        {
+            self.tbhits += 1;
+            return Peek::Known(banked + rest);
+        }
+        let key = game.exact_key(pos);
+        let mut tt_move = None;
+        if let Some(bounds) = self.tt.probe(key) {
+            if bounds.depth >= depth {
+                let cut = if bounds.lower != i32::MIN && banked + bounds.lower >= beta {
+                    Some(banked + bounds.lower)
+                } else if bounds.upper != i32::MAX && banked + bounds.upper < beta {
+                    Some(banked + bounds.upper)
+                } else {
+                    None
+                };
+                if let Some(value) = cut {
+                    if bounds.depth != PROVEN {
+                        self.unresolved = true;
+                    }
+                    return Peek::Known(value);
+                }
+            }
+            tt_move = bounds.best;
+        }
+        if depth == 0 {
+            self.unresolved = true;
+            return Peek::Known((game.evaluate(pos) / 50).clamp(banked - stake, banked + stake));
+        }
+        Peek::Open(OpenNode {
+            key,
+            banked,
+            stake,
+            tt_move,
+        })
+    }
+
+    /// Search the moves of a position that peeking did not decide: every child is peeked
+    /// first (any child that already reaches β ends the node), the rest are searched in
+    /// order: the table's move, moves that keep the turn, then by the points they bank.
+    fn expand(
+        &mut self,
+        pos: &G::Position,
+        node: &OpenNode,
+        beta: i32,
+        depth: u8,
+        ply: usize,
+    ) -> i32 {
+        let game = self.game;
+        self.count_node();
+        if self.aborted {
+            return 0;
+        }
+        let mover = game.to_move(pos);
+        let child_depth = if depth == PROVEN { PROVEN } else { depth - 1 };
+        if self.plies.len() <= ply {
+            self.plies.resize_with(ply + 1, || Ply {
+                moves: Vec::new(),
+                children: Vec::new(),
+            });
+        }
+        let mut moves = std::mem::take(&mut self.plies[ply].moves);
+        let mut children = std::mem::take(&mut self.plies[ply].children);
+        game.legal_moves(pos, &mut moves);
+        children.clear();
+        let nodes_before = self.nodes;
+        let outer_unresolved = self.unresolved;
+        self.unresolved = false;
+
+        let mut best = -UNBOUNDED;
+        let mut best_index = None;
+        for (i, &mv) in moves.iter().enumerate() {
+            let mut child = pos.clone();
+            game.play(&mut child, mv);
+            let same = game.to_move(&child) == mover;
+            let child_beta = if same { beta } else { 1 - beta };
+            match self.peek(&child, child_beta, child_depth) {
+                Peek::Known(v) => {
+                    let value = if same { v } else { -v };
+                    if value > best {
+                        best = value;
+                        best_index = Some(i as u8);
+                        if value >= beta {
+                            break;
+                        }
+                    }
+                }
+                Peek::Open(open) => {
+                    let rank = if Some(i as u8) == node.tt_move {
+                        i64::MAX
+                    } else {
+                        // Points banked by the move, from the mover's view.
+                        let child_banked = if same { open.banked } else { -open.banked };
+                        let gain = (child_banked - node.banked) as i64;
+                        let tier = if same { 1i64 << 40 } else { 0 };
+                        let noise = if self.id == 0 {
+                            0
+                        } else {
+                            (self.next_random() & 0xF) as i64
+                        };
+                        tier + (gain << 24) + ((game.order_hint(pos, mv) as i64) << 4) + noise
+                    };
+                    children.push(Child {
+                        pos: child,
+                        node: open,
+                        same,
+                        index: i as u8,
+                        rank,
+                    });
+                }
+            }
+        }
+        if best < beta {
+            children.sort_unstable_by_key(|c| std::cmp::Reverse(c.rank));
+            for child in &children {
+                let value = if child.same {
+                    self.expand(&child.pos, &child.node, beta, child_depth, ply + 1)
+                } else {
+                    -self.expand(&child.pos, &child.node, 1 - beta, child_depth, ply + 1)
+                };
+                if self.aborted {
+                    break;
+                }
+                if value > best {
+                    best = value;
+                    best_index = Some(child.index);
+                    if value >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.plies[ply].moves = moves;
+        self.plies[ply].children = children;
+        if self.aborted {
+            return 0;
+        }
+        let (banked, stake) = (node.banked, node.stake);
+        // Never claim more than the stake allows (fail-soft values may overshoot it).
+        let best = best.clamp(banked - stake, banked + stake);
+        let work = self.nodes - nodes_before;
+        let stored = if self.unresolved { depth } else { PROVEN };
+        if best >= beta {
+            self.tt
+                .store(node.key, best - banked, i32::MAX, best_index, stored, work);
+        } else {
+            self.tt
+                .store(node.key, i32::MIN, best - banked, None, stored, work);
+        }
+        self.unresolved |= outer_unresolved;
+        best
+    }
+
+    /// A move of `pos` that keeps its exact value `value`.
+    fn perfect_move(&mut self, pos: &G::Position, value: i32) -> Option<G::Move> {
+        let game = self.game;
+        let mover = game.to_move(pos);
+        let mut moves = Vec::new();
+        game.legal_moves(pos, &mut moves);
+        let first = self
+            .tt
+            .probe(game.exact_key(pos))
+            .and_then(|b| b.best)
+            .map(usize::from);
+        let order = first
+            .into_iter()
+            .chain((0..moves.len()).filter(|&i| Some(i) != first));
+        for i in order {
+            let Some(&mv) = moves.get(i) else { continue };
+            let mut child = pos.clone();
+            game.play(&mut child, mv);
+            self.test = self.shared.test.load(Ordering::Relaxed);
+            self.aborted = false;
+            let reaches = if game.to_move(&child) == mover {
+                self.search(&child, value, PROVEN, 1) >= value
+            } else {
+                -self.search(&child, 1 - value, PROVEN, 1) >= value
+            };
+            if self.aborted {
+                return None;
+            }
+            if reaches {
+                return Some(mv);
+            }
+        }
+        None
+    }
+
+    /// Perfect play from `pos` (exact value `value`) to the end of the game.
+    fn perfect_line(&mut self, pos: &G::Position, mut value: i32) -> Option<Vec<G::Move>> {
+        let game = self.game;
+        let mut pos = pos.clone();
+        let mut line = Vec::new();
+        while game.outcome(&pos).is_none() && line.len() < 10_000 {
+            let mv = self.perfect_move(&pos, value)?;
+            let mover = game.to_move(&pos);
+            game.play(&mut pos, mv);
+            if game.to_move(&pos) != mover {
+                value = -value;
+            }
+            line.push(mv);
+        }
+        Some(line)
+    }
+
+    #[inline]
+    fn next_random(&mut self) -> u64 {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        self.rng
+    }
+
+    #[inline]
+    fn count_node(&mut self) {
+        self.nodes += 1;
+        self.unflushed += 1;
+        if self.unflushed >= 1024 {
+            self.flush();
+            if self.shared.stop.load(Ordering::Relaxed)
+                || self.shared.test.load(Ordering::Relaxed) != self.test
+            {
+                self.aborted = true;
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        self.shared
+            .nodes
+            .fetch_add(self.unflushed, Ordering::Relaxed);
+        self.shared.tbhits.fetch_add(self.tbhits, Ordering::Relaxed);
+        self.unflushed = 0;
+        self.tbhits = 0;
+    }
+}

@@ -1,0 +1,272 @@
+//! The exact solver's transposition table: proven bounds on `final − banked` by exact key.
+//!
+//! Unlike the heuristic search's table there is no depth: every bound stored is a proof, valid
+//! forever, so an entry only leaves to make room, the one that cost fewer nodes first. Four
+//! entries share a 64-byte bucket. An entry is two words written as `key ^ data` and `data`:
+//! a torn write fails the key check and reads as a miss (lock-free, as in the search's
+//! table). Keys are kept whole (the games' exact keys are perfect keys for small boards), so
+//! a hit is the position itself, not a hash collision.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::search::memory::ZeroedArray;
+
+const WAYS: usize = 4;
+
+#[derive(Default)]
+#[repr(C, align(64))]
+struct Bucket {
+    entries: [Entry; WAYS],
+}
+
+#[derive(Default)]
+struct Entry {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+/// What the table knows of a position: `lower ≤ final − banked ≤ upper` (half-points), and
+/// the move that proved the lower bound (an index in the legal-move list). Bounds from a
+/// depth-limited search (the solver deepens step by step for its move ordering and first
+/// guesses) hold for searches of at most `depth` plies; proven ones have depth [`PROVEN`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    pub lower: i32,
+    pub upper: i32,
+    pub best: Option<u8>,
+    pub depth: u8,
+}
+
+/// The depth of a proven bound: it holds whatever the depth of the search.
+pub const PROVEN: u8 = u8::MAX;
+
+/// Bounds are stored as i16 offsets; these stand for "nothing known".
+const NO_LOWER: i16 = i16::MIN;
+const NO_UPPER: i16 = i16::MAX;
+const NO_MOVE: u64 = 0xFF;
+
+pub struct SolveTable {
+    buckets: ZeroedArray<Bucket>,
+}
+
+impl SolveTable {
+    /// A table of `megabytes` MiB (at least one bucket); pages are touched only when used.
+    pub fn new(megabytes: usize) -> Result<SolveTable, String> {
+        let count = (megabytes.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>()).max(1);
+        // SAFETY: an all-zero `Bucket` is valid (atomics), and reads as empty entries.
+        let buckets = unsafe { ZeroedArray::new(count) }
+            .map_err(|e| format!("cannot allocate {megabytes} MB for the solver's table: {e}"))?;
+        Ok(SolveTable { buckets })
+    }
+
+    pub fn megabytes(&self) -> usize {
+        (self.buckets.len() * std::mem::size_of::<Bucket>()) >> 20
+    }
+
+    #[inline]
+    fn bucket(&self, key: u64) -> &Bucket {
+        // Keys may be structured (perfect keys): mix before picking the bucket.
+        let mixed = (key ^ (key >> 31)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let buckets = self.buckets.as_slice();
+        &buckets[((mixed as u128 * buckets.len() as u128) >> 64) as usize]
+    }
+
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<Bounds> {
+        for entry in &self.bucket(key).entries {
+            let data = entry.data.load(Ordering::Relaxed);
+            if data != 0 && entry.check.load(Ordering::Relaxed) ^ data == key {
+                return Some(unpack(data));
+            }
+        }
+        None
+    }
+
+    /// Add what a search found: `lower ≤ value` and/or `value ≤ upper` (use `i32::MIN` /
+    /// `i32::MAX` for none) at `depth`, merged with what the table knows of `key`: bounds of
+    /// the same depth combine, deeper ones replace shallower ones. `work` (the nodes it took)
+    /// decides which entry of a full bucket makes room.
+    #[inline]
+    pub fn store(&self, key: u64, lower: i32, upper: i32, best: Option<u8>, depth: u8, work: u64) {
+        let bucket = self.bucket(key);
+        let work_bits = (64 - work.leading_zeros()) as u64; // log2, 0..=64
+        let mut victim = 0;
+        let mut victim_work = u64::MAX;
+        for (i, entry) in bucket.entries.iter().enumerate() {
+            let data = entry.data.load(Ordering::Relaxed);
+            if data == 0 {
+                if victim_work > 0 {
+                    victim = i;
+                    victim_work = 0;
+                }
+                continue;
+            }
+            if entry.check.load(Ordering::Relaxed) ^ data == key {
+                let old = unpack(data);
+                let merged = if depth == old.depth {
+                    Bounds {
+                        lower: old.lower.max(lower),
+                        upper: old.upper.min(upper),
+                        best: best.or(old.best),
+                        depth,
+                    }
+                } else if depth > old.depth {
+                    Bounds {
+                        lower,
+                        upper,
+                        best: best.or(old.best),
+                        depth,
+                    }
+                } else {
+                    // A shallower result only teaches a move.
+                    Bounds {
+                        best: best.or(old.best),
+                        ..old
+                    }
+                };
+                let work = work_bits.max((data >> 48) & 0x7F);
+                write(entry, key, merged, work);
+                return;
+            }
+            // Proven entries are worth more than any heuristic one.
+            let old_work =
+                ((data >> 48) & 0x7F) + if unpack(data).depth == PROVEN { 64 } else { 0 };
+            if old_work < victim_work {
+                victim = i;
+                victim_work = old_work;
+            }
+        }
+        let bounds = Bounds {
+            lower,
+            upper,
+            best,
+            depth,
+        };
+        write(&bucket.entries[victim], key, bounds, work_bits);
+    }
+
+    /// Permille of entries in use (sampled).
+    pub fn hashfull(&self) -> u32 {
+        let buckets = self.buckets.as_slice();
+        let sample = buckets.len().min(250);
+        let used: usize = buckets[..sample]
+            .iter()
+            .map(|b| {
+                b.entries
+                    .iter()
+                    .filter(|e| e.data.load(Ordering::Relaxed) != 0)
+                    .count()
+            })
+            .sum();
+        (used * 1000 / (sample * WAYS).max(1)) as u32
+    }
+}
+
+fn clamp16(value: i32, none: i16) -> i16 {
+    if value == i32::MIN || value == i32::MAX {
+        none
+    } else {
+        value.clamp(i16::MIN as i32 + 1, i16::MAX as i32 - 1) as i16
+    }
+}
+
+#[inline]
+fn write(entry: &Entry, key: u64, bounds: Bounds, work: u64) {
+    let lower = clamp16(bounds.lower, NO_LOWER);
+    let upper = clamp16(bounds.upper, NO_UPPER);
+    let best = bounds.best.map_or(NO_MOVE, u64::from);
+    // Bit 55 is always set so that no stored entry is all zero.
+    let data = (lower as u16 as u64)
+        | (upper as u16 as u64) << 16
+        | best << 32
+        | (bounds.depth as u64) << 40
+        | (work & 0x7F) << 48
+        | 1 << 55;
+    entry.data.store(data, Ordering::Relaxed);
+    entry.check.store(key ^ data, Ordering::Relaxed);
+}
+
+#[inline]
+fn unpack(data: u64) -> Bounds {
+    let lower = data as u16 as i16;
+    let upper = (data >> 16) as u16 as i16;
+    let best = (data >> 32) & 0xFF;
+    Bounds {
+        lower: if lower == NO_LOWER {
+            i32::MIN
+        } else {
+            lower as i32
+        },
+        upper: if upper == NO_UPPER {
+            i32::MAX
+        } else {
+            upper as i32
+        },
+        best: (best != NO_MOVE).then_some(best as u8),
+        depth: (data >> 40) as u8,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_merge_and_keys_are_checked() {
+        let t = SolveTable::new(1).unwrap();
+        assert_eq!(t.probe(7), None);
+        t.store(7, 4, i32::MAX, Some(2), PROVEN, 100);
+        assert_eq!(
+            t.probe(7),
+            Some(Bounds {
+                lower: 4,
+                upper: i32::MAX,
+                best: Some(2),
+                depth: PROVEN
+            })
+        );
+        t.store(7, i32::MIN, 10, None, PROVEN, 5);
+        assert_eq!(
+            t.probe(7).map(|b| (b.lower, b.upper, b.best)),
+            Some((4, 10, Some(2)))
+        );
+        t.store(7, 6, 8, Some(1), PROVEN, 5);
+        assert_eq!(
+            t.probe(7).map(|b| (b.lower, b.upper, b.best)),
+            Some((6, 8, Some(1)))
+        );
+        // A shallower, heuristic result keeps the proven bounds and only adds its move.
+        t.store(7, 20, 20, Some(3), 6, 5);
+        assert_eq!(
+            t.probe(7).map(|b| (b.lower, b.upper, b.best, b.depth)),
+            Some((6, 8, Some(3), PROVEN))
+        );
+        assert_eq!(t.probe(8), None);
+        // Deeper replaces shallower; negative bounds and zero round-trip.
+        t.store(9, -30, 0, None, 4, 1);
+        t.store(9, -10, i32::MAX, None, 8, 1);
+        assert_eq!(
+            t.probe(9).map(|b| (b.lower, b.upper, b.depth)),
+            Some((-10, i32::MAX, 8))
+        );
+    }
+
+    #[test]
+    fn a_full_bucket_keeps_the_costliest_entries() {
+        let t = SolveTable::new(1).unwrap();
+        // Find five keys of one bucket.
+        let target = t.bucket(1) as *const Bucket;
+        let keys: Vec<u64> = (1..)
+            .filter(|&k| std::ptr::eq(t.bucket(k), target))
+            .take(5)
+            .collect();
+        for (i, &k) in keys[..4].iter().enumerate() {
+            t.store(k, 0, 0, None, PROVEN, 1 << (10 + i));
+        }
+        t.store(keys[4], 1, 1, None, PROVEN, 1 << 20);
+        assert!(t.probe(keys[0]).is_none(), "the cheapest entry made room");
+        for &k in &keys[1..] {
+            assert!(t.probe(k).is_some());
+        }
+    }
+}

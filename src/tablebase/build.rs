@@ -1,0 +1,442 @@
+//! Building tables: layer by layer from the empty board up, each layer from the ones below.
+//!
+//! Every move keeps the layer (seeds stay in play) or lowers it (seeds banked or captured), so
+//! a position's value needs the layers below (already built, memory-mapped) and positions of
+//! its own layer. Within a layer the builder evaluates positions depth-first with memoisation:
+//! a same-layer child not yet known is evaluated first, on an explicit stack. That is only
+//! sound if no position of a layer can come back to itself; the builder checks it (a child
+//! found on the current path is a cycle) and refuses the layer with an example instead of
+//! writing wrong values. Kalah layers cannot cycle: a move that banks nothing only moves seeds
+//! towards the mover's store inside the mover's row. Afrika (no stores, sowing goes round) is
+//! checked as it is built; see docs/tablebases.md for what was found.
+//!
+//! Values are a pure function of the position, so the threads (which share one array of the
+//! layer and may evaluate a position twice) and the shards (`--shard I/K`, each computing what
+//! its slice needs) all write the same bytes as a single-threaded build.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicI8, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use memmap2::Mmap;
+use thiserror::Error;
+
+use super::format::{self, Header};
+use crate::game::Game;
+
+/// Marks a position of the layer being built whose value is not known yet.
+const UNKNOWN: i8 = i8::MIN;
+/// Indexes handed to a worker at a time.
+const CHUNK: u64 = 1 << 14;
+
+#[derive(Debug, Error)]
+pub enum BuildError {
+    #[error("{0} has no endgame tables")]
+    Unsupported(String),
+    #[error("layer {layer}: {message}")]
+    Cycle { layer: u32, message: String },
+    #[error("layer {layer}: {message}")]
+    Invalid { layer: u32, message: String },
+    #[error("{0}")]
+    Missing(String),
+    #[error("'{path}': {error}")]
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error(transparent)]
+    Table(#[from] super::TableError),
+    #[error("stopped; the layers written so far are complete, a rerun resumes")]
+    Stopped,
+}
+
+/// What to build.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    pub dir: PathBuf,
+    /// Build every layer up to this one.
+    pub max_layer: u32,
+    pub threads: usize,
+    /// `(i, k)`: only slice `i` (from 1) of `k` of the top layer; the layers below must exist.
+    pub shard: Option<(u32, u32)>,
+    /// Show a progress bar per layer (on a terminal).
+    pub progress: bool,
+}
+
+/// One layer as built (or found).
+#[derive(Debug, Clone)]
+pub struct LayerReport {
+    pub layer: u32,
+    pub entries: u64,
+    pub path: PathBuf,
+    /// `None` when the layer was already there.
+    pub took: Option<Duration>,
+}
+
+/// Build the tables of `game` as `options` say, resuming at the first missing layer.
+/// `report` is told about each layer as it is done; `stop` ends the build between chunks.
+pub fn build<G: Game>(
+    game: &G,
+    options: &BuildOptions,
+    stop: &AtomicBool,
+    report: &mut dyn FnMut(&LayerReport),
+) -> Result<Vec<LayerReport>, BuildError> {
+    let rules = game
+        .table_rules()
+        .ok_or_else(|| BuildError::Unsupported(game.spec()))?;
+    if options.max_layer > i8::MAX as u32 {
+        return Err(BuildError::Invalid {
+            layer: options.max_layer,
+            message: "tables go up to 127 (a value must fit a byte)".to_string(),
+        });
+    }
+    let folder = format::rules_folder(&options.dir, &rules);
+    std::fs::create_dir_all(&folder).map_err(|error| BuildError::Io {
+        path: folder.clone(),
+        error,
+    })?;
+    let mut below: Vec<Mmap> = Vec::new();
+    let mut done = Vec::new();
+    for layer in 0..=options.max_layer {
+        let path = format::layer_file(&folder, layer);
+        let top_shard = options.shard.filter(|_| layer == options.max_layer);
+        if let Some(map) = existing_layer(game, &rules, layer, &path)? {
+            below.push(map);
+            let entry = LayerReport {
+                layer,
+                entries: game.table_layer_size(layer),
+                path,
+                took: None,
+            };
+            report(&entry);
+            done.push(entry);
+            continue;
+        }
+        if options.shard.is_some() && top_shard.is_none() {
+            return Err(BuildError::Missing(format!(
+                "a shard builds one slice of layer {}: layer {layer} must be built first \
+                 ('{}' is missing)",
+                options.max_layer,
+                path.display()
+            )));
+        }
+        if stop.load(Ordering::Relaxed) {
+            return Err(BuildError::Stopped);
+        }
+        let started = Instant::now();
+        let entries = game.table_layer_size(layer);
+        let (first, count) = match top_shard {
+            Some((i, k)) => shard_range(entries, i, k),
+            None => (0, entries),
+        };
+        let values = build_layer(game, layer, &below, first, count, options, stop)?;
+        let data: Vec<u8> = values[first as usize..(first + count) as usize]
+            .iter()
+            .map(|v| v.load(Ordering::Relaxed) as u8)
+            .collect();
+        drop(values);
+        let header = Header {
+            rules: rules.clone(),
+            layer,
+            entries,
+            first,
+            count,
+            checksum: format::checksum(&data),
+        };
+        let target = match top_shard {
+            Some((i, k)) => format::shard_file(&folder, layer, i, k),
+            None => path.clone(),
+        };
+        format::write_atomically(&target, &header, &data).map_err(|error| BuildError::Io {
+            path: target.clone(),
+            error,
+        })?;
+        let entry = LayerReport {
+            layer,
+            entries: count,
+            path: target.clone(),
+            took: Some(started.elapsed()),
+        };
+        report(&entry);
+        done.push(entry);
+        if top_shard.is_none() {
+            let (_, map) = super::open_layer(&target)?;
+            below.push(map);
+        }
+    }
+    Ok(done)
+}
+
+/// Slice `i` (from 1) of `k` of a layer of `entries`: `(first, count)`.
+pub fn shard_range(entries: u64, i: u32, k: u32) -> (u64, u64) {
+    let k = u128::from(k.max(1));
+    let i = u128::from(i.clamp(1, k as u32)) - 1;
+    let start = (entries as u128 * i / k) as u64;
+    let end = (entries as u128 * (i + 1) / k) as u64;
+    (start, end - start)
+}
+
+/// The map of a complete, matching layer file, if there is one (a resumed build keeps it).
+fn existing_layer<G: Game>(
+    game: &G,
+    rules: &str,
+    layer: u32,
+    path: &Path,
+) -> Result<Option<Mmap>, BuildError> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let (header, map) = super::open_layer(path)?;
+    let fits = header.rules == rules
+        && header.layer == layer
+        && header.is_whole_layer()
+        && header.entries == game.table_layer_size(layer)
+        && map.len() == header.len() + header.count as usize;
+    if !fits {
+        return Err(BuildError::Invalid {
+            layer,
+            message: format!(
+                "'{}' exists but is not this layer of '{rules}'; remove it to rebuild",
+                path.display()
+            ),
+        });
+    }
+    Ok(Some(map))
+}
+
+/// Compute the values of `first..first + count` of `layer` (and whatever they need of the
+/// same layer) into a fresh array of the whole layer.
+fn build_layer<G: Game>(
+    game: &G,
+    layer: u32,
+    below: &[Mmap],
+    first: u64,
+    count: u64,
+    options: &BuildOptions,
+    stop: &AtomicBool,
+) -> Result<Vec<AtomicI8>, BuildError> {
+    let entries = game.table_layer_size(layer);
+    let values: Vec<AtomicI8> = (0..entries).map(|_| AtomicI8::new(UNKNOWN)).collect();
+    let lower: Vec<(&[u8], usize)> = below
+        .iter()
+        .map(|map| {
+            let offset = Header::decode(map).map(|h| h.len()).unwrap_or(map.len());
+            (&map[..], offset)
+        })
+        .collect();
+    let progress = progress_bar(options.progress, layer, count);
+    let next = AtomicU64::new(first);
+    let failed: std::sync::Mutex<Option<BuildError>> = std::sync::Mutex::new(None);
+    let end = first + count;
+    std::thread::scope(|scope| {
+        for _ in 0..options.threads.max(1) {
+            scope.spawn(|| {
+                let mut worker = Worker {
+                    game,
+                    layer,
+                    values: &values,
+                    lower: &lower,
+                    frames: Vec::new(),
+                };
+                loop {
+                    if stop.load(Ordering::Relaxed) || lock(&failed).is_some() {
+                        return;
+                    }
+                    let start = next.fetch_add(CHUNK, Ordering::Relaxed);
+                    if start >= end {
+                        return;
+                    }
+                    let stop_at = (start + CHUNK).min(end);
+                    for index in start..stop_at {
+                        if let Err(e) = worker.ensure(index) {
+                            lock(&failed).get_or_insert(e);
+                            return;
+                        }
+                    }
+                    progress.inc(stop_at - start);
+                }
+            });
+        }
+    });
+    progress.finish_and_clear();
+    if let Some(e) = lock(&failed).take() {
+        return Err(e);
+    }
+    if stop.load(Ordering::Relaxed) {
+        return Err(BuildError::Stopped);
+    }
+    Ok(values)
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn progress_bar(show: bool, layer: u32, count: u64) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(count);
+    if let Ok(style) = ProgressStyle::with_template(&format!(
+        "layer {layer:>3} {{bar:30.cyan/blue}} {{pos}}/{{len}} [{{elapsed_precise}} < {{eta}}]"
+    )) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+/// A position on the evaluation stack: its moves, the next to look at, the best so far.
+struct Frame<G: Game> {
+    index: u64,
+    pos: G::Position,
+    moves: Vec<G::Move>,
+    next: usize,
+    best: i32,
+}
+
+struct Worker<'a, G: Game> {
+    game: &'a G,
+    layer: u32,
+    values: &'a [AtomicI8],
+    lower: &'a [(&'a [u8], usize)],
+    /// The evaluation stack (frames are reused: their move lists keep their capacity).
+    frames: Vec<Frame<G>>,
+}
+
+impl<G: Game> Worker<'_, G> {
+    /// Make sure entry `index` of the layer is known.
+    fn ensure(&mut self, index: u64) -> Result<(), BuildError> {
+        if self.values[index as usize].load(Ordering::Relaxed) != UNKNOWN {
+            return Ok(());
+        }
+        let mut depth = 0;
+        self.push(&mut depth, index)?;
+        while depth > 0 {
+            let top = depth - 1;
+            let frame = &mut self.frames[top];
+            if frame.next < frame.moves.len() {
+                let mv = frame.moves[frame.next];
+                let mut child = frame.pos.clone();
+                self.game.play(&mut child, mv);
+                let mover = self.game.to_move(&frame.pos);
+                let same = self.game.to_move(&child) == mover;
+                match self.child_value(&child)? {
+                    Some(value) => {
+                        let frame = &mut self.frames[top];
+                        frame.best = frame.best.max(if same { value } else { -value });
+                        frame.next += 1;
+                    }
+                    None => {
+                        // A same-layer child not known yet: evaluate it first.
+                        let Some((_, child_index)) = self.game.table_index(&child, self.layer)
+                        else {
+                            return Err(self.invalid("a child lost its index"));
+                        };
+                        if self.frames[..depth].iter().any(|f| f.index == child_index) {
+                            return Err(self.cycle(depth, &child));
+                        }
+                        self.push(&mut depth, child_index)?;
+                    }
+                }
+            } else {
+                let value = frame.best - self.game.banked_value(&frame.pos);
+                let index = frame.index;
+                let points = value / 2;
+                if value % 2 != 0 || !(-127..=127).contains(&points) {
+                    return Err(self.invalid(&format!(
+                        "value {value} half-points is not a whole number of points within ±127"
+                    )));
+                }
+                self.values[index as usize].store(points as i8, Ordering::Relaxed);
+                depth -= 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Put entry `index` on the stack (its value is computed as its moves are looked at); a
+    /// finished position is valued at once.
+    fn push(&mut self, depth: &mut usize, index: u64) -> Result<(), BuildError> {
+        let Some(pos) = self.game.table_position(self.layer, index) else {
+            return Err(self.invalid(&format!("index {index} has no position")));
+        };
+        if let Some(outcome) = self.game.outcome(&pos) {
+            let value = self.game.final_value(&outcome, self.game.to_move(&pos))
+                - self.game.banked_value(&pos);
+            let points = value / 2;
+            if value % 2 != 0 || !(-127..=127).contains(&points) {
+                return Err(self.invalid(&format!("end value {value} half-points")));
+            }
+            self.values[index as usize].store(points as i8, Ordering::Relaxed);
+            return Ok(());
+        }
+        if *depth == self.frames.len() {
+            self.frames.push(Frame {
+                index,
+                pos: pos.clone(),
+                moves: Vec::new(),
+                next: 0,
+                best: i32::MIN,
+            });
+        }
+        let frame = &mut self.frames[*depth];
+        frame.index = index;
+        self.game.legal_moves(&pos, &mut frame.moves);
+        frame.pos = pos;
+        frame.next = 0;
+        frame.best = i32::MIN;
+        if frame.moves.is_empty() {
+            return Err(self.invalid("a position that is not over has no legal move"));
+        }
+        *depth += 1;
+        Ok(())
+    }
+
+    /// The child's final value from its own mover's view, if known (`None`: same layer, not
+    /// evaluated yet).
+    #[inline]
+    fn child_value(&self, child: &G::Position) -> Result<Option<i32>, BuildError> {
+        let game = self.game;
+        if let Some(outcome) = game.outcome(child) {
+            return Ok(Some(game.final_value(&outcome, game.to_move(child))));
+        }
+        let Some((layer, index)) = game.table_index(child, self.layer) else {
+            return Err(self.invalid("a move raised the layer (or left the tables)"));
+        };
+        let stored = if layer == self.layer {
+            let v = self.values[index as usize].load(Ordering::Relaxed);
+            if v == UNKNOWN {
+                return Ok(None);
+            }
+            v
+        } else {
+            let (map, offset) = self.lower[layer as usize];
+            map[offset + index as usize] as i8
+        };
+        Ok(Some(game.banked_value(child) + 2 * stored as i32))
+    }
+
+    fn invalid(&self, message: &str) -> BuildError {
+        BuildError::Invalid {
+            layer: self.layer,
+            message: message.to_string(),
+        }
+    }
+
+    fn cycle(&self, depth: usize, child: &G::Position) -> BuildError {
+        let path: Vec<String> = self.frames[..depth]
+            .iter()
+            .map(|f| self.game.format_position(&f.pos))
+            .collect();
+        BuildError::Cycle {
+            layer: self.layer,
+            message: format!(
+                "positions can come back to themselves, so this layer cannot be built by \
+                 depth-first evaluation: {} -> {}",
+                path.join(" -> "),
+                self.game.format_position(child)
+            ),
+        }
+    }
+}
