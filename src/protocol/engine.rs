@@ -122,11 +122,22 @@ impl Engine {
                 }
             }
         }
-        while self.job.is_none() && !self.quit {
+        while !self.quit {
+            // Behind a running job only a queued `stop`/`ponderhit` (aimed at that job, which
+            // was still queued when they came) may go on.
+            let signal = matches!(
+                self.pending.front(),
+                Some(Ok(Command::Stop | Command::PonderHit))
+            );
+            if self.job.is_some() && !signal {
+                break;
+            }
             let Some(entry) = self.pending.pop_front() else {
                 break;
             };
             match entry {
+                Ok(Command::Stop) => self.signal_job(true),
+                Ok(Command::PonderHit) => self.signal_job(false),
                 Ok(command) => self.execute(command),
                 Err(e) => self.out.error(&e.to_string()),
             }
@@ -143,17 +154,14 @@ impl Engine {
     fn dispatch(&mut self, command: Command) {
         match command {
             Command::IsReady => self.out.line("readyok"),
-            Command::Stop => {
-                if let Some(job) = &self.job {
-                    job.control.pondering.store(false, Ordering::Relaxed);
-                    job.control.stop.store(true, Ordering::Relaxed);
-                }
+            // `stop` and `ponderhit` concern the last job started: if one is still queued
+            // (behind a finite search, or a search that has printed its `bestmove` but not
+            // yet ended), they wait for it instead of hitting the job before it.
+            Command::Stop | Command::PonderHit if self.job_is_queued() => {
+                self.pending.push_back(Ok(command))
             }
-            Command::PonderHit => {
-                if let Some(job) = &self.job {
-                    job.control.pondering.store(false, Ordering::Relaxed);
-                }
-            }
+            Command::Stop => self.signal_job(true),
+            Command::PonderHit => self.signal_job(false),
             Command::Quit => {
                 self.quit = true;
                 self.shutdown();
@@ -164,6 +172,26 @@ impl Engine {
                 self.execute(command)
             }
             command => self.pending.push_back(Ok(command)),
+        }
+    }
+
+    /// Is a job (`go`, `perft`, `bench`) waiting in the queue?
+    fn job_is_queued(&self) -> bool {
+        self.pending.iter().any(|entry| {
+            matches!(
+                entry,
+                Ok(Command::Go(_) | Command::Perft(_) | Command::Bench(_))
+            )
+        })
+    }
+
+    /// `stop` (or `ponderhit`) for the running job, if any.
+    fn signal_job(&self, stop: bool) {
+        if let Some(job) = &self.job {
+            job.control.pondering.store(false, Ordering::Relaxed);
+            if stop {
+                job.control.stop.store(true, Ordering::Relaxed);
+            }
         }
     }
 

@@ -92,7 +92,10 @@ impl Header {
         }
         let header_len = u32_at(12) as usize;
         let rules_len = u32_at(56) as usize;
-        if !header_len.is_multiple_of(64) || FIXED + rules_len > header_len || header_len > bytes.len() {
+        if !header_len.is_multiple_of(64)
+            || FIXED + rules_len > header_len
+            || header_len > bytes.len()
+        {
             return Err(FormatError::Corrupt("bad header length".to_string()));
         }
         let rules = std::str::from_utf8(&bytes[FIXED..FIXED + rules_len])

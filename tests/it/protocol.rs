@@ -410,3 +410,27 @@ fn bench_node_total_is_the_same_every_run() {
     assert!(text.contains("Nodes searched  : "), "{text}");
     assert!(text.contains("Nodes/second    : "), "{text}");
 }
+
+/// `stop` (and `ponderhit`) belong to the last `go` sent, even when that `go` is still queued
+/// behind a finite search or one that has just printed its `bestmove`.
+#[test]
+fn stop_reaches_a_go_that_is_still_queued() {
+    // Piped: the `stop` is meant for `go infinite`, not for `go depth 1` before it.
+    let mut e = Engine::start(&[]);
+    e.send("go depth 1\ngo infinite\nstop");
+    let first = e.until(Duration::from_secs(5), |l| l.starts_with("bestmove"));
+    let second = e.until(Duration::from_secs(5), |l| l.starts_with("bestmove"));
+    assert_eq!(bestmove_count(&first) + bestmove_count(&second), 2);
+    assert!(e.silent_for(SHORT).is_none());
+    // The race: a new search and its `stop` right after a `bestmove`, many times over.
+    for _ in 0..30 {
+        e.send("position startpos\ngo nodes 3");
+        e.until(LONG, |l| l.starts_with("bestmove"));
+        e.send("position startpos moves C\ngo infinite\nstop");
+        e.until(Duration::from_secs(5), |l| l.starts_with("bestmove"));
+    }
+    // `go ponder` answered by `ponderhit` straight away behaves as a normal search.
+    e.send("go ponder wtime 200 btime 200\nponderhit");
+    e.until(Duration::from_secs(5), |l| l.starts_with("bestmove"));
+    assert!(e.silent_for(SHORT).is_none());
+}
