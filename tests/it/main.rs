@@ -8,6 +8,7 @@ mod fanorona;
 mod fanorona_brute;
 mod fanorona_perft;
 mod fanorona_telo;
+mod fuzz;
 mod kalah;
 mod perft_fixture;
 mod protocol;
