@@ -42,8 +42,10 @@
 //!
 //! Knobs: `SOWFAN_FUZZ_SEED` (both tests; default 1), `SOWFAN_FUZZ_LINES` (the long run's line
 //! budget; default 2 000 000), `SOWFAN_FUZZ_SECONDS` (the long run's time budget; default
-//! none), `SOWFAN_FUZZ_DUMP=<file>` (write every byte sent to the engine there). Both print
-//! one `fuzz summary:` line; the long run also prints progress.
+//! none), `SOWFAN_FUZZ_DUMP=<file>` (write every byte sent to the engine there),
+//! `SOWFAN_FUZZ_BIN=<path>` (fuzz another build, e.g. `target/debug/sowfan`, whose overflow
+//! checks turn silent wrap-arounds into panics). Both print one `fuzz summary:` line; the
+//! long run also prints progress.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Write};
@@ -1629,7 +1631,8 @@ struct Proc {
 
 impl Proc {
     fn start() -> Proc {
-        let mut child = Command::new(BIN)
+        let bin = std::env::var_os("SOWFAN_FUZZ_BIN").unwrap_or_else(|| BIN.into());
+        let mut child = Command::new(bin)
             .env_remove("RUST_LOG")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -1772,6 +1775,13 @@ struct Stats {
     latencies: Vec<Duration>,
     /// From sending the line after a search that needed a `stop` to its `bestmove`.
     stop_latencies: Vec<Duration>,
+    /// Answers to read-only lines sent while an open-ended search ran: before its `bestmove`
+    /// (as protocol.md says), or after it (reported in `notes`, not a failure: a race with
+    /// the end of the search before is possible).
+    early_answers: u64,
+    late_answers: u64,
+    /// Observations that are not failures.
+    notes: Vec<String>,
     /// Lines by command: (accepted, rejected).
     kinds: std::collections::BTreeMap<&'static str, (u64, u64)>,
     details: Vec<String>,
@@ -1827,7 +1837,8 @@ impl Stats {
              answers {}, quit failures {}, bestmoves after quit {}; peak RSS (VmHWM) {:.1} MiB, last RSS {:.1} MiB; \
              readyok latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; bestmove after stop \
              ({} searches) p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; elapsed {:.1} s ({:.0} \
-             lines/s: generating {:.1} s, awaiting readyok {:.1} s, awaiting batch ends {:.1} s){}",
+             lines/s: generating {:.1} s, awaiting readyok {:.1} s, awaiting batch ends {:.1} s); \
+             read-only answers during open-ended searches {} before the bestmove, {} after{}",
             self.lines,
             self.mutated,
             self.long_lines,
@@ -1866,6 +1877,8 @@ impl Stats {
             self.generating.as_secs_f64(),
             self.awaiting_ready.as_secs_f64(),
             self.awaiting_batch.as_secs_f64(),
+            self.early_answers,
+            self.late_answers,
             if self.capped {
                 " (stopped by the time budget)"
             } else {
@@ -1894,7 +1907,12 @@ struct Fuzzer {
     generator: Generator,
     model: Model,
     proc: Proc,
-    queues: [VecDeque<(Expect, String)>; QUEUES],
+    /// Per queue: the expectation, the line it answers, and (for a read-only command sent
+    /// while an open-ended search runs) the `bestmove` count it should come before.
+    queues: [VecDeque<(Expect, String, Option<u64>)>; QUEUES],
+    /// While set, read-only commands are sent while an open-ended search runs (the `bestmove`
+    /// count that answers it).
+    early: Option<u64>,
     /// Expectations queued and answered so far, by queue.
     pushed: [u64; QUEUES],
     answered: [u64; QUEUES],
@@ -1934,6 +1952,7 @@ impl Fuzzer {
             queues: Default::default(),
             pushed: [0; QUEUES],
             answered: [0; QUEUES],
+            early: None,
             ready_sent: 0,
             ready_seen: 0,
             score_seen: false,
@@ -1996,17 +2015,38 @@ impl Fuzzer {
                 count.0 += 1;
             }
             let source = clip(&text, 160);
+            // protocol.md: during `go infinite` / `go ponder`, read-only commands (and lines
+            // that do not parse) are answered at once, before the search's `bestmove`.
+            let parsed = command::parse(&text);
+            let early = match &parsed {
+                Ok(Some(Cmd::IsReady)) | Ok(None) => self.early,
+                Ok(Some(c)) if c.is_read_only() => self.early,
+                Err(_) => self.early,
+                _ => None,
+            };
+            self.early = early;
+            let mut opened = None;
             for expect in expects.drain(before..).collect::<Vec<_>>() {
                 match queue_of(&expect) {
                     None => self.ready_sent += 1,
                     Some(q) => {
                         if q == Q_BESTMOVE {
                             self.stats.gos += 1;
+                            if let (Ok(Some(Cmd::Go(l))), Expect::Bestmove { over: false, .. }) =
+                                (&parsed, &expect)
+                                && (l.infinite || l.ponder)
+                            {
+                                opened = Some(self.pushed[q] + 1);
+                            }
                         }
                         self.pushed[q] += 1;
-                        self.queues[q].push_back((expect, source.clone()));
+                        let early = early.filter(|_| q != Q_BESTMOVE);
+                        self.queues[q].push_back((expect, source.clone(), early));
                     }
                 }
+            }
+            if opened.is_some() {
+                self.early = opened;
             }
         }
         batch.extend_from_slice(&line);
@@ -2199,15 +2239,32 @@ impl Fuzzer {
             }
             self.score_seen = false;
         }
-        if matches!(self.queues[q].front(), None | Some((Expect::Marker(_), _))) {
+        if matches!(
+            self.queues[q].front(),
+            None | Some((Expect::Marker(_), _, _))
+        ) {
             self.fail(
                 Fail::Unexpected,
                 format!("'{}' answers nothing sent", clip(&line, 300)),
             );
             return;
         }
-        let (expect, source) = self.queues[q].pop_front().expect("an expectation");
+        let (expect, source, early) = self.queues[q].pop_front().expect("an expectation");
         self.answered[q] += 1;
+        if let Some(n) = early {
+            if self.answered[Q_BESTMOVE] < n {
+                self.stats.early_answers += 1;
+            } else {
+                self.stats.late_answers += 1;
+                if self.stats.notes.len() < MAX_DETAILS {
+                    self.stats.notes.push(format!(
+                        "batch {}: '{source}' sent during an open-ended search was answered after \
+                         its bestmove",
+                        self.stats.batches
+                    ));
+                }
+            }
+        }
         if q == Q_BESTMOVE {
             self.stopped();
         }
@@ -2327,7 +2384,7 @@ impl Fuzzer {
             self.fail(Fail::Unexpected, format!("stale marker '{line}'"));
             return;
         }
-        while let Some((expect, source)) = self.queues[Q_NOTE].pop_front() {
+        while let Some((expect, source, _)) = self.queues[Q_NOTE].pop_front() {
             self.answered[Q_NOTE] += 1;
             if matches!(expect, Expect::Marker(_)) {
                 break;
@@ -2338,7 +2395,7 @@ impl Fuzzer {
             );
         }
         for (q, name) in QUEUE_NAMES.iter().enumerate() {
-            while let Some((expect, source)) = self.queues[q].pop_front() {
+            while let Some((expect, source, _)) = self.queues[q].pop_front() {
                 self.answered[q] += 1;
                 self.fail(
                     Fail::Missing,
@@ -2431,6 +2488,7 @@ impl Fuzzer {
         }
         self.pushed = [0; QUEUES];
         self.answered = [0; QUEUES];
+        self.early = None;
         self.stop_watch.clear();
         self.ready_sent = 0;
         self.ready_seen = 0;
@@ -2523,7 +2581,7 @@ impl Fuzzer {
             self.marker += 1;
             self.synced = false;
             self.pushed[Q_NOTE] += 1;
-            self.queues[Q_NOTE].push_back((Expect::Marker(self.marker), "sync".into()));
+            self.queues[Q_NOTE].push_back((Expect::Marker(self.marker), "sync".into(), None));
             self.send(format!("setoption name {MARKER}{}\n", self.marker).into_bytes());
             let t = Instant::now();
             let waited = self.pump(t + BATCH_TIMEOUT, |f| f.synced, true);
@@ -2622,6 +2680,9 @@ fn fuzz(seed: u64, lines: u64, time_cap: Option<Duration>, progress: bool) -> St
     eprintln!("{}", stats.coverage());
     for detail in &stats.details {
         eprintln!("  {detail}");
+    }
+    for note in &stats.notes {
+        eprintln!("  note: {note}");
     }
     for path in &stats.repro {
         eprintln!("  repro: {}", path.display());
