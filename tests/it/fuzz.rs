@@ -1782,6 +1782,10 @@ struct Stats {
     late_answers: u64,
     /// Observations that are not failures.
     notes: Vec<String>,
+    /// Searches that did not answer until the fuzzer sent `stop` at a batch end (slow on a
+    /// loaded machine, or unbounded), and the first of them.
+    stalls: u64,
+    stall_notes: Vec<String>,
     /// Lines by command: (accepted, rejected).
     kinds: std::collections::BTreeMap<&'static str, (u64, u64)>,
     details: Vec<String>,
@@ -1838,7 +1842,8 @@ impl Stats {
              readyok latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; bestmove after stop \
              ({} searches) p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; elapsed {:.1} s ({:.0} \
              lines/s: generating {:.1} s, awaiting readyok {:.1} s, awaiting batch ends {:.1} s); \
-             read-only answers during open-ended searches {} before the bestmove, {} after{}",
+             read-only answers during open-ended searches {} before the bestmove, {} after; \
+             searches stopped by the fuzzer at a batch end {}{}",
             self.lines,
             self.mutated,
             self.long_lines,
@@ -1879,6 +1884,7 @@ impl Stats {
             self.awaiting_batch.as_secs_f64(),
             self.early_answers,
             self.late_answers,
+            self.stalls,
             if self.capped {
                 " (stopped by the time budget)"
             } else {
@@ -2435,18 +2441,20 @@ impl Fuzzer {
                 self.send(b"stop\n".to_vec());
                 self.stats.extra_stops += 1;
                 last_stop = now;
-                // Which search did not end by itself (if a search it is)?
+                // Which search did not end by itself (if a search it is)? Reported once.
                 let stalled = self.queues[Q_BESTMOVE].front().map(|(_, s, _)| s.clone());
                 if let Some(source) = stalled
-                    && self.stats.notes.len() < MAX_DETAILS
                     && self.stalled_noted != Some(self.answered[Q_BESTMOVE])
                 {
                     self.stalled_noted = Some(self.answered[Q_BESTMOVE]);
-                    self.stats.notes.push(format!(
-                        "batch {}: no answer for {STALL:?} while '{source}' was running (or queued): \
-                         the fuzzer sent stop",
-                        self.stats.batches
-                    ));
+                    self.stats.stalls += 1;
+                    if self.stats.stall_notes.len() < MAX_DETAILS / 2 {
+                        self.stats.stall_notes.push(format!(
+                            "batch {}: no answer for {STALL:?} while '{source}' was running (or \
+                             queued): the fuzzer sent stop",
+                            self.stats.batches
+                        ));
+                    }
                 }
             }
             match self.proc.msgs.recv_timeout((deadline - now).min(wait_for)) {
@@ -2699,7 +2707,7 @@ fn fuzz(seed: u64, lines: u64, time_cap: Option<Duration>, progress: bool) -> St
     for detail in &stats.details {
         eprintln!("  {detail}");
     }
-    for note in &stats.notes {
+    for note in stats.notes.iter().chain(&stats.stall_notes) {
         eprintln!("  note: {note}");
     }
     for path in &stats.repro {
