@@ -9,6 +9,7 @@ mod fanorona;
 mod fanorona_brute;
 mod fanorona_perft;
 mod fanorona_telo;
+mod fuzz;
 mod hardening;
 mod kalah;
 mod perft_fixture;
