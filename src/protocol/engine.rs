@@ -35,6 +35,26 @@ struct Job {
     control: Arc<SearchControl>,
     /// `go infinite` / `go ponder`: only `stop` (or `ponderhit`) ends it.
     open_ended: bool,
+    /// `go ponder` (after `ponderhit` it is an ordinary timed search).
+    ponder: bool,
+}
+
+/// A command (or an error to report) waiting its turn, with the `stop`/`ponderhit` that
+/// arrived after it: they concern it too, and take effect as soon as it starts.
+struct Queued {
+    entry: Result<Command, command::CommandError>,
+    stop: bool,
+    ponderhit: bool,
+}
+
+impl Queued {
+    fn new(entry: Result<Command, command::CommandError>) -> Queued {
+        Queued {
+            entry,
+            stop: false,
+            ponderhit: false,
+        }
+    }
 }
 
 pub struct Engine {
@@ -48,7 +68,7 @@ pub struct Engine {
     ponder: bool,
     job: Option<Job>,
     /// Commands (and errors to report) waiting for the running job, in arrival order.
-    pending: VecDeque<Result<Command, command::CommandError>>,
+    pending: VecDeque<Queued>,
     eof: bool,
     quit: bool,
 }
@@ -86,6 +106,8 @@ impl Engine {
     /// [`SHUTDOWN_GRACE`] is left behind (the process exit ends it).
     pub fn shutdown(&mut self) {
         if let Some(job) = self.job.take() {
+            // After `quit` nothing more is said (no `bestmove` for a stopped search).
+            self.out.mute();
             job.control.stop.store(true, Ordering::Relaxed);
             job.control.pondering.store(false, Ordering::Relaxed);
             let until = Instant::now() + SHUTDOWN_GRACE;
@@ -108,7 +130,7 @@ impl Engine {
                     Ok(Some(command)) => self.dispatch(command),
                     Ok(None) => {}
                     // Reported in turn, after what was sent before it.
-                    Err(e) if self.must_wait() => self.pending.push_back(Err(e)),
+                    Err(e) if self.must_wait() => self.pending.push_back(Queued::new(Err(e))),
                     Err(e) => self.out.error(&e.to_string()),
                 }
             }
@@ -116,35 +138,53 @@ impl Engine {
                 log::debug!("end of input");
                 self.eof = true;
             }
+            Event::Overlong => {
+                let message = format!(
+                    "a line longer than {} bytes was ignored",
+                    super::MAX_LINE_BYTES
+                );
+                if self.must_wait() {
+                    self.pending
+                        .push_back(Queued::new(Err(command::CommandError::Invalid {
+                            command: "input",
+                            message,
+                        })));
+                } else {
+                    self.out.error(&message);
+                }
+            }
             Event::JobDone => {
                 if let Some(job) = self.job.take() {
                     let _ = job.handle.join();
                 }
             }
         }
-        while !self.quit {
-            // Behind a running job only a queued `stop`/`ponderhit` (aimed at that job, which
-            // was still queued when they came) may go on.
-            let signal = matches!(
-                self.pending.front(),
-                Some(Ok(Command::Stop | Command::PonderHit))
-            );
-            if self.job.is_some() && !signal {
-                break;
-            }
-            let Some(entry) = self.pending.pop_front() else {
+        while self.job.is_none() && !self.quit {
+            let Some(queued) = self.pending.pop_front() else {
                 break;
             };
-            match entry {
-                Ok(Command::Stop) => self.signal_job(true),
-                Ok(Command::PonderHit) => self.signal_job(false),
-                Ok(command) => self.execute(command),
+            match queued.entry {
+                Ok(command) => {
+                    self.execute(command);
+                    if let Some(job) = &self.job {
+                        if queued.ponderhit {
+                            job.control.pondering.store(false, Ordering::Relaxed);
+                        }
+                        if queued.stop {
+                            job.control.pondering.store(false, Ordering::Relaxed);
+                            job.control.stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
                 Err(e) => self.out.error(&e.to_string()),
             }
         }
         if self.eof {
             // Past the end of input nobody can send `stop`: end an open-ended search now.
-            if let Some(job) = self.job.as_ref().filter(|j| j.open_ended) {
+            // A `go ponder` turned into a timed search by `ponderhit` finishes as one.
+            if let Some(job) = self.job.as_ref().filter(|j| {
+                j.open_ended && (!j.ponder || j.control.pondering.load(Ordering::Relaxed))
+            }) {
                 job.control.pondering.store(false, Ordering::Relaxed);
                 job.control.stop.store(true, Ordering::Relaxed);
             }
@@ -154,14 +194,19 @@ impl Engine {
     fn dispatch(&mut self, command: Command) {
         match command {
             Command::IsReady => self.out.line("readyok"),
-            // `stop` and `ponderhit` concern the last job started: if one is still queued
-            // (behind a finite search, or a search that has printed its `bestmove` but not
-            // yet ended), they wait for it instead of hitting the job before it.
-            Command::Stop | Command::PonderHit if self.job_is_queued() => {
-                self.pending.push_back(Ok(command))
+            // `stop` and `ponderhit` concern every search sent before them: the running one
+            // at once, and one still queued (behind a finite search, or behind a search that
+            // has printed its `bestmove` but not yet ended) as soon as it starts.
+            Command::Stop | Command::PonderHit => {
+                let stop = matches!(command, Command::Stop);
+                self.signal_job(stop);
+                for queued in &mut self.pending {
+                    if matches!(queued.entry, Ok(Command::Go(_))) {
+                        queued.stop |= stop;
+                        queued.ponderhit = true;
+                    }
+                }
             }
-            Command::Stop => self.signal_job(true),
-            Command::PonderHit => self.signal_job(false),
             Command::Quit => {
                 self.quit = true;
                 self.shutdown();
@@ -171,18 +216,8 @@ impl Engine {
             command if !self.must_wait() && (self.job.is_none() || command.is_read_only()) => {
                 self.execute(command)
             }
-            command => self.pending.push_back(Ok(command)),
+            command => self.pending.push_back(Queued::new(Ok(command))),
         }
-    }
-
-    /// Is a job (`go`, `perft`, `bench`) waiting in the queue?
-    fn job_is_queued(&self) -> bool {
-        self.pending.iter().any(|entry| {
-            matches!(
-                entry,
-                Ok(Command::Go(_) | Command::Perft(_) | Command::Bench(_))
-            )
-        })
     }
 
     /// `stop` (or `ponderhit`) for the running job, if any.
@@ -442,7 +477,7 @@ impl Engine {
             }
         }
         let control = Arc::new(SearchControl::new(limits.ponder));
-        let open_ended = limits.is_open_ended() || limits.is_unlimited();
+        let open_ended = limits.is_open_ended() || limits.is_unlimited_for(self.session.to_move());
         let session = self.session.clone_box();
         let tt = Arc::clone(&self.tt);
         let settings = self.settings;
@@ -543,6 +578,7 @@ impl Engine {
             Ok(handle) => {
                 self.job = Some(Job {
                     handle,
+                    ponder: control.pondering.load(Ordering::Relaxed),
                     control,
                     open_ended,
                 })

@@ -23,7 +23,14 @@ pub enum Event {
     Eof,
     /// The search (or perft/bench job) thread has printed its result.
     JobDone,
+    /// A line longer than [`MAX_LINE_BYTES`] was skipped.
+    Overlong,
 }
+
+/// The longest input line read (1 MiB: a position with a move list of 100,000 moves fits);
+/// a longer one is skipped to its end and answered with an error, so that no input can
+/// make the engine hold unbounded memory.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// Run the protocol until `quit` or the end of input. `game` preselects the game, as
 /// `newgame` would (`"kalah pits=4"`).
@@ -37,20 +44,46 @@ pub fn run(
     let mut input = input;
     std::thread::spawn(move || {
         // Bytes, not `lines()`: a line that is not UTF-8 is bad input to answer, not an end.
-        let mut buffer = Vec::new();
+        let mut line: Vec<u8> = Vec::new();
+        let mut overlong = false;
         loop {
-            buffer.clear();
-            match input.read_until(b'\n', &mut buffer) {
-                Ok(0) => break,
-                Ok(_) => {
-                    let line = String::from_utf8_lossy(&buffer).into_owned();
-                    if events.send(Event::Line(line)).is_err() {
-                        return;
-                    }
-                }
+            let buffer = match input.fill_buf() {
+                Ok([]) => break,
+                Ok(buffer) => buffer,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(_) => break,
+            };
+            let (chunk, complete) = match buffer.iter().position(|&b| b == b'\n') {
+                Some(end) => (&buffer[..=end], true),
+                None => (buffer, false),
+            };
+            if !overlong {
+                if line.len() + chunk.len() > MAX_LINE_BYTES + 1 {
+                    overlong = true;
+                    line = Vec::new();
+                } else {
+                    line.extend_from_slice(chunk);
+                }
             }
+            let used = chunk.len();
+            input.consume(used);
+            if complete {
+                let event = if overlong {
+                    Event::Overlong
+                } else {
+                    Event::Line(String::from_utf8_lossy(&line).into_owned())
+                };
+                line.clear();
+                overlong = false;
+                if events.send(event).is_err() {
+                    return;
+                }
+            }
+        }
+        if overlong {
+            let _ = events.send(Event::Overlong);
+        } else if !line.is_empty() {
+            let _ = events.send(Event::Line(String::from_utf8_lossy(&line).into_owned()));
         }
         let _ = events.send(Event::Eof);
     });

@@ -9,6 +9,8 @@ use std::sync::{Arc, Mutex};
 pub struct Output {
     sink: Arc<Mutex<Box<dyn Write + Send>>>,
     closed: Arc<AtomicBool>,
+    /// Set by `quit`: nothing more is written.
+    muted: Arc<AtomicBool>,
 }
 
 impl Output {
@@ -16,6 +18,7 @@ impl Output {
         Output {
             sink: Arc::new(Mutex::new(sink)),
             closed: Arc::new(AtomicBool::new(false)),
+            muted: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -25,6 +28,9 @@ impl Output {
 
     /// Write one or more lines (a trailing newline is added) and flush.
     pub fn line(&self, text: &str) {
+        if self.muted.load(Ordering::Relaxed) {
+            return;
+        }
         log::debug!("> {text}");
         // A poisoned lock only means another writer panicked mid-line; keep writing.
         let mut sink = self.sink.lock().unwrap_or_else(|e| e.into_inner());
@@ -40,6 +46,11 @@ impl Output {
 
     pub fn error(&self, text: &str) {
         self.line(&format!("info string error: {text}"));
+    }
+
+    /// Write nothing more (every clone included).
+    pub fn mute(&self) {
+        self.muted.store(true, Ordering::Relaxed);
     }
 
     pub fn is_closed(&self) -> bool {

@@ -41,6 +41,15 @@ impl Limits {
             && self.movetime.is_none()
             && self.time == [None, None]
     }
+
+    /// No limit for `player` to move: nothing but, at most, the opponent's clock (which does
+    /// not limit this search). Treated like `infinite`.
+    pub fn is_unlimited_for(&self, player: Player) -> bool {
+        self.depth.is_none()
+            && self.nodes.is_none()
+            && self.movetime.is_none()
+            && self.time[player.index()].is_none()
+    }
 }
 
 /// Soft and hard deadlines for one move.

@@ -218,7 +218,7 @@ pub fn search<G: Game>(
         pv: vec![Vec::new(); MAX_PLY + 1],
         root_moves: root_moves.clone(),
     };
-    let open_ended = limits.is_open_ended() || limits.is_unlimited();
+    let open_ended = limits.is_open_ended() || limits.is_unlimited_for(player);
     // A forced move needs no thought when the clock is running.
     let forced = root_moves.len() == 1 && !open_ended && limits.depth.is_none();
     let max_depth = if forced { 1 } else { max_depth };
@@ -241,7 +241,7 @@ pub fn search<G: Game>(
         // `infinite` and `ponder` report only after `stop` (or `ponderhit` when pondering).
         while !control.stop.load(Ordering::Relaxed)
             && (limits.infinite
-                || limits.is_unlimited()
+                || limits.is_unlimited_for(player)
                 || control.pondering.load(Ordering::Relaxed))
         {
             std::thread::sleep(Duration::from_millis(1));

@@ -340,6 +340,9 @@ enum Expect {
         over: bool,
         allowed: Vec<String>,
         ponder: Option<Box<dyn Session>>,
+        /// The search waits for `stop` (`infinite`, `ponder`, or no limit for the mover —
+        /// only the opponent's clock counts as none).
+        open: bool,
     },
     Response(String),
     Legal(String),
@@ -409,6 +412,18 @@ fn describe(expect: &Expect) -> String {
         Expect::Warning => "info string warning: …".into(),
         Expect::Marker(n) => format!("the warning for {MARKER}{n}"),
     }
+}
+
+/// The processors the engine may use (`Threads` above this is capped with a warning).
+fn processors() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The `Hash` maximum the engine computes from this machine's memory.
+fn hash_max() -> usize {
+    sowfan::search::memory::MemoryLimits::current()
+        .table_limit_mb()
+        .map_or(65536, |most| most.min(65536))
 }
 
 /// The engine's state as the fuzzer knows it, kept by the same library code.
@@ -542,6 +557,9 @@ impl Model {
                     out.push(Expect::Error);
                 } else {
                     out.push(Expect::Bestmove {
+                        open: limits.infinite
+                            || limits.ponder
+                            || limits.is_unlimited_for(self.session.to_move()),
                         over: self.session.outcome().is_some(),
                         allowed: if limits.searchmoves.is_empty() {
                             legal
@@ -555,7 +573,12 @@ impl Model {
             Cmd::Perft(depth) => {
                 let total = (depth <= 3).then(|| match depth {
                     0 => 1,
-                    _ => self.session.divide(depth).iter().map(|(_, n)| n).sum(),
+                    _ => {
+                        let mut total = 0;
+                        let never = std::sync::atomic::AtomicBool::new(false);
+                        self.session.divide(depth, &never, &mut |_, n| total += n);
+                        total
+                    }
                 });
                 out.push(Expect::Perft(total));
             }
@@ -591,7 +614,9 @@ impl Model {
         };
         let key = name.to_ascii_lowercase();
         let ok = match key.as_str() {
-            "hash" => spin(1, 65536),
+            "hash" => {
+                spin(1, 65536) && value.and_then(|v| v.parse::<usize>().ok()) <= Some(hash_max())
+            }
             "threads" => spin(1, 256),
             "multipv" => spin(1, 64),
             "move overhead" => spin(0, 5000),
@@ -646,10 +671,20 @@ impl Model {
         };
         if !ok {
             out.push(Expect::Error);
-        } else if matches!(
-            key.as_str(),
-            "hash" | "threads" | "multipv" | "move overhead" | "ponder"
-        ) {
+        } else if key == "threads"
+            && value
+                .and_then(|v| v.parse::<usize>().ok())
+                .is_some_and(|n| n > processors())
+        {
+            // More threads than processors: accepted, capped, and said so.
+            out.push(Expect::Warning);
+        }
+        if ok
+            && matches!(
+                key.as_str(),
+                "hash" | "threads" | "multipv" | "move overhead" | "ponder"
+            )
+        {
             let line = line.trim_end_matches(['\r', '\n']).to_string();
             self.settings.retain(|(k, _)| *k != key);
             self.settings.push((key, line));
@@ -2021,9 +2056,18 @@ impl Fuzzer {
     /// Run `line` through the model, queue what it must answer, and append it to `batch`.
     fn feed(&mut self, line: Vec<u8>, batch: &mut Vec<u8>) {
         let mut expects = Vec::new();
+        let mut raw_lengths = line.split(|&b| b == b'\n').map(<[u8]>::len);
         for text in engine_lines(&line) {
             let before = expects.len();
-            let kind = self.model.apply(&text, &mut expects);
+            // protocol.md: a line over 1 MiB (its bytes before the `\n`) is skipped with an
+            // error.
+            let raw = raw_lengths.next().unwrap_or(0);
+            let kind = if raw > sowfan::protocol::MAX_LINE_BYTES {
+                expects.push(Expect::Error);
+                "overlong"
+            } else {
+                self.model.apply(&text, &mut expects)
+            };
             let rejected = expects[before..].iter().any(|e| matches!(e, Expect::Error));
             let count = self.stats.kinds.entry(kind).or_default();
             if rejected {
@@ -2049,9 +2093,14 @@ impl Fuzzer {
                     Some(q) => {
                         if q == Q_BESTMOVE {
                             self.stats.gos += 1;
-                            if let (Ok(Some(Cmd::Go(l))), Expect::Bestmove { over: false, .. }) =
-                                (&parsed, &expect)
-                                && (l.infinite || l.ponder)
+                            if let (
+                                Ok(Some(Cmd::Go(_))),
+                                Expect::Bestmove {
+                                    over: false,
+                                    open: true,
+                                    ..
+                                },
+                            ) = (&parsed, &expect)
                             {
                                 opened = Some(self.pushed[q] + 1);
                             }
@@ -2230,9 +2279,14 @@ impl Fuzzer {
             Q_FEN
         } else if line == "uciok" || line == "ugiok" {
             Q_IDENT
-        } else if line.starts_with("Nodes searched: ") {
+        } else if line.starts_with("Nodes searched: ")
+            || line.starts_with("info string perft stopped after ")
+        {
+            // protocol.md: a `stop` ends a running perft with this line instead of the total.
             Q_PERFT
-        } else if line.starts_with("Nodes searched  : ") {
+        } else if line.starts_with("Nodes searched  : ")
+            || line.starts_with("info string bench stopped after ")
+        {
             Q_BENCH
         } else if line.starts_with("info string error: ") {
             self.stats.errors += 1;
@@ -2312,6 +2366,7 @@ impl Fuzzer {
                 over,
                 allowed,
                 ponder,
+                ..
             } => {
                 let words: Vec<&str> = line.split(' ').collect();
                 let shape_ok = words.len() == 2
@@ -2356,6 +2411,8 @@ impl Fuzzer {
                 }
                 Ok(())
             }
+            // A `stop` sent while it ran may end a perft or bench early.
+            Expect::Perft(_) | Expect::Bench(_) if line.starts_with("info string ") => Ok(()),
             Expect::Perft(Some(n)) => same(&format!("Nodes searched: {n}")),
             Expect::Perft(None) => Ok(()),
             Expect::Bench(depth) => {

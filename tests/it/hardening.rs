@@ -305,3 +305,75 @@ impl Drop for MemoryCgroup {
         }
     }
 }
+
+#[test]
+fn quit_during_a_search_prints_no_bestmove() {
+    let mut engine = Engine::start(&[]);
+    engine.send("go infinite");
+    std::thread::sleep(Duration::from_millis(200));
+    engine.send("quit");
+    engine.wait_exit(Duration::from_secs(5)).expect("exits");
+    while let Some(line) = engine.line(Duration::from_millis(100)) {
+        assert!(!line.starts_with("bestmove"), "{line}");
+    }
+}
+
+/// Only the opponent's clock: no limit for the mover, so the search is like `go infinite`
+/// (read-only commands answered during it, ended by `stop` or the end of input).
+#[test]
+fn a_search_with_only_the_opponents_clock_is_open_ended() {
+    let mut engine = Engine::start(&[]);
+    engine.send("go btime 1000");
+    std::thread::sleep(Duration::from_millis(200));
+    let took = latency(&mut engine, "query p1turn", "response true");
+    assert!(took < SECOND / 2, "{took:?}");
+    let took = latency(&mut engine, "stop", "bestmove");
+    assert!(took < SECOND / 2, "{took:?}");
+    let out = crate::engine::run_script(&[], "go btime 1000\n", Duration::from_secs(10));
+    assert!(out.contains("bestmove"), "{out}");
+}
+
+#[test]
+fn a_line_longer_than_a_mebibyte_is_an_error_and_nothing_else() {
+    let mut engine = Engine::start(&[]);
+    let long = format!("position startpos moves {}", "A ".repeat(1_100_000));
+    let lines = engine.ask(&format!("{long}\nisready"), "readyok");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string error:") && l.contains("longer than")),
+        "{lines:?}"
+    );
+    // The position is unchanged and the engine works.
+    let lines = engine.ask("d", "To move:");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "Fen: 4,4,4,4,4,4,0/4,4,4,4,4,4,0 S"),
+        "{lines:?}"
+    );
+    engine.ask("go depth 3", "bestmove");
+}
+
+/// After `ponderhit`, a `go ponder` is a timed search: the end of input lets it finish.
+#[test]
+fn a_ponder_search_after_ponderhit_finishes_at_the_end_of_input() {
+    let started = Instant::now();
+    let out = crate::engine::run_script(
+        &[],
+        "go ponder wtime 8000 btime 8000\nponderhit\n",
+        Duration::from_secs(10),
+    );
+    assert!(out.contains("bestmove"), "{out}");
+    let depth: u32 = out
+        .lines()
+        .filter_map(|l| crate::engine::field(l, "depth"))
+        .filter_map(|d| d.parse().ok())
+        .max()
+        .unwrap_or(0);
+    assert!(
+        depth >= 8 && started.elapsed() > Duration::from_millis(100),
+        "stopped early: depth {depth} after {:?}",
+        started.elapsed()
+    );
+}
