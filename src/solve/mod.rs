@@ -528,11 +528,37 @@ impl<'a, G: Game> Searcher<'a, G> {
         let outer_unresolved = self.unresolved;
         self.unresolved = false;
 
-        let mut best = -UNBOUNDED;
-        let mut best_index = None;
-        for (i, &mv) in moves.iter().enumerate() {
+        // Play every move first and ask for the children's table entries, so that their
+        // memory latencies overlap; then peek at them.
+        for &mv in &moves {
             let mut child = pos.clone();
             game.play(&mut child, mv);
+            if game.outcome(&child).is_none() {
+                match self.tables {
+                    Some(tables) if game.table_index(&child, tables.max_layer()).is_some() => {
+                        tables.prefetch(game, &child)
+                    }
+                    _ => self.tt.prefetch(game.exact_key(&child)),
+                }
+            }
+            children.push(Child {
+                pos: child,
+                node: OpenNode {
+                    key: 0,
+                    banked: 0,
+                    stake: 0,
+                    tt_move: None,
+                },
+                same: false,
+                index: 0,
+                rank: 0,
+            });
+        }
+        let mut best = -UNBOUNDED;
+        let mut best_index = None;
+        let mut open = 0;
+        for (i, &mv) in moves.iter().enumerate() {
+            let child = children[i].pos.clone();
             let same = game.to_move(&child) == mover;
             let child_beta = if same { beta } else { 1 - beta };
             match self.peek(&child, child_beta, child_depth) {
@@ -546,12 +572,16 @@ impl<'a, G: Game> Searcher<'a, G> {
                         }
                     }
                 }
-                Peek::Open(open) => {
+                Peek::Open(open_node) => {
                     let rank = if Some(i as u8) == node.tt_move {
                         i64::MAX
                     } else {
                         // Points banked by the move, from the mover's view.
-                        let child_banked = if same { open.banked } else { -open.banked };
+                        let child_banked = if same {
+                            open_node.banked
+                        } else {
+                            -open_node.banked
+                        };
                         let gain = (child_banked - node.banked) as i64;
                         let tier = if same { 1i64 << 40 } else { 0 };
                         let noise = if self.id == 0 {
@@ -561,16 +591,18 @@ impl<'a, G: Game> Searcher<'a, G> {
                         };
                         tier + (gain << 24) + ((game.order_hint(pos, mv) as i64) << 4) + noise
                     };
-                    children.push(Child {
+                    children[open] = Child {
                         pos: child,
-                        node: open,
+                        node: open_node,
                         same,
                         index: i as u8,
                         rank,
-                    });
+                    };
+                    open += 1;
                 }
             }
         }
+        children.truncate(open);
         if best < beta {
             children.sort_unstable_by_key(|c| std::cmp::Reverse(c.rank));
             for child in &children {

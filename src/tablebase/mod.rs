@@ -138,6 +138,17 @@ impl Tables {
         Some(2 * (byte as i8) as i32)
     }
 
+    /// Start loading the entry of `pos` into the cache, if a table covers it.
+    #[inline]
+    pub fn prefetch<G: Game>(&self, game: &G, pos: &G::Position) {
+        if let Some((layer, index)) = game.table_index(pos, self.max_layer())
+            && let Some(layer) = self.layers.get(layer as usize)
+            && let Some(byte) = layer.map.get(layer.offset + index as usize)
+        {
+            crate::solve::table::prefetch(byte as *const u8);
+        }
+    }
+
     /// The stored value of entry `index` of `layer` (whole points), for tools and tests.
     pub fn value(&self, layer: u32, index: u64) -> Option<i8> {
         let layer = self.layers.get(layer as usize)?;
