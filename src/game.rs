@@ -318,6 +318,14 @@ pub trait Game: Clone + Send + Sync + 'static {
         None
     }
 
+    /// The spacing of the final values a position can still reach: every one of them
+    /// differs from `banked − stake` by a multiple of this (half-points). E.g. 4 in Kalah,
+    /// where each seed in play goes to one player (the margin moves by 2 points a seed). The
+    /// default, 1, is always true.
+    fn value_step(&self) -> i32 {
+        1
+    }
+
     /// A key of everything that decides `final − banked`, from the mover's view (so that
     /// mirrored positions share it): the exact solver's transposition key. The default, the
     /// full hash, is correct for any game.

@@ -39,9 +39,12 @@ use table::{PROVEN, SolveTable};
 const UNBOUNDED: i32 = 1 << 24;
 /// Iterative deepening: the first depth, the step, and the last depth before the search
 /// without a horizon.
-const FIRST_DEPTH: u8 = 4;
-const DEPTH_STEP: u8 = 4;
-const LAST_DEPTH: u8 = 24;
+const FIRST_DEPTH: u8 = 2;
+const DEPTH_STEP: u8 = 2;
+const LAST_DEPTH: u8 = 16;
+/// Results that took fewer nodes than this are not worth a table entry (they would push
+/// out costlier ones, and are found again at once).
+const STORE_MIN_WORK: u64 = 8;
 
 /// The proven bounds on the root's value so far, for progress reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,12 +128,19 @@ pub fn solve<G: Game>(
             proven_lower: banked - stake,
             proven_upper: banked + stake,
             best: None,
+            base: banked - stake,
+            step: game.value_step().max(1),
         }),
         test: AtomicU64::new(0),
         nodes: AtomicU64::new(0),
         tbhits: AtomicU64::new(0),
         stop,
         started,
+        busy: (0..if settings.threads > 1 { BUSY_SLOTS } else { 0 })
+            .map(|_| AtomicU64::new(0))
+            .collect(),
+        threads: settings.threads.max(1),
+        busy_min_stake: 2 * (settings.tables.map_or(0, |t| t.max_layer() as i32) + 4),
     };
     if let Some(outcome) = game.outcome(root) {
         let value = game.final_value(&outcome, game.to_move(root));
@@ -232,16 +242,21 @@ struct MtdState {
     proven_lower: i32,
     proven_upper: i32,
     best: Option<usize>,
+    /// Values lie on `base + k × step` ([`Game::value_step`]).
+    base: i32,
+    step: i32,
 }
 
 impl MtdState {
-    /// The next null window: just above the guess, inside the bounds.
+    /// The next null window: just above the guess, inside the bounds, on the grid of
+    /// possible values.
     fn beta(&self) -> i32 {
-        if self.guess <= self.lower {
+        let beta = if self.guess <= self.lower {
             self.lower + 1
         } else {
             self.guess.min(self.upper)
-        }
+        };
+        grid_up(beta, self.base, self.step).min(self.upper)
     }
 
     fn solved(&self) -> bool {
@@ -291,6 +306,33 @@ struct Shared<'a> {
     tbhits: AtomicU64,
     stop: &'a AtomicBool,
     started: Instant,
+    /// Positions some thread is searching now (ABDADA): the others search their siblings
+    /// first and come back to them once done, so that threads split the work of nodes
+    /// where every move must be searched instead of repeating it.
+    busy: Vec<AtomicU64>,
+    threads: usize,
+    /// Mark positions with at least this much at stake (smaller ones finish too fast).
+    busy_min_stake: i32,
+}
+
+const BUSY_SLOTS: usize = 1 << 16;
+
+impl Shared<'_> {
+    #[inline]
+    fn busy_slot(&self, key: u64) -> &AtomicU64 {
+        let index = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 48) as usize % BUSY_SLOTS;
+        &self.busy[index]
+    }
+
+    #[inline]
+    fn is_busy(&self, key: u64) -> bool {
+        self.busy_slot(key).load(Ordering::Relaxed) == key
+    }
+}
+
+/// The smallest value of the grid `base + k × step` at or above `value`.
+fn grid_up(value: i32, base: i32, step: i32) -> i32 {
+    base + (value - base + step - 1).div_euclid(step) * step
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -486,7 +528,11 @@ impl<'a, G: Game> Searcher<'a, G> {
         }
         if depth == 0 {
             self.unresolved = true;
-            return Peek::Known((game.evaluate(pos) / 50).clamp(banked - stake, banked + stake));
+            // The evaluation, on the grid of values the position can reach.
+            let step = game.value_step().max(1);
+            let base = banked - stake;
+            let guess = (game.evaluate(pos) / 50).clamp(base, banked + stake);
+            return Peek::Known(base + (guess - base + step / 2).div_euclid(step) * step);
         }
         Peek::Open(OpenNode {
             key,
@@ -605,21 +651,51 @@ impl<'a, G: Game> Searcher<'a, G> {
         children.truncate(open);
         if best < beta {
             children.sort_unstable_by_key(|c| std::cmp::Reverse(c.rank));
-            for child in &children {
-                let value = if child.same {
-                    self.expand(&child.pos, &child.node, beta, child_depth, ply + 1)
-                } else {
-                    -self.expand(&child.pos, &child.node, 1 - beta, child_depth, ply + 1)
-                };
-                if self.aborted {
-                    break;
-                }
-                if value > best {
-                    best = value;
-                    best_index = Some(child.index);
-                    if value >= beta {
-                        break;
+            let parallel = self.shared.threads > 1;
+            // Children another thread is searching wait for a second pass (the first child
+            // never waits: it is the likeliest cut).
+            let mut deferred: u64 = 0;
+            'passes: for pass in 0..2 {
+                for (k, child) in children.iter().enumerate() {
+                    let bit = if k < 64 { 1u64 << k } else { 0 };
+                    if pass == 1 && deferred & bit == 0 {
+                        continue;
                     }
+                    let key = child.node.key;
+                    let mark = parallel && child.node.stake >= self.shared.busy_min_stake;
+                    if pass == 0 && mark && k > 0 && bit != 0 && self.shared.is_busy(key) {
+                        deferred |= bit;
+                        continue;
+                    }
+                    if mark {
+                        self.shared.busy_slot(key).store(key, Ordering::Relaxed);
+                    }
+                    let value = if child.same {
+                        self.expand(&child.pos, &child.node, beta, child_depth, ply + 1)
+                    } else {
+                        -self.expand(&child.pos, &child.node, 1 - beta, child_depth, ply + 1)
+                    };
+                    if mark {
+                        let _ = self.shared.busy_slot(key).compare_exchange(
+                            key,
+                            0,
+                            Ordering::Relaxed,
+                            Ordering::Relaxed,
+                        );
+                    }
+                    if self.aborted {
+                        break 'passes;
+                    }
+                    if value > best {
+                        best = value;
+                        best_index = Some(child.index);
+                        if value >= beta {
+                            break 'passes;
+                        }
+                    }
+                }
+                if deferred == 0 {
+                    break;
                 }
             }
         }
@@ -633,12 +709,15 @@ impl<'a, G: Game> Searcher<'a, G> {
         let best = best.clamp(banked - stake, banked + stake);
         let work = self.nodes - nodes_before;
         let stored = if self.unresolved { depth } else { PROVEN };
-        if best >= beta {
+        if work < STORE_MIN_WORK {
+            // Cheap to find again.
+        } else if best >= beta {
             self.tt
                 .store(node.key, best - banked, i32::MAX, best_index, stored, work);
         } else {
+            // The child that came closest: a good first try when this node is searched again.
             self.tt
-                .store(node.key, i32::MIN, best - banked, None, stored, work);
+                .store(node.key, i32::MIN, best - banked, best_index, stored, work);
         }
         self.unresolved |= outer_unresolved;
         best

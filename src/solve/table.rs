@@ -110,26 +110,30 @@ impl SolveTable {
             }
             if entry.check.load(Ordering::Relaxed) ^ data == key {
                 let old = unpack(data);
+                // The move of a cut (a lower bound) is a proven refutation; the best of a
+                // node where every move failed is only a guess: it does not displace one.
+                let best = if lower == i32::MIN {
+                    old.best.or(best)
+                } else {
+                    best.or(old.best)
+                };
                 let merged = if depth == old.depth {
                     Bounds {
                         lower: old.lower.max(lower),
                         upper: old.upper.min(upper),
-                        best: best.or(old.best),
+                        best,
                         depth,
                     }
                 } else if depth > old.depth {
                     Bounds {
                         lower,
                         upper,
-                        best: best.or(old.best),
+                        best,
                         depth,
                     }
                 } else {
                     // A shallower result only teaches a move.
-                    Bounds {
-                        best: best.or(old.best),
-                        ..old
-                    }
+                    Bounds { best, ..old }
                 };
                 let work = work_bits.max((data >> 48) & 0x7F);
                 write(entry, key, merged, work);
