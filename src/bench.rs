@@ -71,7 +71,8 @@ pub fn run(depth: Option<u32>, control: &SearchControl, out: &mut dyn FnMut(&str
             tt.clear();
             let limits = Limits::depth(depth);
             let t = Instant::now();
-            let Ok(summary) = session.search(&limits, &settings, &tt, control, &mut |_| {}) else {
+            let Ok(summary) = session.search(&limits, &settings, &tt, None, control, &mut |_| {})
+            else {
                 continue;
             };
             if control.stop.load(Ordering::Relaxed) {

@@ -31,6 +31,10 @@ struct Cli {
     #[arg(long, value_name = "GAME [KEY=VALUE ...]")]
     game: Option<String>,
 
+    /// Endgame table directory, as `setoption name TablebasePath value DIR`.
+    #[arg(long, value_name = "DIR")]
+    tablebases: Option<PathBuf>,
+
     #[command(subcommand)]
     command: Option<Tool>,
 }
@@ -369,6 +373,7 @@ fn main() -> ExitCode {
             BufReader::new(std::io::stdin()),
             Output::stdout(),
             cli.game.as_deref(),
+            cli.tablebases,
         ),
         Some(Tool::Perft {
             depth,

@@ -9,13 +9,13 @@ use std::fmt::Write;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use thiserror::Error;
 
 use crate::game::{BenchSpec, Game, MoveError, Outcome, Player, PositionError};
 use crate::perft;
-use crate::search::limits::Limits;
+use crate::search::limits::{Limits, TimeBudget};
 use crate::search::score;
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Report, SearchControl, SearchSettings};
@@ -54,6 +54,54 @@ pub struct SearchSummary {
     pub score: i32,
     /// The score is the game's value: every line below it reached the end of the game.
     pub proven: bool,
+}
+
+/// How far beyond the tables (in points at stake) a `go` first tries the exact solver.
+const NEAR_TABLES: i32 = 12;
+/// The solver's node budget in a depth-limited search (reproducible, unlike a time budget).
+const SOLVE_NODES: u64 = 200_000;
+
+/// The fields of one `info` line.
+struct InfoLine {
+    depth: u32,
+    seldepth: usize,
+    multipv: usize,
+    /// `cp 120` or `mate 3`.
+    score: String,
+    /// `""`, `" lowerbound"` or `" upperbound"`.
+    bound: &'static str,
+    nodes: u64,
+    ms: u64,
+    hashfull: Option<u32>,
+    tbhits: u64,
+    pv: String,
+}
+
+fn info_line(l: &InfoLine) -> String {
+    let nps = l.nodes * 1000 / l.ms.max(1);
+    let hashfull = l
+        .hashfull
+        .map(|h| format!(" hashfull {h}"))
+        .unwrap_or_default();
+    let tbhits = if l.tbhits > 0 {
+        format!(" tbhits {}", l.tbhits)
+    } else {
+        String::new()
+    };
+    format!(
+        "info depth {} seldepth {} multipv {} score {}{} nodes {} nps {}{}{} time {} pv {}",
+        l.depth,
+        l.seldepth.max(1),
+        l.multipv,
+        l.score,
+        l.bound,
+        l.nodes,
+        nps,
+        hashfull,
+        tbhits,
+        l.ms,
+        l.pv
+    )
 }
 
 /// What `solve` asks for.
@@ -145,6 +193,9 @@ pub trait Session: Send {
 
     fn tables(&self) -> Option<&Arc<Tables>>;
 
+    /// The rules string of this game's tables (`None`: it has none).
+    fn table_rules(&self) -> Option<String>;
+
     /// Build this game's endgame tables (see [`crate::tablebase::build`]).
     fn build_tables(
         &self,
@@ -169,11 +220,16 @@ pub trait Session: Send {
 
     /// Search the current position. `info` receives each finished `info …` line. A game
     /// that is over answers at once with `0000`. Errors concern `limits.searchmoves`.
+    /// With endgame tables loaded (see [`Session::set_tables`]): a covered position is
+    /// answered at once from the tables, and one a few points beyond them is first given to
+    /// the exact solver (with `solve_tt`) for part of its time; `go solve`
+    /// (`limits.solve`) proves the value whatever it takes.
     fn search(
         &self,
         limits: &Limits,
         settings: &SearchSettings,
         tt: &TranspositionTable,
+        solve_tt: Option<&SolveTable>,
         control: &SearchControl,
         info: &mut dyn FnMut(String),
     ) -> Result<SearchSummary, String>;
@@ -224,9 +280,13 @@ impl<G: Game> GameSession<G> {
         (seen + 1 >= limit as usize).then(|| self.game.repetition_outcome(pos))
     }
 
-    /// `score cp N` or `score mate N` (N = own moves to the end; negative when losing).
+    /// `score cp N` or `score mate N` (N = own moves to the end; negative when losing); an
+    /// exact value (tables loaded) is `cp` of its margin.
     fn score_text(&self, report: &Report<G::Move>) -> String {
         let s = report.score;
+        if let Some(halves) = score::exact_value(s) {
+            return format!("cp {}", halves * 50);
+        }
         if !score::is_mate(s) {
             return format!("cp {s}");
         }
@@ -247,6 +307,316 @@ impl<G: Game> GameSession<G> {
             format!("mate {own_moves}")
         } else {
             format!("mate -{own_moves}")
+        }
+    }
+
+    /// The exact value of `pos` for its mover (half-points) from the tables or the end of
+    /// the game, if known.
+    fn known_value(&self, pos: &G::Position) -> Option<i32> {
+        if let Some(outcome) = self.game.outcome(pos) {
+            return Some(self.game.final_value(&outcome, self.game.to_move(pos)));
+        }
+        let rest = self.tables.as_ref()?.probe(&self.game, pos)?;
+        Some(self.game.banked_value(pos) + rest)
+    }
+
+    /// A covered position: every move's exact value from the tables, the best line followed
+    /// to the end of the game. `None` when the tables do not cover it.
+    fn table_answer(
+        &self,
+        searchmoves: &[G::Move],
+        settings: &SearchSettings,
+        info: &mut dyn FnMut(String),
+    ) -> Option<SearchSummary> {
+        let started = Instant::now();
+        self.known_value(&self.position)?;
+        let mover = self.game.to_move(&self.position);
+        let mut legal = Vec::new();
+        self.game.legal_moves(&self.position, &mut legal);
+        let mut probes = 1u64;
+        let mut valued: Vec<(G::Move, i32)> = Vec::new();
+        for &mv in &legal {
+            if !searchmoves.is_empty() && !searchmoves.contains(&mv) {
+                continue;
+            }
+            let mut child = self.position.clone();
+            self.game.play(&mut child, mv);
+            let value = self.known_value(&child)?;
+            probes += 1;
+            let same = self.game.to_move(&child) == mover;
+            valued.push((mv, if same { value } else { -value }));
+        }
+        // Best first; ties keep the generation order.
+        valued.sort_by_key(|&(_, v)| std::cmp::Reverse(v));
+        let lines = settings.multipv.clamp(1, valued.len().max(1));
+        for (k, &(mv, value)) in valued.iter().take(lines).enumerate() {
+            let mut pv = vec![mv];
+            let mut pos = self.position.clone();
+            self.game.play(&mut pos, mv);
+            probes += self.follow_tables(&mut pos, &mut pv);
+            info(info_line(&InfoLine {
+                depth: pv.len() as u32,
+                seldepth: pv.len(),
+                multipv: k + 1,
+                score: format!("cp {}", value * 50),
+                bound: "",
+                nodes: probes,
+                ms: started.elapsed().as_millis() as u64,
+                hashfull: None,
+                tbhits: probes,
+                pv: self.pv_text(&pv),
+            }));
+        }
+        let &(best, value) = valued.first()?;
+        Some(SearchSummary {
+            bestmove: self.game.format_move(&self.position, best),
+            ponder: None,
+            nodes: probes,
+            depth: 1,
+            score: score::exact(value),
+            proven: true,
+        })
+    }
+
+    /// Play best moves by the tables from `pos` to the end of the game, adding them to `pv`;
+    /// the number of probes.
+    fn follow_tables(&self, pos: &mut G::Position, pv: &mut Vec<G::Move>) -> u64 {
+        let mut probes = 0;
+        let mut moves = Vec::new();
+        while self.game.outcome(pos).is_none() && pv.len() < 1000 {
+            let mover = self.game.to_move(pos);
+            self.game.legal_moves(pos, &mut moves);
+            let mut best: Option<(G::Move, i32)> = None;
+            for &mv in &moves {
+                let mut child = pos.clone();
+                self.game.play(&mut child, mv);
+                let Some(v) = self.known_value(&child) else {
+                    return probes;
+                };
+                probes += 1;
+                let v = if self.game.to_move(&child) == mover {
+                    v
+                } else {
+                    -v
+                };
+                if best.is_none_or(|(_, b)| v > b) {
+                    best = Some((mv, v));
+                }
+            }
+            let Some((mv, _)) = best else { break };
+            self.game.play(pos, mv);
+            pv.push(mv);
+        }
+        probes
+    }
+
+    /// Tables loaded and the position a few points beyond them: try to prove its value with
+    /// part of the search's budget (a third of its time, a quarter of its nodes, or a fixed
+    /// node count for a depth-limited search, so that depth searches stay reproducible).
+    fn try_solve(
+        &self,
+        limits: &Limits,
+        settings: &SearchSettings,
+        solve_tt: Option<&SolveTable>,
+        control: &SearchControl,
+        info: &mut dyn FnMut(String),
+    ) -> Option<SearchSummary> {
+        let tables = self.tables.as_deref()?;
+        let solve_tt = solve_tt?;
+        solve::supported(&self.game).ok()?;
+        let stake = self.game.value_at_stake(&self.position)?;
+        if stake > 2 * (tables.max_layer() as i32 + NEAR_TABLES) {
+            return None;
+        }
+        let player = self.game.to_move(&self.position);
+        let budget = TimeBudget::new(limits, player, settings.move_overhead);
+        let open_ended = limits.is_open_ended() || limits.is_unlimited_for(player);
+        let deadline = budget
+            .hard
+            .filter(|_| !open_ended)
+            .map(|hard| Instant::now() + hard / 3);
+        let node_limit = if open_ended || deadline.is_some() {
+            limits.nodes.map(|n| n / 4)
+        } else {
+            Some(limits.nodes.map_or(SOLVE_NODES, |n| n / 4))
+        };
+        let settings = SolveSettings {
+            threads: settings.threads,
+            tables: Some(tables),
+            guess: None,
+            want_pv: true,
+            node_limit,
+            deadline,
+        };
+        let solution = solve::solve(
+            &self.game,
+            &self.position,
+            solve_tt,
+            &settings,
+            &control.stop,
+            &|_| {},
+        );
+        if solution.lower != solution.upper {
+            return None;
+        }
+        let best = solution.best?;
+        let pv = if solution.pv.is_empty() {
+            vec![best]
+        } else {
+            solution.pv.clone()
+        };
+        info(info_line(&InfoLine {
+            depth: pv.len() as u32,
+            seldepth: pv.len(),
+            multipv: 1,
+            score: format!("cp {}", solution.lower * 50),
+            bound: "",
+            nodes: solution.nodes,
+            ms: solution.elapsed.as_millis() as u64,
+            hashfull: Some(solve_tt.hashfull()),
+            tbhits: solution.tbhits,
+            pv: self.pv_text(&pv),
+        }));
+        let ponder = pv.get(1).map(|&reply| {
+            let mut after = self.position.clone();
+            self.game.play(&mut after, best);
+            self.game.format_move(&after, reply)
+        });
+        Some(SearchSummary {
+            bestmove: self.game.format_move(&self.position, best),
+            ponder,
+            nodes: solution.nodes,
+            depth: pv.len() as u32,
+            score: score::exact(solution.lower),
+            proven: true,
+        })
+    }
+
+    /// `go solve`: prove the value, reporting every improvement of the bounds.
+    fn go_solve(
+        &self,
+        settings: &SearchSettings,
+        solve_tt: Option<&SolveTable>,
+        control: &SearchControl,
+        info: &mut dyn FnMut(String),
+    ) -> Result<SearchSummary, String> {
+        solve::supported(&self.game)?;
+        let Some(solve_tt) = solve_tt else {
+            return Err("go solve: no solver table (internal)".to_string());
+        };
+        let mut legal = Vec::new();
+        self.game.legal_moves(&self.position, &mut legal);
+        let solve_settings = SolveSettings {
+            threads: settings.threads,
+            tables: self.tables.as_deref(),
+            guess: None,
+            want_pv: true,
+            node_limit: None,
+            deadline: None,
+        };
+        // Progress comes from the solver's threads: collect it, print it from here.
+        let (tx, rx) = std::sync::mpsc::channel::<solve::Progress>();
+        let tx = std::sync::Mutex::new(tx);
+        let report = move |p: &solve::Progress| {
+            let _ = tx.lock().map(|tx| tx.send(*p));
+        };
+        let solution = std::thread::scope(|scope| {
+            let handle = scope.spawn(|| {
+                solve::solve(
+                    &self.game,
+                    &self.position,
+                    solve_tt,
+                    &solve_settings,
+                    &control.stop,
+                    &report,
+                )
+            });
+            let mut last: Option<solve::Progress> = None;
+            loop {
+                match rx.recv_timeout(std::time::Duration::from_millis(20)) {
+                    Ok(p) => {
+                        let best = p.best.and_then(|i| legal.get(i)).copied();
+                        let pv = best.map(|mv| self.pv_text(&[mv])).unwrap_or_default();
+                        let line = |value: i32, bound: &'static str| {
+                            info_line(&InfoLine {
+                                depth: 0,
+                                seldepth: 0,
+                                multipv: 1,
+                                score: format!("cp {}", value * 50),
+                                bound,
+                                nodes: p.nodes,
+                                ms: p.elapsed.as_millis() as u64,
+                                hashfull: Some(solve_tt.hashfull()),
+                                tbhits: p.tbhits,
+                                pv: pv.clone(),
+                            })
+                        };
+                        if !p.is_exact() {
+                            if last.is_none_or(|l| p.lower > l.lower) {
+                                info(line(p.lower, " lowerbound"));
+                            }
+                            if last.is_none_or(|l| p.upper < l.upper) {
+                                info(line(p.upper, " upperbound"));
+                            }
+                        }
+                        last = Some(p);
+                    }
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) if !handle.is_finished() => {}
+                    Err(_) => break,
+                }
+                if handle.is_finished() {
+                    break;
+                }
+            }
+            handle.join()
+        });
+        let solution = solution.map_err(|_| "internal error: the solver failed".to_string())?;
+        let best = solution.best.or_else(|| legal.first().copied());
+        let exact = solution.lower == solution.upper;
+        let pv = if exact && !solution.pv.is_empty() {
+            solution.pv.clone()
+        } else {
+            best.into_iter().collect()
+        };
+        let (value, bound) = if exact {
+            (solution.lower, "")
+        } else {
+            (solution.lower, " lowerbound")
+        };
+        info(info_line(&InfoLine {
+            depth: pv.len() as u32,
+            seldepth: pv.len(),
+            multipv: 1,
+            score: format!("cp {}", value * 50),
+            bound,
+            nodes: solution.nodes,
+            ms: solution.elapsed.as_millis() as u64,
+            hashfull: Some(solve_tt.hashfull()),
+            tbhits: solution.tbhits,
+            pv: self.pv_text(&pv),
+        }));
+        let Some(best) = best else {
+            return Err("no legal move in a position that is not over".to_string());
+        };
+        Ok(SearchSummary {
+            bestmove: self.game.format_move(&self.position, best),
+            ponder: None,
+            nodes: solution.nodes,
+            depth: pv.len() as u32,
+            score: score::exact(value),
+            proven: exact,
+        })
+    }
+
+    /// `go infinite` / `go ponder` (or no limit) answer only after `stop` (or `ponderhit`).
+    fn wait_for_stop(&self, limits: &Limits, control: &SearchControl) {
+        let player = self.game.to_move(&self.position);
+        while !control.stop.load(std::sync::atomic::Ordering::Relaxed)
+            && (limits.infinite
+                || limits.is_unlimited_for(player)
+                || control.pondering.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
 
@@ -341,6 +711,14 @@ impl<G: Game> Session for GameSession<G> {
             None => self.game.scores(&self.position),
         };
         let _ = writeln!(out, "Score: p1 {} p2 {}", scores[0], scores[1]);
+        if let Some((value, layer)) = self.table_value() {
+            let _ = writeln!(
+                out,
+                "Tablebase: {} (the final margin for the side to move with perfect play; \
+                 {layer} in play)",
+                crate::solve::command::value_text(value)
+            );
+        }
         match outcome {
             Some(o) => {
                 let _ = write!(out, "Result: {} ({})", o.result.as_str(), o.reason);
@@ -394,6 +772,10 @@ impl<G: Game> Session for GameSession<G> {
         self.tables.as_ref()
     }
 
+    fn table_rules(&self) -> Option<String> {
+        self.game.table_rules()
+    }
+
     fn build_tables(
         &self,
         options: &BuildOptions,
@@ -441,6 +823,8 @@ impl<G: Game> Session for GameSession<G> {
             tables: self.tables.as_deref(),
             guess: None,
             want_pv: request.pv,
+            node_limit: None,
+            deadline: None,
         };
         let mut moves = Vec::new();
         if request.all_moves {
@@ -481,6 +865,7 @@ impl<G: Game> Session for GameSession<G> {
         limits: &Limits,
         settings: &SearchSettings,
         tt: &TranspositionTable,
+        solve_tt: Option<&SolveTable>,
         control: &SearchControl,
         info: &mut dyn FnMut(String),
     ) -> Result<SearchSummary, String> {
@@ -511,21 +896,36 @@ impl<G: Game> Session for GameSession<G> {
                 proven: true,
             });
         }
+        if limits.solve {
+            return self.go_solve(settings, solve_tt, control, info);
+        }
+        let started = Instant::now();
+        if let Some(summary) = self.table_answer(&searchmoves, settings, info) {
+            self.wait_for_stop(limits, control);
+            return Ok(summary);
+        }
+        if searchmoves.is_empty()
+            && let Some(summary) = self.try_solve(limits, settings, solve_tt, control, info)
+        {
+            self.wait_for_stop(limits, control);
+            return Ok(summary);
+        }
+        // What the solver tried counts against the search's time.
+        let limits = &limits.minus_elapsed(self.to_move(), started.elapsed());
         let mut report = |r: &Report<G::Move>| {
-            let ms = r.time.as_millis() as u64;
-            let nps = r.nodes * 1000 / ms.max(1);
-            info(format!(
-                "info depth {} seldepth {} multipv {} score {} nodes {} nps {} hashfull {} time {} pv {}",
-                r.depth,
-                r.seldepth,
-                r.multipv,
-                self.score_text(r),
-                r.nodes,
-                nps,
-                r.hashfull,
+            let ms = started.elapsed().as_millis() as u64;
+            info(info_line(&InfoLine {
+                depth: r.depth,
+                seldepth: r.seldepth,
+                multipv: r.multipv,
+                score: self.score_text(r),
+                bound: "",
+                nodes: r.nodes,
                 ms,
-                self.pv_text(&r.pv)
-            ));
+                hashfull: Some(r.hashfull),
+                tbhits: r.tbhits,
+                pv: self.pv_text(&r.pv),
+            }));
         };
         let result = search::search(
             &self.game,
@@ -535,6 +935,7 @@ impl<G: Game> Session for GameSession<G> {
             limits,
             settings,
             tt,
+            self.tables.as_deref(),
             control,
             &mut report,
         );

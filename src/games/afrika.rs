@@ -15,6 +15,7 @@ use std::fmt::Write;
 use crate::game::{BenchSpec, Game, GameResult, MoveError, Outcome, Player, Points, PositionError};
 use crate::games::mancala::{self, Side};
 use crate::options::{GameOptions, OptionKind, OptionSpec};
+use crate::tablebase::index::Compositions;
 
 pub const NAME: &str = "afrika";
 pub const PITS: usize = 8;
@@ -165,6 +166,9 @@ pub struct Afrika {
     komi: Points,
     target: Option<Points>,
     options: GameOptions,
+    /// Ranks the board seen from the mover (own row, then the opponent's): table indexes
+    /// and exact keys.
+    index: Compositions,
 }
 
 impl Afrika {
@@ -175,7 +179,19 @@ impl Afrika {
                 .int_or_off("target")
                 .map(|t| Points::whole(t as i32)),
             options,
+            index: Compositions::new(CELLS, STONES),
         }
+    }
+
+    /// The board seen from the side to move: its own row, then the opponent's.
+    #[inline]
+    fn mover_view(pos: &AfrikaPosition) -> [u8; CELLS] {
+        let mut view = [0u8; CELLS];
+        let own = first_cell(pos.side);
+        let other = first_cell(pos.side.other());
+        view[..PITS].copy_from_slice(&pos.cells[own..own + PITS]);
+        view[PITS..].copy_from_slice(&pos.cells[other..other + PITS]);
+        view
     }
 
     /// Points of `side`: its captured stones, plus komi for South.
@@ -587,6 +603,65 @@ impl Game for Afrika {
             let _ = write!(out, "; {what}: {moves}");
         }
         out
+    }
+
+    /// The mover's score minus the opponent's (komi included): captured stones are banked.
+    fn banked_value(&self, pos: &AfrikaPosition) -> i32 {
+        (self.side_points(pos, pos.side) - self.side_points(pos, pos.side.other())).halves()
+    }
+
+    fn value_at_stake(&self, pos: &AfrikaPosition) -> Option<i32> {
+        Some(2 * pos.stones_on_board() as i32)
+    }
+
+    /// Every stone on the board is captured by someone (2 points of margin), unless a target
+    /// ends the game with stones left over.
+    fn value_step(&self) -> i32 {
+        if self.target.is_some() { 2 } else { 4 }
+    }
+
+    /// The board from the mover's view; with a target the scores decide when the game ends,
+    /// so they are part of the key.
+    #[inline]
+    fn exact_key(&self, pos: &AfrikaPosition) -> u64 {
+        let view = Afrika::mover_view(pos);
+        if self.target.is_some() {
+            let captured = [
+                pos.captured[pos.side.index()],
+                pos.captured[pos.side.other().index()],
+            ];
+            return mancala::hash_bytes(&view, mancala::hash_bytes(&captured, 0x7A26_E7));
+        }
+        mancala::exact_key(&self.index, &view, false)
+    }
+
+    /// Tables hold the stones on the board; scores and komi stay outside. With a target the
+    /// scores decide when the game ends, so no table applies.
+    fn table_rules(&self) -> Option<String> {
+        self.target.is_none().then(|| NAME.to_string())
+    }
+
+    fn table_index(&self, pos: &AfrikaPosition, max_layer: u32) -> Option<(u32, u64)> {
+        if self.target.is_some() || pos.stones_on_board() > max_layer {
+            return None;
+        }
+        self.index.rank(&Afrika::mover_view(pos))
+    }
+
+    fn table_layer_size(&self, layer: u32) -> u64 {
+        self.index.count(layer)
+    }
+
+    fn table_position(&self, layer: u32, index: u64) -> Option<AfrikaPosition> {
+        let mut view = [0u32; CELLS];
+        if !self.index.unrank(layer, index, &mut view) {
+            return None;
+        }
+        Some(AfrikaPosition {
+            cells: view.map(|c| c as u8),
+            captured: [0, 0],
+            side: Side::South,
+        })
     }
 
     fn bench(&self) -> BenchSpec {

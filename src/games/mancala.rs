@@ -3,6 +3,7 @@
 //! Only notation and data layout live here; each game keeps its own sowing rules.
 
 use crate::game::{MoveError, PositionError};
+use crate::tablebase::index::Compositions;
 
 /// A side of a two-row board. South owns the lower row (`A`.. upper-case letters), North
 /// the upper row (`a`.. lower-case letters), each lettered from its owner's left.
@@ -275,4 +276,24 @@ pub fn parse_own_pit(
         ));
     }
     Ok(i)
+}
+
+/// The exact-search key of pits seen from the mover (`view`: own row, then the opponent's),
+/// with one more bit of state (`flag`): `seeds << 57 | rank << 1 | flag` — a perfect key, no
+/// collision possible — while the layer is small (under 64 seeds, under 2^56 boards), a hash
+/// with the top bit set above.
+#[inline]
+pub fn exact_key<T: Copy + Into<u32>>(index: &Compositions, view: &[T], flag: bool) -> u64 {
+    match index.rank(view) {
+        Some((seeds, rank)) if seeds < 64 && index.count(seeds) < 1 << 56 => {
+            (seeds as u64) << 57 | rank << 1 | flag as u64
+        }
+        _ => {
+            let mut counts = [0u16; 32];
+            for (count, &c) in counts.iter_mut().zip(view) {
+                *count = c.into() as u16;
+            }
+            hash_counts(&counts[..view.len().min(32)], 0xE5AC_7000 | flag as u64) | 1 << 63
+        }
+    }
 }

@@ -339,6 +339,7 @@ fn parse_go(args: &str) -> Result<Command, CommandError> {
         let key = words[i];
         match key {
             "infinite" => limits.infinite = true,
+            "solve" => limits.solve = true,
             "ponder" => limits.ponder = true,
             "searchmoves" => {
                 limits.searchmoves = words[i + 1..].iter().map(|s| s.to_string()).collect();
@@ -387,7 +388,7 @@ fn parse_go(args: &str) -> Result<Command, CommandError> {
                     format!(
                         "unknown parameter '{other}' (depth, nodes, movetime, infinite, ponder, \
                          wtime, btime, winc, binc, movestogo, p1time, p2time, p1inc, p2inc, \
-                         searchmoves, perft)"
+                         searchmoves, solve, perft)"
                     ),
                 ));
             }

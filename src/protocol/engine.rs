@@ -2,6 +2,7 @@
 
 use std::collections::VecDeque;
 use std::panic::{self, AssertUnwindSafe};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::Sender;
@@ -19,6 +20,7 @@ use crate::search::memory::{MemoryLimits, release_in_background};
 use crate::search::tt::TranspositionTable;
 use crate::search::{SearchControl, SearchSettings};
 use crate::session::Session;
+use crate::solve::table::SolveTable;
 
 pub const ENGINE_NAME: &str = concat!("sowfan ", env!("CARGO_PKG_VERSION"));
 pub const AUTHOR: &str = "the sowfan developers";
@@ -64,6 +66,12 @@ pub struct Engine {
     /// The `key=value` options the current game was built with.
     game_options: Vec<String>,
     tt: Arc<TranspositionTable>,
+    /// The exact solver's table (`go solve`, positions near the endgame tables): made when
+    /// first needed, of the `Hash` size; dropped when the game changes (its keys are the
+    /// game's).
+    solve_tt: Option<Arc<SolveTable>>,
+    /// `TablebasePath` (or `--tablebases`): where endgame tables are looked for.
+    tablebase_path: Option<PathBuf>,
     settings: SearchSettings,
     ponder: bool,
     job: Option<Job>,
@@ -85,6 +93,8 @@ impl Engine {
             session,
             game_options,
             tt: Arc::new(TranspositionTable::new(DEFAULT_HASH_MB)?),
+            solve_tt: None,
+            tablebase_path: None,
             settings: SearchSettings::default(),
             ponder: false,
             job: None,
@@ -254,7 +264,7 @@ impl Engine {
                 let options: Vec<&str> = options.iter().map(String::as_str).collect();
                 match registry::create(&game, &options) {
                     Ok(session) => {
-                        self.session = session;
+                        self.replace_session(session);
                         self.game_options = options.iter().map(|s| s.to_string()).collect();
                         self.clear_hash();
                     }
@@ -321,6 +331,12 @@ impl Engine {
             "option name Clear Hash type button".to_string(),
             format!("option name UCI_Variant type combo default {variant}{variants}"),
             format!("option name GameOptions type string default {game_options}"),
+            format!(
+                "option name TablebasePath type string default {}",
+                self.tablebase_path
+                    .as_ref()
+                    .map_or("<empty>".to_string(), |p| p.display().to_string())
+            ),
             ok.to_string(),
         ];
         self.out.line(&lines.join("\n"));
@@ -358,6 +374,13 @@ impl Engine {
                 Ok(())
             }
             "uci_variant" => self.set_variant(value.unwrap_or("")),
+            "tablebasepath" => {
+                let text = value.unwrap_or("").trim();
+                self.tablebase_path =
+                    (!text.is_empty() && text != "<empty>").then(|| PathBuf::from(text));
+                self.load_tables();
+                Ok(())
+            }
             "gameoptions" => {
                 let text = value.unwrap_or("").trim();
                 let text = if text == "<empty>" { "" } else { text };
@@ -365,7 +388,7 @@ impl Engine {
                 let name = self.variant();
                 registry::create(&name, &options)
                     .map(|session| {
-                        self.session = session;
+                        self.replace_session(session);
                         self.game_options = options.iter().map(|s| s.to_string()).collect();
                         self.clear_hash();
                     })
@@ -374,7 +397,7 @@ impl Engine {
             _ => {
                 self.out.info_string(&format!(
                     "warning: unknown option '{name}' (options: Hash, Threads, MultiPV, Ponder, \
-                     Move Overhead, Clear Hash, UCI_Variant, GameOptions)"
+                     Move Overhead, Clear Hash, UCI_Variant, GameOptions, TablebasePath)"
                 ));
                 Ok(())
             }
@@ -407,6 +430,67 @@ impl Engine {
     /// table's pages are zeroed by the operating system as the search first touches them.
     fn install_table(&mut self, table: TranspositionTable) {
         release_in_background(std::mem::replace(&mut self.tt, Arc::new(table)));
+    }
+
+    /// `--tablebases DIR` on the command line: as `setoption name TablebasePath value DIR`.
+    pub fn set_tablebase_path(&mut self, dir: PathBuf) {
+        self.tablebase_path = Some(dir);
+        self.load_tables();
+    }
+
+    /// A new game (or new rules): its own endgame tables, a fresh solver table.
+    fn replace_session(&mut self, session: Box<dyn Session>) {
+        self.session = session;
+        self.solve_tt = None;
+        self.load_tables();
+    }
+
+    /// The solver's table, made when first needed (`None` if the memory is not there).
+    fn solve_table(&mut self) -> Option<Arc<SolveTable>> {
+        if self.solve_tt.is_none() {
+            match SolveTable::new(self.tt.megabytes().max(1)) {
+                Ok(table) => self.solve_tt = Some(Arc::new(table)),
+                Err(e) => self.out.error(&e),
+            }
+        }
+        self.solve_tt.clone()
+    }
+
+    /// Load the endgame tables of the current game from `TablebasePath`, if set. A missing
+    /// directory, or one without this game's tables, is an error that says what was looked
+    /// for; play goes on without tables.
+    fn load_tables(&mut self) {
+        self.session.set_tables(None);
+        let Some(dir) = self.tablebase_path.clone() else {
+            return;
+        };
+        match self.session.open_tables(&dir) {
+            Ok(Some(tables)) => {
+                self.out.info_string(&format!(
+                    "tablebases: '{}', layers 0..={} from {}",
+                    tables.rules(),
+                    tables.max_layer(),
+                    tables.folder().display()
+                ));
+                self.session.set_tables(Some(Arc::new(tables)));
+            }
+            Ok(None) => {
+                let rules = self.session.table_rules().unwrap_or_default();
+                self.out.error(&format!(
+                    "no endgame tables of '{rules}' in '{}' (expected '{}'; build them with \
+                     'sowfan tablebase build'); playing without",
+                    dir.display(),
+                    crate::tablebase::format::layer_file(
+                        &crate::tablebase::format::rules_folder(&dir, &rules),
+                        0
+                    )
+                    .display()
+                ));
+            }
+            // This game has no tables: nothing to load, nothing to say.
+            Err(crate::tablebase::TableError::Unsupported(_)) => {}
+            Err(e) => self.out.error(&format!("tablebases: {e}; playing without")),
+        }
     }
 
     /// Empty the hash table at once whatever its size: a fresh, untouched table of the same
@@ -459,7 +543,7 @@ impl Engine {
                 registry::create(name, &[]).map_err(|e| e.to_string())?
             }
         };
-        self.session = session;
+        self.replace_session(session);
         self.clear_hash();
         Ok(())
     }
@@ -480,15 +564,26 @@ impl Engine {
         let open_ended = limits.is_open_ended() || limits.is_unlimited_for(self.session.to_move());
         let session = self.session.clone_box();
         let tt = Arc::clone(&self.tt);
+        // The exact solver's table, for `go solve` and for positions near the tables.
+        let solve_tt = if limits.solve || session.tables().is_some() {
+            self.solve_table()
+        } else {
+            None
+        };
         let settings = self.settings;
         let show_ponder = self.ponder;
         let out = self.out.clone();
         let job_control = Arc::clone(&control);
         self.spawn_job("search", control, open_ended, move || {
             let result = panic::catch_unwind(AssertUnwindSafe(|| {
-                session.search(&limits, &settings, &tt, &job_control, &mut |line| {
-                    out.line(&line)
-                })
+                session.search(
+                    &limits,
+                    &settings,
+                    &tt,
+                    solve_tt.as_deref(),
+                    &job_control,
+                    &mut |line| out.line(&line),
+                )
             }));
             let line = match result {
                 Ok(Ok(summary)) => match (show_ponder, summary.ponder) {
@@ -496,8 +591,10 @@ impl Engine {
                     _ => format!("bestmove {}", summary.bestmove),
                 },
                 Ok(Err(message)) => {
+                    // Still a move to play when there is one (e.g. `go solve` refused).
                     out.error(&message);
-                    "bestmove 0000".to_string()
+                    let first = session.legal_moves().into_iter().next();
+                    format!("bestmove {}", first.as_deref().unwrap_or("0000"))
                 }
                 Err(_) => {
                     // A bug, not bad input: still answer with a legal move.

@@ -33,14 +33,18 @@ pub enum Event {
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// Run the protocol until `quit` or the end of input. `game` preselects the game, as
-/// `newgame` would (`"kalah pits=4"`).
+/// `newgame` would (`"kalah pits=4"`); `tablebases` is the `TablebasePath` to start with.
 pub fn run(
     input: impl BufRead + Send + 'static,
     output: Output,
     game: Option<&str>,
+    tablebases: Option<std::path::PathBuf>,
 ) -> Result<(), String> {
     let (events, inbox) = mpsc::channel();
     let mut engine = Engine::new(output, events.clone(), game)?;
+    if let Some(dir) = tablebases {
+        engine.set_tablebase_path(dir);
+    }
     let mut input = input;
     std::thread::spawn(move || {
         // Bytes, not `lines()`: a line that is not UTF-8 is bad input to answer, not an end.

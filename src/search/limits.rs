@@ -19,6 +19,8 @@ pub struct Limits {
     pub movestogo: Option<u32>,
     /// Only these root moves (move texts) are searched.
     pub searchmoves: Vec<String>,
+    /// `go solve`: prove the exact value instead of searching heuristically.
+    pub solve: bool,
 }
 
 impl Limits {
@@ -36,7 +38,8 @@ impl Limits {
 
     /// No limit at all: `go` alone. Treated like `infinite`.
     pub fn is_unlimited(&self) -> bool {
-        self.depth.is_none()
+        !self.solve
+            && self.depth.is_none()
             && self.nodes.is_none()
             && self.movetime.is_none()
             && self.time == [None, None]
@@ -45,10 +48,27 @@ impl Limits {
     /// No limit for `player` to move: nothing but, at most, the opponent's clock (which does
     /// not limit this search). Treated like `infinite`.
     pub fn is_unlimited_for(&self, player: Player) -> bool {
-        self.depth.is_none()
+        !self.solve
+            && self.depth.is_none()
             && self.nodes.is_none()
             && self.movetime.is_none()
             && self.time[player.index()].is_none()
+    }
+}
+
+impl Limits {
+    /// The same limits for `player` with `spent` already used of its time (movetime and its
+    /// own clock); depth and node limits are unchanged.
+    pub fn minus_elapsed(&self, player: Player, spent: Duration) -> Limits {
+        let ms = u64::try_from(spent.as_millis()).unwrap_or(u64::MAX);
+        let mut limits = self.clone();
+        if let Some(t) = limits.movetime.as_mut() {
+            *t = t.saturating_sub(ms);
+        }
+        if let Some(t) = limits.time[player.index()].as_mut() {
+            *t = t.saturating_sub(i64::try_from(ms).unwrap_or(i64::MAX));
+        }
+        limits
     }
 }
 

@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::game::{Game, GameResult, HISTORY_KEYS};
+use crate::tablebase::Tables;
 use limits::{Limits, TimeBudget};
 use score::{INFINITE, MATE_BOUND, MAX_PLY};
 use tt::{Bound, TranspositionTable};
@@ -71,6 +72,7 @@ pub struct SearchResult<M> {
     pub score: i32,
     pub depth: u32,
     pub nodes: u64,
+    pub tbhits: u64,
     /// The score is the game's value (no heuristic leaf below it).
     pub proven: bool,
 }
@@ -85,6 +87,7 @@ pub struct Report<M> {
     pub nodes: u64,
     pub time: Duration,
     pub hashfull: u32,
+    pub tbhits: u64,
     pub pv: Vec<M>,
 }
 
@@ -93,6 +96,7 @@ struct Shared<'a> {
     /// Set by the main thread to end the helpers (time up, limits reached).
     done: AtomicBool,
     nodes: AtomicU64,
+    tbhits: AtomicU64,
     node_limit: Option<u64>,
     budget: TimeBudget,
 }
@@ -120,12 +124,15 @@ const HISTORY_MAX: i32 = 1 << 14;
 struct Worker<'a, G: Game> {
     game: &'a G,
     tt: &'a TranspositionTable,
+    /// Endgame tables: a covered position is an exact leaf.
+    tables: Option<&'a Tables>,
     shared: &'a Shared<'a>,
     is_main: bool,
     start: Instant,
     was_pondering: bool,
     nodes: u64,
     unflushed: u64,
+    tbhits: u64,
     seldepth: usize,
     /// Set when a value below the current node rests on a heuristic leaf.
     unresolved: bool,
@@ -144,7 +151,9 @@ struct Worker<'a, G: Game> {
 
 /// Search `root` until a limit or `control.stop`; `info` receives a report after every
 /// completed iteration (main thread only). `history` holds the repetition keys of the game
-/// from its start up to and including `root`.
+/// from its start up to and including `root`. With `tables`, covered positions and game ends
+/// score their exact final value ([`score::exact`]), so that proven lines are told apart by
+/// their margin, not only won or lost.
 #[allow(clippy::too_many_arguments)]
 pub fn search<G: Game>(
     game: &G,
@@ -154,6 +163,7 @@ pub fn search<G: Game>(
     limits: &Limits,
     settings: &SearchSettings,
     tt: &TranspositionTable,
+    tables: Option<&Tables>,
     control: &SearchControl,
     info: &mut dyn FnMut(&Report<G::Move>),
 ) -> SearchResult<G::Move> {
@@ -164,6 +174,7 @@ pub fn search<G: Game>(
         control,
         done: AtomicBool::new(false),
         nodes: AtomicU64::new(0),
+        tbhits: AtomicU64::new(0),
         node_limit: limits.nodes,
         budget: TimeBudget::new(limits, player, settings.move_overhead),
     };
@@ -189,18 +200,21 @@ pub fn search<G: Game>(
             score: 0,
             depth: 0,
             nodes: 0,
+            tbhits: 0,
             proven: true,
         };
     }
     let make_worker = |id: usize| Worker {
         game,
         tt,
+        tables,
         shared: &shared,
         is_main: id == 0,
         start,
         was_pondering: control.pondering.load(Ordering::Relaxed),
         nodes: 0,
         unflushed: 0,
+        tbhits: 0,
         seldepth: 0,
         unresolved: false,
         aborted: false,
@@ -254,6 +268,7 @@ pub fn search<G: Game>(
         score: best.score,
         depth: outcome.depth,
         nodes: shared.nodes.load(Ordering::Relaxed),
+        tbhits: shared.tbhits.load(Ordering::Relaxed),
         proven: outcome.proven,
     }
 }
@@ -325,6 +340,7 @@ impl<G: Game> Worker<'_, G> {
                         nodes: self.total_nodes(),
                         time: self.start.elapsed(),
                         hashfull: self.tt.hashfull(),
+                        tbhits: self.shared.tbhits.load(Ordering::Relaxed) + self.tbhits,
                         pv: rm.pv.clone(),
                     });
                 }
@@ -444,7 +460,16 @@ impl<G: Game> Worker<'_, G> {
             return score::clamp_eval(margin);
         }
         if let Some(outcome) = game.outcome(pos) {
+            if self.tables.is_some() {
+                return score::exact(game.final_value(&outcome, player));
+            }
             return score::terminal(&outcome, player, ply);
+        }
+        if let Some(tables) = self.tables
+            && let Some(rest) = tables.probe(game, pos)
+        {
+            self.tbhits += 1;
+            return score::exact(game.banked_value(pos) + rest);
         }
         if depth == 0 || ply >= MAX_PLY - 1 {
             self.unresolved = true;
@@ -684,7 +709,9 @@ impl<G: Game> Worker<'_, G> {
         self.shared
             .nodes
             .fetch_add(self.unflushed, Ordering::Relaxed);
+        self.shared.tbhits.fetch_add(self.tbhits, Ordering::Relaxed);
         self.unflushed = 0;
+        self.tbhits = 0;
     }
 
     fn total_nodes(&self) -> u64 {

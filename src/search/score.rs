@@ -9,6 +9,11 @@ pub const MATE: i32 = 1_000_000;
 pub const MAX_PLY: usize = 256;
 pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32 - 1;
 pub const INFINITE: i32 = MATE + 1;
+/// Exact values (with endgame tables loaded: table positions and game ends) score in a band
+/// below the mate scores and above every heuristic value: a proven result ordered by its
+/// margin, `EXACT_BASE + |margin in half-points|`, negative for a loss; a draw is 0.
+pub const EXACT_BASE: i32 = 800_000;
+const EXACT_SPAN: i32 = 100_000;
 
 /// The score of a finished game for `to_move`, `ply` moves from the root.
 pub fn terminal(outcome: &Outcome, to_move: Player, ply: usize) -> i32 {
@@ -28,9 +33,26 @@ pub fn mate_plies(score: i32) -> i32 {
     MATE - score.abs()
 }
 
-/// Heuristic evaluations are kept clear of the mate range.
+/// Heuristic evaluations are kept clear of the exact and mate ranges.
 pub fn clamp_eval(eval: i32) -> i32 {
-    eval.clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    eval.clamp(-EXACT_BASE + 1, EXACT_BASE - 1)
+}
+
+/// The score of an exact final value (half-points, from the side to move).
+pub fn exact(halves: i32) -> i32 {
+    let magnitude = halves.unsigned_abs().min((EXACT_SPAN - 1) as u32) as i32;
+    match halves.signum() {
+        1 => EXACT_BASE + magnitude,
+        -1 => -(EXACT_BASE + magnitude),
+        _ => 0,
+    }
+}
+
+/// The exact final value (half-points) of a score in the exact band.
+pub fn exact_value(score: i32) -> Option<i32> {
+    let magnitude = score.abs();
+    (magnitude > EXACT_BASE && magnitude < EXACT_BASE + EXACT_SPAN)
+        .then(|| score.signum() * (magnitude - EXACT_BASE))
 }
 
 /// Mate scores are stored relative to the node, not the root.

@@ -87,6 +87,9 @@ pub struct SolveSettings<'a> {
     pub guess: Option<i32>,
     /// Follow perfect play to the end of the game once the value is known.
     pub want_pv: bool,
+    /// Give up (with the bounds proven so far) after this many nodes or at this moment.
+    pub node_limit: Option<u64>,
+    pub deadline: Option<Instant>,
 }
 
 /// Can `game` be solved exactly from positions alone?
@@ -136,6 +139,10 @@ pub fn solve<G: Game>(
         tbhits: AtomicU64::new(0),
         stop,
         started,
+        exhausted: AtomicBool::new(false),
+        budgeted: AtomicBool::new(true),
+        node_limit: settings.node_limit,
+        deadline: settings.deadline,
         busy: (0..if settings.threads > 1 { BUSY_SLOTS } else { 0 })
             .map(|_| AtomicU64::new(0))
             .collect(),
@@ -177,6 +184,8 @@ pub fn solve<G: Game>(
         elapsed: started.elapsed(),
     };
     if state.solved() && !stop.load(Ordering::Relaxed) {
+        // The line and the best move are cheap once the value is known: no budget for them.
+        shared.budgeted.store(false, Ordering::Relaxed);
         let mut searcher = Searcher::new(game, tt, settings.tables, &shared, 0);
         if settings.want_pv
             && let Some(pv) = searcher.perfect_line(root, state.proven_lower)
@@ -212,6 +221,8 @@ pub fn solve_moves<G: Game>(
         tables: settings.tables,
         guess: None,
         want_pv: false,
+        node_limit: settings.node_limit,
+        deadline: settings.deadline,
     };
     legal
         .iter()
@@ -306,6 +317,12 @@ struct Shared<'a> {
     tbhits: AtomicU64,
     stop: &'a AtomicBool,
     started: Instant,
+    /// Raised when the node limit or the deadline is reached: everyone stops.
+    exhausted: AtomicBool,
+    /// The node limit and deadline apply (not to the line followed once the value is known).
+    budgeted: AtomicBool,
+    node_limit: Option<u64>,
+    deadline: Option<Instant>,
     /// Positions some thread is searching now (ABDADA): the others search their siblings
     /// first and come back to them once done, so that threads split the work of nodes
     /// where every move must be searched instead of repeating it.
@@ -318,6 +335,27 @@ struct Shared<'a> {
 const BUSY_SLOTS: usize = 1 << 16;
 
 impl Shared<'_> {
+    /// Must every search give up now (stop, node limit, deadline)?
+    fn must_stop(&self) -> bool {
+        if self.stop.load(Ordering::Relaxed) {
+            return true;
+        }
+        if !self.budgeted.load(Ordering::Relaxed) {
+            return false;
+        }
+        if self.exhausted.load(Ordering::Relaxed) {
+            return true;
+        }
+        let over = self
+            .node_limit
+            .is_some_and(|limit| self.nodes.load(Ordering::Relaxed) >= limit)
+            || self.deadline.is_some_and(|d| Instant::now() >= d);
+        if over {
+            self.exhausted.store(true, Ordering::Relaxed);
+        }
+        over
+    }
+
     #[inline]
     fn busy_slot(&self, key: u64) -> &AtomicU64 {
         let index = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 48) as usize % BUSY_SLOTS;
@@ -421,7 +459,7 @@ impl<'a, G: Game> Searcher<'a, G> {
                 let state = lock(&self.shared.state);
                 (*state, self.shared.test.load(Ordering::Relaxed))
             };
-            if state.solved() || self.shared.stop.load(Ordering::Relaxed) {
+            if state.solved() || self.shared.must_stop() {
                 break;
             }
             let beta = state.beta();
@@ -437,7 +475,7 @@ impl<'a, G: Game> Searcher<'a, G> {
                 .map(usize::from);
             self.flush();
             if self.aborted {
-                if self.shared.stop.load(Ordering::Relaxed) {
+                if self.shared.must_stop() {
                     break;
                 }
                 continue; // another thread finished this test first
@@ -789,9 +827,7 @@ impl<'a, G: Game> Searcher<'a, G> {
         self.unflushed += 1;
         if self.unflushed >= 1024 {
             self.flush();
-            if self.shared.stop.load(Ordering::Relaxed)
-                || self.shared.test.load(Ordering::Relaxed) != self.test
-            {
+            if self.shared.must_stop() || self.shared.test.load(Ordering::Relaxed) != self.test {
                 self.aborted = true;
             }
         }
