@@ -94,7 +94,7 @@ fn search_allocates_per_iteration_not_per_node() {
         };
         let (allocations, summary) = allocations_during(|| {
             session
-                .search(&limits, &settings, &tt, &control, &mut |_| {})
+                .search(&limits, &settings, &tt, None, &control, &mut |_| {})
                 .unwrap()
         });
         // Small games are solved before the node limit; the others must search enough nodes

@@ -630,7 +630,7 @@ impl Game for Afrika {
                 pos.captured[pos.side.index()],
                 pos.captured[pos.side.other().index()],
             ];
-            return mancala::hash_bytes(&view, mancala::hash_bytes(&captured, 0x7A26_E7));
+            return mancala::hash_bytes(&view, mancala::hash_bytes(&captured, 0x007A_26E7));
         }
         mancala::exact_key(&self.index, &view, false)
     }

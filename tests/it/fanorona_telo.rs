@@ -117,6 +117,7 @@ fn engine_move(session: &dyn Session, depth: u32) -> String {
             &Limits::depth(depth),
             &SearchSettings::default(),
             &tt,
+            None,
             &control,
             &mut |_| {},
         )

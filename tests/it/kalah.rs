@@ -479,6 +479,7 @@ fn search_proves_the_values_of_small_boards() {
                 &Limits::depth(100),
                 &SearchSettings::default(),
                 &tt,
+                None,
                 &SearchControl::default(),
                 &mut |_| {},
             )
