@@ -17,8 +17,6 @@ pub const MAX_PITS: usize = 12;
 const MAX_CELLS: usize = 2 * MAX_PITS + 2;
 /// The most seeds a position string may hold (12 pits a side, 12 seeds a pit).
 const MAX_SEEDS: u32 = 2 * MAX_PITS as u32 * 12;
-/// Exact keys are perfect (the rank itself) while a layer has fewer boards than this.
-const PERFECT_KEY_LIMIT: u64 = 1 << 56;
 
 pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
@@ -375,7 +373,7 @@ impl Game for Kalah {
         let to_store = self.pits - i;
         let lap = 2 * self.pits + 1;
         if seeds % lap == to_store {
-            return 1000 - i as i32; // extra move; the rightmost first keeps later ones intact
+            return 1000 + i as i32; // extra move; the rightmost first keeps the others intact
         }
         if seeds < lap && seeds < to_store {
             let landing = i + seeds;
@@ -551,23 +549,21 @@ impl Game for Kalah {
         2 * (pos.cells[self.store(us)] as i32 - pos.cells[self.store(us.other())] as i32)
     }
 
+    /// Every seed left ends in a store (a margin step of 2 points), unless leftovers go to
+    /// nobody (then a seed may count for no one: 1 point).
+    fn value_step(&self) -> i32 {
+        if self.leftovers_to_owner { 4 } else { 2 }
+    }
+
     fn value_at_stake(&self, pos: &KalahPosition) -> Option<i32> {
         Some(2 * (self.row_sum(pos, Side::South) + self.row_sum(pos, Side::North)) as i32)
     }
 
-    /// The pits from the mover's view (stores are banked), plus whether a swap is pending:
-    /// `seeds << 57 | rank << 1 | pending` (a perfect key: no collision is possible) while the
-    /// layer is small enough (under 64 seeds, under 2^56 boards), a hash (top bit set) above.
+    /// The pits from the mover's view (stores are banked), and whether a swap is pending.
     #[inline]
     fn exact_key(&self, pos: &KalahPosition) -> u64 {
         let (view, cells) = self.mover_view(pos);
-        let pending = self.swap_available(pos) as u64;
-        match self.index.rank(&view[..cells]) {
-            Some((seeds, rank)) if self.index.count(seeds) < PERFECT_KEY_LIMIT && seeds < 64 => {
-                (seeds as u64) << 57 | rank << 1 | pending
-            }
-            _ => mancala::hash_counts(&view[..cells], 0xE5AC_7000 | pending) | 1 << 63,
-        }
+        mancala::exact_key(&self.index, &view[..cells], self.swap_available(pos))
     }
 
     fn table_rules(&self) -> Option<String> {

@@ -15,4 +15,5 @@ mod kalah;
 mod perft_fixture;
 mod protocol;
 mod robustness;
+mod tablebase;
 mod tournament;
