@@ -166,7 +166,7 @@ struct SolveCli {
     #[arg(long, default_value_t = 1, value_name = "T")]
     threads: usize,
     /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 1024, value_name = "MB")]
+    #[arg(long, default_value_t = 512, value_name = "MB")]
     hash: usize,
     /// First print the exact value of every legal move.
     #[arg(long)]
