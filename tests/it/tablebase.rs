@@ -515,3 +515,22 @@ fn published_values() {
         assert!(text.contains(&format!("Value: {value}\n")), "{spec}: {text}");
     }
 }
+
+/// Games decided by a result, not points: Fanoron-Telo is a win for White (as the
+/// retrograde analysis of tests/it/fanorona_telo.rs finds), `Value: +1`; a game with a
+/// repetition rule is refused with the reason.
+#[test]
+fn the_solver_proves_fanorona_telo_and_refuses_repetition_rules() {
+    let out = Command::new(BIN)
+        .args(["solve", "fanorona-telo", "repetition=off", "--hash", "16"])
+        .output()
+        .expect("run sowfan solve");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.starts_with("Value: +1\n"), "{text}");
+    let out = Command::new(BIN)
+        .args(["solve", "fanorona-telo", "--hash", "16"])
+        .output()
+        .expect("run sowfan solve");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("repetition"));
+}

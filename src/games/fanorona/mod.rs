@@ -790,6 +790,24 @@ impl Game for Fanorona {
         out
     }
 
+    /// Fanorona is won or lost, not scored: for the exact solver a win is worth one point,
+    /// a loss minus one, a draw nothing (`Value: +1` is a win).
+    fn final_value(&self, outcome: &Outcome, mover: Player) -> i32 {
+        match outcome.result.winner() {
+            Some(winner) if winner == mover => 2,
+            Some(_) => -2,
+            None => 0,
+        }
+    }
+
+    fn value_at_stake(&self, _pos: &FanoronaPosition) -> Option<i32> {
+        Some(2)
+    }
+
+    fn value_step(&self) -> i32 {
+        2
+    }
+
     fn bench(&self) -> BenchSpec {
         // Positions reached in play (see fixtures/perft/fanorona.txt).
         match self.size {
