@@ -188,6 +188,17 @@ impl MoveError {
 /// The range of [`Game::history_key`].
 pub const HISTORY_KEYS: usize = 1024;
 
+/// One term of a game's evaluation, which is the sum of weight × feature over its terms
+/// (see [`Game::eval_terms`]): the weight's name, its value, what it measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EvalTerm {
+    pub name: &'static str,
+    pub value: i32,
+    /// This weight sets the unit (100 = one point) and is not tuned.
+    pub unit: bool,
+    pub meaning: &'static str,
+}
+
 /// What `bench` searches for a game: position strings (the start position is always
 /// included first) and the depth to search each to.
 #[derive(Debug, Clone)]
@@ -292,6 +303,25 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn render(&self, pos: &Self::Position) -> String;
 
     fn bench(&self) -> BenchSpec;
+
+    // Tuning (`src/tune/`): the evaluation as weights × features.
+
+    /// The evaluation's terms, in the order of [`Game::eval_features`]: `evaluate` is
+    /// `Σ term.value × feature` (clamped; a test checks it for every game). Empty: the
+    /// evaluation is not open to tuning.
+    fn eval_terms(&self) -> &'static [EvalTerm] {
+        &[]
+    }
+
+    /// The features of `pos` from the mover's view, one per term, written to `features`
+    /// (as long as [`Game::eval_terms`]).
+    fn eval_features(&self, _pos: &Self::Position, _features: &mut [i32]) {}
+
+    /// Is `pos` quiet: nothing forcing pending (no capture, no extra move at hand)? Tuning
+    /// learns from quiet positions only, where the static evaluation is meant to hold.
+    fn is_quiet(&self, _pos: &Self::Position) -> bool {
+        true
+    }
 
     // Exact play: the solver (`src/solve/`) and endgame tables (`src/tablebase/`) ask the
     // game for these. The defaults are always correct, only slower: nothing is banked, the

@@ -20,3 +20,4 @@ pub mod session;
 pub mod solve;
 pub mod tablebase;
 pub mod tournament;
+pub mod tune;

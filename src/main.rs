@@ -103,6 +103,40 @@ enum Tool {
     /// Build, check and list endgame tables.
     #[command(subcommand)]
     Tablebase(TablebaseCli),
+    /// Fit a game's evaluation weights to recorded games (Texel's method): the logistic
+    /// loss of the static evaluation against the results of quiet positions.
+    ///
+    /// Example: sowfan tune kalah --records games.jsonl --iterations 2000
+    #[command(verbatim_doc_comment)]
+    Tune(TuneCli),
+}
+
+#[derive(clap::Args)]
+struct TuneCli {
+    /// The game (and options), as after `newgame`.
+    #[arg(value_name = "GAME [KEY=VALUE ...]", required = true)]
+    game: Vec<String>,
+    /// Match records (`sowfan match --records`), one or more.
+    #[arg(long, num_args = 1.., value_name = "FILE", required = true)]
+    records: Vec<PathBuf>,
+    /// Full-batch Adam steps.
+    #[arg(long, default_value_t = 2000, value_name = "N")]
+    iterations: usize,
+    /// Adam's step size, in hundredths of a point.
+    #[arg(long, default_value_t = 1.0, value_name = "R")]
+    rate: f64,
+    /// Seed of the random subset (--max-positions).
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    seed: u64,
+    /// Leave out this many plies from the start of each game.
+    #[arg(long, default_value_t = 8, value_name = "K")]
+    skip_plies: usize,
+    /// Use at most this many positions (a seeded random subset).
+    #[arg(long, value_name = "N")]
+    max_positions: Option<usize>,
+    /// Write the tuned WEIGHTS constant to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -422,6 +456,16 @@ fn main() -> ExitCode {
             };
             tablebase_command::run(command, stop)
         }
+        Some(Tool::Tune(args)) => sowfan::tune::command::run(&sowfan::tune::command::TuneArgs {
+            game: args.game.join(" "),
+            records: args.records,
+            iterations: args.iterations,
+            rate: args.rate,
+            seed: args.seed,
+            skip_plies: args.skip_plies,
+            max_positions: args.max_positions,
+            output: args.output,
+        }),
         Some(Tool::Match(args)) => {
             let summary = args.into_config(&engine_groups).and_then(|config| {
                 catch_interrupts();

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use thiserror::Error;
 
-use crate::game::{BenchSpec, Game, MoveError, Outcome, Player, PositionError};
+use crate::game::{BenchSpec, EvalTerm, Game, MoveError, Outcome, Player, PositionError};
 use crate::perft;
 use crate::search::limits::{Limits, TimeBudget};
 use crate::search::score;
@@ -184,6 +184,12 @@ pub trait Session: Send {
 
     /// What `bench` searches for this game.
     fn bench(&self) -> BenchSpec;
+
+    /// The evaluation's terms (weights), for tuning.
+    fn eval_terms(&self) -> &'static [EvalTerm];
+
+    /// The evaluation's features of the current position, if it is quiet and not over.
+    fn eval_sample(&self) -> Option<Vec<i32>>;
 
     /// Open this game's endgame tables under `dir` (`Ok(None)`: none there).
     fn open_tables(&self, dir: &Path) -> Result<Option<Tables>, TableError>;
@@ -758,6 +764,19 @@ impl<G: Game> Session for GameSession<G> {
 
     fn bench(&self) -> BenchSpec {
         self.game.bench()
+    }
+
+    fn eval_terms(&self) -> &'static [EvalTerm] {
+        self.game.eval_terms()
+    }
+
+    fn eval_sample(&self) -> Option<Vec<i32>> {
+        if self.outcome().is_some() || !self.game.is_quiet(&self.position) {
+            return None;
+        }
+        let mut features = vec![0; self.game.eval_terms().len()];
+        self.game.eval_features(&self.position, &mut features);
+        Some(features)
     }
 
     fn open_tables(&self, dir: &Path) -> Result<Option<Tables>, TableError> {

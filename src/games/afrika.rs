@@ -12,7 +12,9 @@
 
 use std::fmt::Write;
 
-use crate::game::{BenchSpec, Game, GameResult, MoveError, Outcome, Player, Points, PositionError};
+use crate::game::{
+    BenchSpec, EvalTerm, Game, GameResult, MoveError, Outcome, Player, Points, PositionError,
+};
 use crate::games::mancala::{self, Side};
 use crate::options::{GameOptions, OptionKind, OptionSpec};
 use crate::tablebase::index::Compositions;
@@ -242,10 +244,25 @@ impl Afrika {
         pos.cells = board.to_le_bytes();
     }
 
-    /// The material balance for `side` in hundredths of a stone, komi included.
-    fn material(&self, pos: &AfrikaPosition, side: Side) -> i32 {
-        let margin = self.side_points(pos, side) - self.side_points(pos, side.other());
-        margin.halves() * 50
+    /// The evaluation's features from the mover's view, in the order of [`TERMS`]. Captures
+    /// are forced and a tie only chooses among equal pits, so the captures due now are
+    /// played out (to a bounded length) before the position is judged.
+    #[inline]
+    fn features(&self, pos: &AfrikaPosition) -> [i32; 2] {
+        let us = pos.side;
+        let mut quiet = *pos;
+        for _ in 0..CELLS {
+            if self.end_reason(&quiet).is_some() {
+                break;
+            }
+            match quiet.smallest_capture(quiet.side) {
+                Some(smallest) => quiet.capture_first_smallest(smallest),
+                None => break,
+            }
+        }
+        let margin = self.side_points(&quiet, us) - self.side_points(&quiet, us.other());
+        let rows = quiet.row_stones(us.other()) as i32 - quiet.row_stones(us) as i32;
+        [margin.halves(), rows]
     }
 
     /// Text of every legal move, for error messages.
@@ -260,11 +277,37 @@ impl Afrika {
     }
 }
 
-/// Weight of the row balance in the evaluation, in hundredths of a stone per stone: stones
-/// in the opponent's row count for us, stones in ours against us, because only the player
-/// facing a row can capture from it (the strategy texts' "push your stones across"). Chosen
-/// by self-play matches; see docs/afrika.md.
-const ROW_WEIGHT: i32 = 30;
+/// The weights of Afrika's evaluation (hundredths of a stone; docs/strength.md lists them
+/// with how they were chosen).
+#[derive(Debug, Clone, Copy)]
+pub struct Weights {
+    /// Half a point of score difference, komi included: the unit.
+    pub half_point: i32,
+    /// A stone more in the opponent's row than in ours: only the player facing a row can
+    /// capture from it (the strategy texts' "push your stones across").
+    pub row_stone: i32,
+}
+
+pub const WEIGHTS: Weights = Weights {
+    half_point: 50,
+    row_stone: 30,
+};
+
+/// [`WEIGHTS`] as the evaluation's terms, in the order of the features.
+pub static TERMS: [EvalTerm; 2] = [
+    EvalTerm {
+        name: "half_point",
+        value: WEIGHTS.half_point,
+        unit: true,
+        meaning: "half a point of score difference, komi included, after the captures due",
+    },
+    EvalTerm {
+        name: "row_stone",
+        value: WEIGHTS.row_stone,
+        unit: false,
+        meaning: "a stone of (opponent's row − own row), after the captures due",
+    },
+];
 
 impl Game for Afrika {
     type Position = AfrikaPosition;
@@ -341,21 +384,21 @@ impl Game for Afrika {
     }
 
     fn evaluate(&self, pos: &AfrikaPosition) -> i32 {
-        let us = pos.side;
-        // Captures are forced and a tie only chooses among equal pits, so the captures due
-        // now are played out (to a bounded length) before judging the position.
-        let mut quiet = *pos;
-        for _ in 0..CELLS {
-            if self.end_reason(&quiet).is_some() {
-                break;
-            }
-            match quiet.smallest_capture(quiet.side) {
-                Some(smallest) => quiet.capture_first_smallest(smallest),
-                None => break,
-            }
-        }
-        let rows = quiet.row_stones(us.other()) as i32 - quiet.row_stones(us) as i32;
-        self.material(&quiet, us) + ROW_WEIGHT * rows
+        let f = self.features(pos);
+        WEIGHTS.half_point * f[0] + WEIGHTS.row_stone * f[1]
+    }
+
+    fn eval_terms(&self) -> &'static [EvalTerm] {
+        &TERMS
+    }
+
+    fn eval_features(&self, pos: &AfrikaPosition, features: &mut [i32]) {
+        features.copy_from_slice(&self.features(pos));
+    }
+
+    /// No capture due (captures are compulsory: the mover's options are forced).
+    fn is_quiet(&self, pos: &AfrikaPosition) -> bool {
+        pos.smallest_capture(pos.side).is_none()
     }
 
     fn hash(&self, pos: &AfrikaPosition) -> u64 {
@@ -996,7 +1039,7 @@ mod tests {
         // Same material, North to move and no capture either way: North's stones mostly
         // sit in South's row, where only North can capture them.
         let p = position(&g, "9,9,9,9,9,9,9,9,0/7,7,7,7,7,7,7,7,0 N");
-        assert_eq!(g.evaluate(&p), 16 * ROW_WEIGHT);
+        assert_eq!(g.evaluate(&p), 16 * WEIGHTS.row_stone);
     }
 
     #[test]

@@ -12,7 +12,9 @@
 
 use std::fmt::Write;
 
-use crate::game::{BenchSpec, Game, GameResult, MoveError, Outcome, Player, Points, PositionError};
+use crate::game::{
+    BenchSpec, EvalTerm, Game, GameResult, MoveError, Outcome, Player, Points, PositionError,
+};
 use crate::games::mancala::{self, Side};
 use crate::options::{GameOptions, OptionKind, OptionSpec};
 use crate::search::score::MAX_PLY;
@@ -400,15 +402,84 @@ impl Anywoli {
 }
 
 /// Evaluation weights, in hundredths of a seed.
-mod weight {
+/// The weights of Anywoli's evaluation (hundredths of a seed; docs/strength.md lists them
+/// with how they were chosen).
+#[derive(Debug, Clone, Copy)]
+pub struct Weights {
+    /// A seed of store difference: the unit.
+    pub store: i32,
     /// A seed in one's own row: it comes home if the game ends by the endless-play rules,
     /// and fours made there mid-lap go to the row's owner.
-    pub const ROW_SEED: i32 = 20;
+    pub row_seed: i32,
     /// A house of three in one's own row: any seed passing through makes a four for its
-    /// owner; a final seed there is the opponent's target, counted by `THREAT`.
-    pub const OWN_THREE: i32 = 60;
+    /// owner; a final seed there is the opponent's target, counted by `threat`.
+    pub own_three: i32,
     /// The player to move can end a first lap on a three: four seeds and an extra move.
-    pub const THREAT: i32 = 250;
+    pub threat: i32,
+}
+
+pub const WEIGHTS: Weights = Weights {
+    store: 100,
+    row_seed: 20,
+    own_three: 60,
+    threat: 250,
+};
+
+/// [`WEIGHTS`] as the evaluation's terms, in the order of the features.
+pub static TERMS: [EvalTerm; 4] = [
+    EvalTerm {
+        name: "store",
+        value: WEIGHTS.store,
+        unit: true,
+        meaning: "a seed of store difference",
+    },
+    EvalTerm {
+        name: "row_seed",
+        value: WEIGHTS.row_seed,
+        unit: false,
+        meaning: "a seed of (own row − opponent's row)",
+    },
+    EvalTerm {
+        name: "own_three",
+        value: WEIGHTS.own_three,
+        unit: false,
+        meaning: "a house of three in one's own row (own − opponent's)",
+    },
+    EvalTerm {
+        name: "threat",
+        value: WEIGHTS.threat,
+        unit: false,
+        meaning: "the mover can end a first lap on a three",
+    },
+];
+
+impl Anywoli {
+    /// The evaluation's features from the mover's view, in the order of [`TERMS`].
+    #[inline]
+    fn features(&self, pos: &AnywoliPosition) -> [i32; 4] {
+        let us = pos.side;
+        let them = us.other();
+        let stores = pos.stores[us.index()] as i32 - pos.stores[them.index()] as i32;
+        let mut rows = 0;
+        let mut threes = 0;
+        for (side, sign) in [(us, 1), (them, -1)] {
+            for &count in self.row(pos, side) {
+                rows += sign * count as i32;
+                if count == FOUR - 1 {
+                    threes += sign;
+                }
+            }
+        }
+        let first = self.house_index(us, 0);
+        let threat = (0..self.houses).any(|i| {
+            let seeds = pos.houses[first + i] as usize;
+            seeds > 0 && seeds < self.width && {
+                let land = (first + i + seeds) % self.width;
+                pos.houses[land] == FOUR - 1
+            }
+        });
+        [stores, rows, threes, threat as i32]
+    }
 }
 
 impl Game for Anywoli {
@@ -487,32 +558,24 @@ impl Game for Anywoli {
     }
 
     fn evaluate(&self, pos: &AnywoliPosition) -> i32 {
-        let us = pos.side;
-        let them = us.other();
-        let mut eval = 100 * (pos.stores[us.index()] as i32 - pos.stores[them.index()] as i32);
-        let mut rows = 0;
-        let mut threes = 0;
-        for (side, sign) in [(us, 1), (them, -1)] {
-            for &count in self.row(pos, side) {
-                rows += sign * count as i32;
-                if count == FOUR - 1 {
-                    threes += sign;
-                }
-            }
-        }
-        eval += weight::ROW_SEED * rows + weight::OWN_THREE * threes;
-        let first = self.house_index(us, 0);
-        for i in 0..self.houses {
-            let seeds = pos.houses[first + i] as usize;
-            if seeds > 0 && seeds < self.width {
-                let land = (first + i + seeds) % self.width;
-                if pos.houses[land] == FOUR - 1 {
-                    eval += weight::THREAT;
-                    break;
-                }
-            }
-        }
-        eval
+        let f = self.features(pos);
+        WEIGHTS.store * f[0]
+            + WEIGHTS.row_seed * f[1]
+            + WEIGHTS.own_three * f[2]
+            + WEIGHTS.threat * f[3]
+    }
+
+    fn eval_terms(&self) -> &'static [EvalTerm] {
+        &TERMS
+    }
+
+    fn eval_features(&self, pos: &AnywoliPosition, features: &mut [i32]) {
+        features.copy_from_slice(&self.features(pos));
+    }
+
+    /// The mover cannot end a lap on a three (no four and extra move at hand).
+    fn is_quiet(&self, pos: &AnywoliPosition) -> bool {
+        self.features(pos)[3] == 0
     }
 
     fn hash(&self, pos: &AnywoliPosition) -> u64 {

@@ -7,7 +7,9 @@
 
 use std::fmt::Write;
 
-use crate::game::{BenchSpec, Game, GameResult, MoveError, Outcome, Player, Points, PositionError};
+use crate::game::{
+    BenchSpec, EvalTerm, Game, GameResult, MoveError, Outcome, Player, Points, PositionError,
+};
 use crate::games::mancala::{self, Side};
 use crate::options::{GameOptions, OptionKind, OptionSpec};
 use crate::tablebase::index::Compositions;
@@ -58,6 +60,46 @@ pub const OPTIONS: &[OptionSpec] = &[
         kind: OptionKind::Bool,
         default: "false",
         help: "the second player may answer the first turn with swap",
+    },
+];
+
+/// The weights of Kalah's evaluation (hundredths of a seed; docs/strength.md lists them with
+/// how they were tuned).
+#[derive(Debug, Clone, Copy)]
+pub struct Weights {
+    /// A seed of store difference: the unit.
+    pub store: i32,
+    /// A seed of row difference (only when leftovers go to their owner).
+    pub row_seed: i32,
+    /// A pit of the mover's that reaches the store exactly: an extra move at hand.
+    pub extra_move: i32,
+}
+
+pub const WEIGHTS: Weights = Weights {
+    store: 100,
+    row_seed: 25,
+    extra_move: 30,
+};
+
+/// [`WEIGHTS`] as the evaluation's terms, in the order of the features.
+pub static TERMS: [EvalTerm; 3] = [
+    EvalTerm {
+        name: "store",
+        value: WEIGHTS.store,
+        unit: true,
+        meaning: "a seed of store difference",
+    },
+    EvalTerm {
+        name: "row_seed",
+        value: WEIGHTS.row_seed,
+        unit: false,
+        meaning: "a seed of row difference (leftovers=owner only)",
+    },
+    EvalTerm {
+        name: "extra_move",
+        value: WEIGHTS.extra_move,
+        unit: false,
+        meaning: "a pit of the mover's that reaches its store exactly",
     },
 ];
 
@@ -128,6 +170,24 @@ impl Kalah {
             next,
             index: Compositions::new(2 * pits, MAX_SEEDS),
         }
+    }
+
+    /// The evaluation's features from the mover's view, in the order of [`TERMS`].
+    #[inline]
+    fn features(&self, pos: &KalahPosition) -> [i32; 3] {
+        let us = pos.side;
+        let them = us.other();
+        let stores = pos.cells[self.store(us)] as i32 - pos.cells[self.store(them)] as i32;
+        // Seeds on our side are partly ours: they come home at the end unless taken.
+        let rows = if self.leftovers_to_owner {
+            self.row_sum(pos, us) as i32 - self.row_sum(pos, them) as i32
+        } else {
+            0
+        };
+        // A pit that reaches the store exactly is a free extra move for whoever owns it.
+        let first = self.pit_cell(us, 0);
+        let extra = (0..self.pits).any(|i| pos.cells[first + i] as usize == self.pits - i);
+        [stores, rows, extra as i32]
     }
 
     /// The pits seen from the side to move: its own row, then the opponent's.
@@ -334,24 +394,23 @@ impl Game for Kalah {
     }
 
     fn evaluate(&self, pos: &KalahPosition) -> i32 {
-        let us = pos.side;
-        let them = us.other();
-        let stores = pos.cells[self.store(us)] as i32 - pos.cells[self.store(them)] as i32;
-        let mut eval = 100 * stores;
-        if self.leftovers_to_owner {
-            // Seeds on our side are partly ours: they come home at the end unless taken.
-            let rows = self.row_sum(pos, us) as i32 - self.row_sum(pos, them) as i32;
-            eval += 25 * rows;
-        }
-        // A pit that reaches the store exactly is a free extra move for whoever owns it.
-        let first = self.pit_cell(us, 0);
-        for i in 0..self.pits {
-            if pos.cells[first + i] as usize == self.pits - i {
-                eval += 30;
-                break;
-            }
-        }
-        eval
+        let f = self.features(pos);
+        WEIGHTS.store * f[0] + WEIGHTS.row_seed * f[1] + WEIGHTS.extra_move * f[2]
+    }
+
+    fn eval_terms(&self) -> &'static [EvalTerm] {
+        &TERMS
+    }
+
+    fn eval_features(&self, pos: &KalahPosition, features: &mut [i32]) {
+        features.copy_from_slice(&self.features(pos));
+    }
+
+    /// No extra move and no capture at hand.
+    fn is_quiet(&self, pos: &KalahPosition) -> bool {
+        let mut moves = Vec::new();
+        self.legal_moves(pos, &mut moves);
+        moves.iter().all(|&mv| self.order_hint(pos, mv) == 0)
     }
 
     fn hash(&self, pos: &KalahPosition) -> u64 {

@@ -17,3 +17,4 @@ mod protocol;
 mod robustness;
 mod tablebase;
 mod tournament;
+mod tune;

@@ -13,7 +13,9 @@ mod tests;
 
 use std::fmt::Write;
 
-use crate::game::{BenchSpec, Game, GameResult, MoveError, Outcome, Player, Points, PositionError};
+use crate::game::{
+    BenchSpec, EvalTerm, Game, GameResult, MoveError, Outcome, Player, Points, PositionError,
+};
 use crate::options::{GameOptions, OptionKind, OptionSpec};
 pub use board::Size;
 use board::{Geometry, NONE, opposite};
@@ -409,6 +411,117 @@ fn mix(mut k: u64) -> u64 {
     k ^ (k >> 33)
 }
 
+/// The weights of Fanorona's evaluation (hundredths of a stone; docs/strength.md lists them
+/// with how they were chosen).
+#[derive(Debug, Clone, Copy)]
+pub struct Weights {
+    /// A stone of material difference: the unit.
+    pub stone: i32,
+    /// The mover's best immediate capture, per stone it takes (captures are compulsory and
+    /// the mover strikes first: a nearly sure gain, a chain may add more).
+    pub strike: i32,
+    /// Each further capturable target of the mover beyond the first (up to four).
+    pub strike_target: i32,
+    /// The opponent's best capture against us, per stone (ours may be saved, or traded, by
+    /// our own capture: weighed less than a strike).
+    pub exposed: i32,
+    /// Each of our stones the opponent could capture (up to four).
+    pub exposed_target: i32,
+    /// A stone that can step, ours minus theirs.
+    pub mobility: i32,
+    /// A stone on a strong point (with diagonals), ours minus theirs.
+    pub strong_point: i32,
+}
+
+pub const WEIGHTS: Weights = Weights {
+    stone: 100,
+    strike: 80,
+    strike_target: 15,
+    exposed: 25,
+    exposed_target: 5,
+    mobility: 4,
+    strong_point: 5,
+};
+
+/// [`WEIGHTS`] as the evaluation's terms, in the order of the features.
+pub static TERMS: [EvalTerm; 7] = [
+    EvalTerm {
+        name: "stone",
+        value: WEIGHTS.stone,
+        unit: true,
+        meaning: "a stone of material difference",
+    },
+    EvalTerm {
+        name: "strike",
+        value: WEIGHTS.strike,
+        unit: false,
+        meaning: "a stone the mover's best capture takes",
+    },
+    EvalTerm {
+        name: "strike_target",
+        value: WEIGHTS.strike_target,
+        unit: false,
+        meaning: "a capturable target of the mover beyond the first (up to 4)",
+    },
+    EvalTerm {
+        name: "exposed",
+        value: WEIGHTS.exposed,
+        unit: false,
+        meaning: "a stone the opponent's best capture takes (counted negative)",
+    },
+    EvalTerm {
+        name: "exposed_target",
+        value: WEIGHTS.exposed_target,
+        unit: false,
+        meaning: "a stone of ours the opponent can capture, up to 4 (counted negative)",
+    },
+    EvalTerm {
+        name: "mobility",
+        value: WEIGHTS.mobility,
+        unit: false,
+        meaning: "a stone that can step, ours minus theirs",
+    },
+    EvalTerm {
+        name: "strong_point",
+        value: WEIGHTS.strong_point,
+        unit: false,
+        meaning: "a stone on a strong point, ours minus theirs",
+    },
+];
+
+impl Fanorona {
+    /// The evaluation's features from the mover's view, in the order of [`TERMS`].
+    #[inline]
+    fn features(&self, pos: &FanoronaPosition) -> [i32; 7] {
+        let g = self.g;
+        let (own, enemy) = (pos.own(), pos.enemy());
+        let empty = g.all & !(own | enemy);
+        let material = own.count_ones() as i32 - enemy.count_ones() as i32;
+        let mine = g.threats(own, enemy);
+        let theirs = g.threats(enemy, own);
+        let (strike, strike_targets) = if mine.longest > 0 {
+            (
+                mine.longest as i32,
+                mine.targets.count_ones().min(4) as i32 - 1,
+            )
+        } else {
+            (0, 0)
+        };
+        let mobility = g.can_step(own, empty).count_ones() as i32
+            - g.can_step(enemy, empty).count_ones() as i32;
+        let strong = (own & g.strong).count_ones() as i32 - (enemy & g.strong).count_ones() as i32;
+        [
+            material,
+            strike,
+            strike_targets,
+            -(theirs.longest as i32),
+            -(theirs.targets.count_ones().min(4) as i32),
+            mobility,
+            strong,
+        ]
+    }
+}
+
 impl Game for Fanorona {
     type Position = FanoronaPosition;
     type Move = FanoronaMove;
@@ -504,25 +617,28 @@ impl Game for Fanorona {
     }
 
     fn evaluate(&self, pos: &FanoronaPosition) -> i32 {
-        let g = self.g;
-        let (own, enemy) = (pos.own(), pos.enemy());
-        let empty = g.all & !(own | enemy);
-        let material = own.count_ones() as i32 - enemy.count_ones() as i32;
-        // Captures are compulsory and the mover strikes first: its best single capture is
-        // a nearly sure gain (a chain may add more), while its own exposed stones may be
-        // saved, or traded, by its capture.
-        let mine = g.threats(own, enemy);
-        let theirs = g.threats(enemy, own);
-        let strike = if mine.longest > 0 {
-            80 * mine.longest as i32 + 15 * (mine.targets.count_ones().min(4) as i32 - 1)
-        } else {
-            0
-        };
-        let exposed = 25 * theirs.longest as i32 + 5 * theirs.targets.count_ones().min(4) as i32;
-        let mobility = g.can_step(own, empty).count_ones() as i32
-            - g.can_step(enemy, empty).count_ones() as i32;
-        let strong = (own & g.strong).count_ones() as i32 - (enemy & g.strong).count_ones() as i32;
-        100 * material + strike - exposed + 4 * mobility + 5 * strong
+        let f = self.features(pos);
+        let w = &WEIGHTS;
+        w.stone * f[0]
+            + w.strike * f[1]
+            + w.strike_target * f[2]
+            + w.exposed * f[3]
+            + w.exposed_target * f[4]
+            + w.mobility * f[5]
+            + w.strong_point * f[6]
+    }
+
+    fn eval_terms(&self) -> &'static [EvalTerm] {
+        &TERMS
+    }
+
+    fn eval_features(&self, pos: &FanoronaPosition, features: &mut [i32]) {
+        features.copy_from_slice(&self.features(pos));
+    }
+
+    /// No capture at hand (captures are compulsory).
+    fn is_quiet(&self, pos: &FanoronaPosition) -> bool {
+        self.g.threats(pos.own(), pos.enemy()).longest == 0
     }
 
     fn hash(&self, pos: &FanoronaPosition) -> u64 {

@@ -1,0 +1,118 @@
+//! `sowfan tune`: fit a game's evaluation weights to the results of recorded games.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use rand::SeedableRng;
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::seq::SliceRandom;
+
+use super::records::{SampleOptions, SampleStats, read_samples};
+use super::{FitOptions, Sample, fit};
+use crate::game::EvalTerm;
+use crate::registry;
+
+/// What `sowfan tune` was asked.
+#[derive(Debug, Clone)]
+pub struct TuneArgs {
+    pub game: String,
+    pub records: Vec<PathBuf>,
+    pub iterations: usize,
+    pub rate: f64,
+    pub seed: u64,
+    pub skip_plies: usize,
+    /// At most this many positions (a seeded random subset).
+    pub max_positions: Option<usize>,
+    /// Write the new weights, in the source's form, to this file (atomically).
+    pub output: Option<PathBuf>,
+}
+
+/// The weights in the form of the game's `WEIGHTS` constant.
+pub fn source_form(terms: &[EvalTerm], values: &[i32]) -> String {
+    let mut text = String::from("pub const WEIGHTS: Weights = Weights {\n");
+    for (term, value) in terms.iter().zip(values) {
+        let _ = writeln!(text, "    {}: {value},", term.name);
+    }
+    text.push_str("};\n");
+    text
+}
+
+pub fn run(args: &TuneArgs) -> Result<(), String> {
+    let session = registry::create_from_spec(&args.game).map_err(|e| e.to_string())?;
+    let name = args
+        .game
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let terms = session.eval_terms();
+    if terms.is_empty() {
+        return Err(format!("{name}'s evaluation has no tunable terms"));
+    }
+    if args.records.is_empty() {
+        return Err("give at least one --records file (from sowfan match --records)".into());
+    }
+    let options = SampleOptions {
+        game: name.clone(),
+        skip_plies: args.skip_plies,
+    };
+    let mut samples: Vec<Sample> = Vec::new();
+    let mut stats = SampleStats::default();
+    for path in &args.records {
+        read_samples(path, &options, &mut samples, &mut stats).map_err(|e| e.to_string())?;
+    }
+    if let Some(max) = args.max_positions
+        && samples.len() > max
+    {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed);
+        samples.shuffle(&mut rng);
+        samples.truncate(max);
+    }
+    println!(
+        "Records: {} games of {name} ({} skipped: other games or not ended by the rules), \
+         {} positions after ply {}, {} of them quiet; {} used",
+        stats.games,
+        stats.skipped_games,
+        stats.positions,
+        args.skip_plies,
+        stats.positions - stats.not_quiet,
+        samples.len()
+    );
+    if samples.is_empty() {
+        return Err("no positions to learn from".into());
+    }
+    let initial: Vec<f64> = terms.iter().map(|t| t.value as f64).collect();
+    let fixed: Vec<bool> = terms.iter().map(|t| t.unit).collect();
+    let result = fit(
+        &samples,
+        &initial,
+        &fixed,
+        &FitOptions {
+            iterations: args.iterations,
+            rate: args.rate,
+        },
+    );
+    println!(
+        "Scale k: {:.4} (p = 1 / (1 + e^(-k * eval / 100)))",
+        result.scale
+    );
+    println!("Loss before: {:.6}", result.loss_before);
+    println!("Loss after:  {:.6}", result.loss_after);
+    let tuned: Vec<i32> = result.weights.iter().map(|w| w.round() as i32).collect();
+    println!("{:<16} {:>8} {:>8}", "weight", "before", "after");
+    for ((term, before), after) in terms.iter().zip(&initial).zip(&tuned) {
+        println!("{:<16} {:>8} {:>8}", term.name, *before as i32, after);
+    }
+    let source = source_form(terms, &tuned);
+    match &args.output {
+        Some(path) => {
+            let temporary = path.with_extension("tmp");
+            std::fs::write(&temporary, &source)
+                .and_then(|_| std::fs::rename(&temporary, path))
+                .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
+            println!("Weights written to {}", path.display());
+        }
+        None => print!("{source}"),
+    }
+    Ok(())
+}

@@ -1,0 +1,187 @@
+//! The evaluation as weights × features, documented, and the tuner end to end.
+
+use std::process::Command;
+
+use sowfan::game::Game;
+use sowfan::games::afrika::{self, Afrika};
+use sowfan::games::anywoli::{self, Anywoli};
+use sowfan::games::fanorona::{self, Fanorona, Size};
+use sowfan::games::kalah::{self, Kalah};
+use sowfan::options::GameOptions;
+use sowfan::registry;
+
+use crate::engine::BIN;
+
+/// Over random games, `evaluate` is exactly Σ weight × feature (the tuner's model of it).
+fn evaluation_is_the_weighted_features<G: Game>(game: &G) {
+    let terms = game.eval_terms();
+    assert!(!terms.is_empty(), "{}", game.spec());
+    assert!(
+        terms.iter().any(|t| t.unit),
+        "{}: no unit weight",
+        game.spec()
+    );
+    let mut features = vec![0; terms.len()];
+    let mut moves = Vec::new();
+    let mut seed = 0x9E37_79B9u64;
+    for _ in 0..30 {
+        let mut pos = game.start_position();
+        for _ in 0..300 {
+            game.eval_features(&pos, &mut features);
+            let sum: i32 = terms.iter().zip(&features).map(|(t, f)| t.value * f).sum();
+            assert_eq!(
+                game.evaluate(&pos),
+                sum,
+                "{}: {}",
+                game.spec(),
+                game.format_position(&pos)
+            );
+            game.legal_moves(&pos, &mut moves);
+            if moves.is_empty() {
+                break;
+            }
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            game.play(&mut pos, moves[(seed % moves.len() as u64) as usize]);
+        }
+    }
+}
+
+#[test]
+fn every_evaluation_is_weights_times_features() {
+    let options = |name, specs: &'static [sowfan::options::OptionSpec], words: &[&str]| {
+        GameOptions::parse(name, specs, words).expect("options")
+    };
+    evaluation_is_the_weighted_features(&Kalah::new(options(kalah::NAME, kalah::OPTIONS, &[])));
+    evaluation_is_the_weighted_features(&Kalah::new(options(
+        kalah::NAME,
+        kalah::OPTIONS,
+        &["leftovers=none", "pits=4"],
+    )));
+    evaluation_is_the_weighted_features(&Afrika::new(options(afrika::NAME, afrika::OPTIONS, &[])));
+    evaluation_is_the_weighted_features(&Afrika::new(options(
+        afrika::NAME,
+        afrika::OPTIONS,
+        &["komi=2.5"],
+    )));
+    evaluation_is_the_weighted_features(&Anywoli::new(options(
+        anywoli::NAME,
+        anywoli::OPTIONS,
+        &[],
+    )));
+    for size in [Size::Tsivy, Size::Dimy, Size::Telo] {
+        evaluation_is_the_weighted_features(&Fanorona::new(
+            size,
+            options("fanorona", fanorona::OPTIONS, &[]),
+        ));
+    }
+}
+
+/// docs/strength.md lists every game's weights: the table and the code agree.
+#[test]
+fn the_weights_table_in_the_docs_matches_the_code() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/strength.md"))
+        .expect("docs/strength.md");
+    let section = doc
+        .split("## Evaluation weights")
+        .nth(1)
+        .expect("an 'Evaluation weights' section");
+    let rows: Vec<Vec<String>> = section
+        .lines()
+        .take_while(|l| !l.starts_with("## "))
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| game") && !l.starts_with("| ---"))
+        .map(|l| l.split('|').map(|c| c.trim().replace('`', "")).collect())
+        .collect();
+    let mut documented = 0;
+    for entry in registry::GAMES {
+        let session = registry::create(entry.name, &[]).expect("game");
+        for term in session.eval_terms() {
+            let row = rows
+                .iter()
+                .find(|r| r[1] == entry.name && r[2] == term.name)
+                .unwrap_or_else(|| panic!("{} {} is not documented", entry.name, term.name));
+            assert_eq!(
+                row[3],
+                term.value.to_string(),
+                "{} {}: the docs say {}, the code {}",
+                entry.name,
+                term.name,
+                row[3],
+                term.value
+            );
+            documented += 1;
+        }
+    }
+    assert_eq!(
+        documented,
+        rows.len(),
+        "the docs list weights the code does not have"
+    );
+}
+
+/// `sowfan tune` on records `sowfan match` writes: loss before and after, and the new table.
+#[test]
+fn the_tuner_runs_on_match_records() {
+    let records = crate::tournament::scratch("tune.jsonl");
+    let out = Command::new(BIN)
+        .args([
+            "match",
+            "--engine",
+            &format!("cmd={BIN}"),
+            "name=a",
+            "nodes=500",
+            "--engine",
+            &format!("cmd={BIN}"),
+            "name=b",
+            "nodes=500",
+            "--game",
+            "kalah",
+            "--games",
+            "40",
+            "--concurrency",
+            "2",
+            "--openings",
+            "plies=6",
+            "--seed",
+            "3",
+            "--quiet",
+            "--records",
+        ])
+        .arg(&records)
+        .output()
+        .expect("match");
+    assert!(out.status.success());
+    let tune = |seed: &str| {
+        Command::new(BIN)
+            .args([
+                "tune",
+                "kalah",
+                "--iterations",
+                "200",
+                "--seed",
+                seed,
+                "--records",
+            ])
+            .arg(&records)
+            .output()
+            .expect("tune")
+    };
+    let first = tune("1");
+    let text = String::from_utf8_lossy(&first.stdout).to_string();
+    assert!(first.status.success(), "{text}");
+    assert!(
+        text.contains("Loss before: ") && text.contains("Loss after:  "),
+        "{text}"
+    );
+    assert!(
+        text.contains("pub const WEIGHTS: Weights = Weights {"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    store: 100,"),
+        "the unit weight stays: {text}"
+    );
+    // Deterministic.
+    assert_eq!(String::from_utf8_lossy(&tune("1").stdout), text);
+}
