@@ -173,7 +173,7 @@ fn the_solver_matches_plain_minimax_on_every_small_kalah() {
                         "{spec}"
                     );
                     // The line keeps the value to the end of the game.
-                    let mut pos = start.clone();
+                    let mut pos = start;
                     let mut value = expected;
                     for &mv in &solution.pv {
                         let mover = game.to_move(&pos);
