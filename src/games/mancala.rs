@@ -324,7 +324,10 @@ mod tests {
                         for e in 0..4u16 {
                             for seed in 0..4u64 {
                                 let counts = [a, b, c, d, e, 0, 1, 0];
-                                assert!(seen.insert(hash_counts(&counts, seed)), "{counts:?} {seed}");
+                                assert!(
+                                    seen.insert(hash_counts(&counts, seed)),
+                                    "{counts:?} {seed}"
+                                );
                                 let bytes = counts.map(|x| x as u8);
                                 assert!(seen.insert(hash_bytes(&bytes, seed ^ 0x100)));
                                 count += 2;

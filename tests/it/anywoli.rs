@@ -482,7 +482,14 @@ fn self_play_games_end_with_every_seed_counted() {
                 } else {
                     let control = SearchControl::default();
                     let summary = session
-                        .search(&Limits::depth(3), &settings, &tt, None, &control, &mut |_| {})
+                        .search(
+                            &Limits::depth(3),
+                            &settings,
+                            &tt,
+                            None,
+                            &control,
+                            &mut |_| {},
+                        )
                         .unwrap();
                     summary.bestmove
                 };

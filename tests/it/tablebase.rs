@@ -73,7 +73,9 @@ fn build_tables<G: Game>(game: &G, dir: &Path, max_layer: u32, threads: usize) -
         progress: false,
     };
     build::build(game, &options, &AtomicBool::new(false), &mut |_| {}).expect("build");
-    Tables::open(game, dir).expect("open").expect("tables present")
+    Tables::open(game, dir)
+        .expect("open")
+        .expect("tables present")
 }
 
 /// Every entry of every layer up to `max_layer` equals plain minimax.
@@ -156,8 +158,14 @@ fn the_solver_matches_plain_minimax_on_every_small_kalah() {
                         node_limit: None,
                         deadline: None,
                     };
-                    let solution =
-                        solve::solve(&game, &start, &tt, &settings, &AtomicBool::new(false), &|_| {});
+                    let solution = solve::solve(
+                        &game,
+                        &start,
+                        &tt,
+                        &settings,
+                        &AtomicBool::new(false),
+                        &|_| {},
+                    );
                     let spec = game.spec();
                     assert_eq!(
                         (solution.lower, solution.upper),
@@ -171,7 +179,11 @@ fn the_solver_matches_plain_minimax_on_every_small_kalah() {
                         let mover = game.to_move(&pos);
                         game.play(&mut pos, mv);
                         let next = minimax(&game, &pos, &mut memo);
-                        let next = if game.to_move(&pos) == mover { next } else { -next };
+                        let next = if game.to_move(&pos) == mover {
+                            next
+                        } else {
+                            -next
+                        };
                         assert_eq!(next, value, "{spec}: the line loses value");
                         if game.to_move(&pos) != mover {
                             value = -value;
@@ -187,7 +199,15 @@ fn the_solver_matches_plain_minimax_on_every_small_kalah() {
 #[test]
 fn solve_on_the_command_line_prints_value_line_and_every_move() {
     let out = Command::new(BIN)
-        .args(["solve", "kalah", "pits=4", "seeds=3", "--all-moves", "--hash", "16"])
+        .args([
+            "solve",
+            "kalah",
+            "pits=4",
+            "seeds=3",
+            "--all-moves",
+            "--hash",
+            "16",
+        ])
         .output()
         .expect("run sowfan solve");
     assert!(out.status.success());
@@ -195,12 +215,10 @@ fn solve_on_the_command_line_prints_value_line_and_every_move() {
     let game = kalah(&["pits=4", "seeds=3"]);
     let mut memo = HashMap::new();
     let value = minimax(&game, &game.start_position(), &mut memo);
-    assert!(
-        text.contains(&format!("Value: +{}\n", value / 2)),
-        "{text}"
-    );
-    for prefix in ["A: ", "B: ", "C: ", "D: ", "Best: ", "PV: ", "Nodes: ", "Time: ", "Tbhits: "]
-    {
+    assert!(text.contains(&format!("Value: +{}\n", value / 2)), "{text}");
+    for prefix in [
+        "A: ", "B: ", "C: ", "D: ", "Best: ", "PV: ", "Nodes: ", "Time: ", "Tbhits: ",
+    ] {
         assert!(
             text.lines().any(|l| l.starts_with(prefix)),
             "{prefix} missing: {text}"
@@ -220,18 +238,34 @@ fn merged_shards_equal_a_single_build() {
     for shard in ["1/3", "2/3", "3/3"] {
         let status = Command::new(BIN)
             .args([
-                "tablebase", "build", "kalah", "pits=4", "--seeds", "9", "--dir", &dir,
-                "--shard", shard,
+                "tablebase",
+                "build",
+                "kalah",
+                "pits=4",
+                "--seeds",
+                "9",
+                "--dir",
+                &dir,
+                "--shard",
+                shard,
             ])
             .output()
             .expect("run a shard");
-        assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+        assert!(
+            status.status.success(),
+            "{}",
+            String::from_utf8_lossy(&status.stderr)
+        );
     }
     let merge = Command::new(BIN)
         .args(["tablebase", "merge", "--dir", &dir])
         .output()
         .expect("merge");
-    assert!(merge.status.success(), "{}", String::from_utf8_lossy(&merge.stderr));
+    assert!(
+        merge.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merge.stderr)
+    );
     let folder = "kalah_pits=4_empty-capture=false_end=any-row_leftovers=owner";
     let a = std::fs::read(whole.join(folder).join("layer-009.sftb")).expect("whole layer");
     let b = std::fs::read(sharded.join(folder).join("layer-009.sftb")).expect("merged layer");
@@ -275,7 +309,10 @@ fn an_interrupted_build_resumes() {
     let folder = dir.join("kalah_pits=6_empty-capture=false_end=any-row_leftovers=owner");
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while !folder.join("layer-012.sftb").exists() {
-        assert!(std::time::Instant::now() < deadline, "no layer 12 within a minute");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no layer 12 within a minute"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     let _ = Command::new("kill")
@@ -299,7 +336,8 @@ fn an_interrupted_build_resumes() {
     let text = String::from_utf8_lossy(&rerun.stdout);
     assert!(rerun.status.success());
     assert!(
-        text.lines().any(|l| l.starts_with("layer  12:") && l.contains("present")),
+        text.lines()
+            .any(|l| l.starts_with("layer  12:") && l.contains("present")),
         "{text}"
     );
 }
@@ -316,15 +354,21 @@ fn tables_in_play_answer_covered_positions_exactly() {
     let expected = game.banked_value(&pos) + tables.probe(&game, &pos).expect("covered");
     let mut engine = Engine::start(&["--tablebases", &dir.display().to_string()]);
     let lines = engine.ask(&format!("position fen {fen}\ngo depth 30"), "bestmove");
-    let info = lines.iter().rev().find(|l| l.contains(" score ")).expect("an info line");
-    assert_eq!(field(info, "cp"), Some(expected * 50).map(|v| v.to_string()).as_deref());
+    let info = lines
+        .iter()
+        .rev()
+        .find(|l| l.contains(" score "))
+        .expect("an info line");
+    assert_eq!(
+        field(info, "cp"),
+        Some(expected * 50).map(|v| v.to_string()).as_deref()
+    );
     assert!(field(info, "tbhits").is_some(), "{info}");
     let shown = engine.ask("d", "To move:");
     assert!(
-        shown.iter().any(|l| l.starts_with(&format!(
-            "Tablebase: +{} ",
-            expected / 2
-        ))),
+        shown
+            .iter()
+            .any(|l| l.starts_with(&format!("Tablebase: +{} ", expected / 2))),
         "{shown:?}"
     );
     // The chosen move keeps the value.
@@ -333,13 +377,19 @@ fn tables_in_play_answer_covered_positions_exactly() {
     let mut child = pos;
     game.play(&mut child, mv);
     let after = game.banked_value(&child) + tables.probe(&game, &child).unwrap_or(0);
-    let after = if game.to_move(&child) == game.to_move(&pos) { after } else { -after };
+    let after = if game.to_move(&child) == game.to_move(&pos) {
+        after
+    } else {
+        -after
+    };
     assert_eq!(after, expected);
     // A directory without these rules, and none at all.
     let lines = engine.ask("newgame kalah empty-capture=true\nisready", "readyok");
     assert!(
-        lines.iter().any(|l| l.starts_with("info string error: no endgame tables of 'kalah \
-                                        pits=6 empty-capture=true")),
+        lines.iter().any(|l| l.starts_with(
+            "info string error: no endgame tables of 'kalah \
+                                        pits=6 empty-capture=true"
+        )),
         "{lines:?}"
     );
     let lines = engine.ask(
@@ -347,7 +397,9 @@ fn tables_in_play_answer_covered_positions_exactly() {
         "readyok",
     );
     assert!(
-        lines.iter().any(|l| l.contains("error") && l.contains("/no/such/place")),
+        lines
+            .iter()
+            .any(|l| l.contains("error") && l.contains("/no/such/place")),
         "{lines:?}"
     );
     engine.ask("go depth 3", "bestmove");
@@ -359,9 +411,15 @@ fn go_solve_reports_bounds_then_the_exact_value() {
     let lines = engine.ask("newgame kalah pits=4 seeds=3\ngo solve", "bestmove");
     let game = kalah(&["pits=4", "seeds=3"]);
     let value = minimax(&game, &game.start_position(), &mut HashMap::new());
-    assert!(lines.iter().any(|l| l.contains(" lowerbound ")), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains(" lowerbound ")),
+        "{lines:?}"
+    );
     let last_info = lines.iter().rev().find(|l| l.starts_with("info")).unwrap();
-    assert_eq!(field(last_info, "cp"), Some((value * 50).to_string()).as_deref());
+    assert_eq!(
+        field(last_info, "cp"),
+        Some((value * 50).to_string()).as_deref()
+    );
     assert!(!last_info.contains("bound"), "{last_info}");
     // stop ends a long solve with the bounds proven so far, and a legal move.
     engine.send("newgame kalah pits=6 seeds=6\ngo solve");
@@ -405,8 +463,17 @@ fn play_just_beyond_the_tables_keeps_the_exact_value() {
         game.play(&mut child, mv);
         let value = exact(pos);
         let after = exact(&child);
-        let after = if game.to_move(&child) == game.to_move(pos) { after } else { -after };
-        assert_eq!(after, value, "{fen}: {best} throws away {} points", (value - after) / 2);
+        let after = if game.to_move(&child) == game.to_move(pos) {
+            after
+        } else {
+            -after
+        };
+        assert_eq!(
+            after,
+            value,
+            "{fen}: {best} throws away {} points",
+            (value - after) / 2
+        );
         kept += 1;
     }
     assert!(kept >= 100);
@@ -480,7 +547,9 @@ fn sample_positions(
 fn published_values() {
     let dir = std::env::var_os("SOWFAN_DEEP_TABLES")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/tmp/deep-tables"));
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/tmp/deep-tables")
+        });
     let seeds: u32 = std::env::var("SOWFAN_DEEP_SEEDS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -490,7 +559,10 @@ fn published_values() {
         "/fixtures/solved/kalah.txt"
     ))
     .expect("fixture");
-    for line in fixture.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+    for line in fixture
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let fields: Vec<&str> = line.split('|').map(str::trim).collect();
         let (spec, value) = (fields[0], fields[1]);
         let words: Vec<&str> = spec.split_whitespace().skip(1).collect();
@@ -512,6 +584,9 @@ fn published_values() {
             text.lines().next().unwrap_or(""),
             started.elapsed()
         );
-        assert!(text.contains(&format!("Value: {value}\n")), "{spec}: {text}");
+        assert!(
+            text.contains(&format!("Value: {value}\n")),
+            "{spec}: {text}"
+        );
     }
 }
