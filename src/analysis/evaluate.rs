@@ -128,6 +128,7 @@ impl Value {
     /// `+0.45`, `-1.20` (heuristic), `+8*`, `0*`, `-2.5*` (exact), `win*`, `loss*`.
     pub fn text(self) -> String {
         match self {
+            Value::Cp(0) => "0.00".to_string(),
             Value::Cp(cp) => format!("{:+.2}", f64::from(cp) / 100.0),
             Value::Exact(halves) => format!("{}*", value_text(halves)),
             Value::Win => "win*".to_string(),
@@ -411,11 +412,9 @@ pub fn normalise_result(text: &str) -> Option<&'static str> {
     }
 }
 
-/// Totals, the result, and the decisive mistake: the last move of the loser (not an
-/// opening move) at or before the point from which every position is decided (see
-/// [`Value::decided`]) for the winner, to the end. None for a draw, when the winner's
-/// lead was decided from the start, or when the positions never stay decided (e.g. a game
-/// lost on time).
+/// Totals, the result (as recorded, else the end of the game), and the decisive mistake
+/// (see [`decisive_mistake`]; by the last position's judgement when the game is unfinished
+/// and no result is recorded).
 pub fn summarise(
     positions: &[PositionResult],
     moves: &[MoveAnalysis],
@@ -459,24 +458,46 @@ pub fn summarise(
             }
         }),
     };
-    let decisive = winner.and_then(|w| {
-        let decided = |p: &PositionResult| p.value.for_player(p.mover, w).decided();
-        let undecided = positions.iter().rposition(|p| !decided(p))?;
-        // Positions after `undecided` are decided for the winner: the move into the first
-        // of them (index `undecided`) or the loser's last move before it is the mistake.
-        if undecided + 1 >= positions.len() {
-            return None;
-        }
-        (0..=undecided.min(moves.len().saturating_sub(1)))
-            .rev()
-            .find(|&i| i < moves.len() && moves[i].by != w && !moves[i].opening)
-    });
+    let decisive = winner.and_then(|w| decisive_mistake(positions, moves, w));
     GameSummary {
         players,
         result,
         reason,
         decisive,
     }
+}
+
+/// The move after which the result was no longer in doubt for `winner`: the loser's move
+/// into the first of the positions that are all decided for the winner to the end (see
+/// [`Value::decided`]), when it is at least an inaccuracy. When that position was reached
+/// by the winner's move, or by a move of the loser that lost less (the engine's judgement
+/// only firmed up, or wavered around the decided line), it is the loser's costliest move
+/// since the loser was last level or ahead. `None` when the game never stays decided
+/// (e.g. lost on time), was decided from the start, or the loser lost nothing on the way;
+/// opening moves are never the decisive mistake.
+pub fn decisive_mistake(
+    positions: &[PositionResult],
+    moves: &[MoveAnalysis],
+    winner: Player,
+) -> Option<usize> {
+    let view = |p: &PositionResult| p.value.for_player(p.mover, winner);
+    let undecided = positions.iter().rposition(|p| !view(p).decided())?;
+    // Position `undecided + 1` is the first of the decided ones; the move into it:
+    let crossing = undecided;
+    if crossing >= moves.len() {
+        return None;
+    }
+    let counts = |m: &MoveAnalysis| m.by != winner && !m.opening && m.loss > 0.0;
+    if counts(&moves[crossing]) && moves[crossing].loss >= INACCURACY {
+        return Some(crossing);
+    }
+    let level = positions[..=crossing]
+        .iter()
+        .rposition(|p| view(p).points() <= 0.0)
+        .unwrap_or(0);
+    (level..=crossing)
+        .filter(|&i| counts(&moves[i]))
+        .max_by(|&a, &b| moves[a].loss.total_cmp(&moves[b].loss).then(a.cmp(&b)))
 }
 
 #[cfg(test)]
@@ -594,5 +615,48 @@ mod tests {
             summarise(&positions, &moves, Some("1-0"), None).decisive,
             None
         );
+    }
+
+    #[test]
+    fn a_decided_game_reached_by_the_winners_move_blames_the_losers_costliest_move() {
+        use Player::{P1, P2};
+        let values = [
+            (P1, Value::Cp(0)),
+            (P2, Value::Cp(600)),
+            (P1, Value::Cp(200)),
+            (P2, Value::Cp(-900)),
+            (P1, Value::Cp(1200)),
+            (P2, Value::Exact(-10)),
+        ];
+        let positions: Vec<PositionResult> = values.iter().map(|&(p, v)| pos(p, v)).collect();
+        // Moves 3 and 4 are the engine's own (loss 0): the judgement only firms up.
+        let played = ["B", "B", "A", "A", "A"];
+        let moves: Vec<MoveAnalysis> = (0..5)
+            .map(|i| judge_move(i + 1, played[i], false, &positions[i], &positions[i + 1]))
+            .collect();
+        assert_eq!(moves[0].loss, 6.0);
+        assert_eq!(moves[1].loss, 8.0);
+        assert_eq!(moves[3].loss, 0.0);
+        let summary = summarise(&positions, &moves, Some("p1win"), None);
+        assert_eq!(summary.decisive, Some(1));
+        // A small slip across the decided line is not the decisive mistake either.
+        let mut wavering = positions.clone();
+        wavering[3].value = Value::Cp(-955);
+        let slip = judge_move(4, "B", false, &wavering[3], &wavering[4]);
+        assert_eq!(slip.loss, 0.45);
+        let mut slipped = moves.clone();
+        slipped[3] = slip;
+        assert_eq!(
+            summarise(&wavering, &slipped, Some("p1win"), None).decisive,
+            Some(1)
+        );
+        // An opening move is never the decisive mistake.
+        let mut opening = moves.clone();
+        opening[1].opening = true;
+        assert_eq!(
+            summarise(&positions, &opening, Some("p1win"), None).decisive,
+            None
+        );
+        assert_eq!(Value::Cp(0).text(), "0.00");
     }
 }
