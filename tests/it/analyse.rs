@@ -430,3 +430,112 @@ fn analyse_twice_gives_byte_identical_output_whatever_the_threads() {
     let text = String::from_utf8(first).unwrap();
     assert_eq!(text.matches("\nResult: ").count(), 5, "{text}");
 }
+
+#[test]
+fn analyse_with_tables_gives_exact_values_losses_and_only_moves() {
+    use sowfan::game::Game;
+    use sowfan::games::kalah::{self, Kalah};
+    use sowfan::options::GameOptions;
+    use sowfan::tablebase::Tables;
+
+    let dir = scratch("analyse-tables");
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.display().to_string();
+    let built = Command::new(BIN)
+        .args(["tablebase", "build", "kalah", "--seeds", "10", "--dir", &d])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("build tables");
+    assert!(built.success());
+    let game = Kalah::new(GameOptions::parse(kalah::NAME, kalah::OPTIONS, &[]).expect("options"));
+    let tables = Tables::open(&game, &dir).expect("tables").expect("present");
+    // The mover's exact final margin (half-points).
+    let exact = |pos: &<Kalah as Game>::Position| -> i32 {
+        match game.outcome(pos) {
+            Some(outcome) => {
+                let me = game.to_move(pos).index();
+                (outcome.scores[me] - outcome.scores[1 - me]).halves()
+            }
+            None => game.banked_value(pos) + tables.probe(&game, pos).expect("covered"),
+        }
+    };
+    // Every move's value for the mover.
+    let values = |pos: &<Kalah as Game>::Position| -> Vec<(String, i32)> {
+        let mut moves = Vec::new();
+        game.legal_moves(pos, &mut moves);
+        moves
+            .iter()
+            .map(|&mv| {
+                let mut child = pos.clone();
+                game.play(&mut child, mv);
+                let v = exact(&child);
+                let v = if game.to_move(&child) == game.to_move(pos) {
+                    v
+                } else {
+                    -v
+                };
+                (game.format_move(pos, mv), v)
+            })
+            .collect()
+    };
+    // A game from a covered position to the end: each side plays its last legal move.
+    let fen = "1,0,2,0,0,3,20/0,1,0,0,2,1,18 S";
+    let mut pos = game.parse_position(fen).expect("position");
+    let mut line = Vec::new();
+    let mut expected = Vec::new();
+    while game.outcome(&pos).is_none() {
+        let all = values(&pos);
+        let (played, value) = all.last().unwrap().clone();
+        let best = all.iter().map(|(_, v)| *v).max().unwrap();
+        let unique = all.iter().filter(|(_, v)| *v == best).count() == 1;
+        let in_doubt = |halves: i32| (f64::from(halves) / 2.0).clamp(-10.0, 10.0);
+        let loss = if value == best {
+            0.0
+        } else {
+            in_doubt(best) - in_doubt(value)
+        };
+        expected.push((
+            played.clone(),
+            best,
+            value,
+            loss,
+            value == best && unique && all.len() > 1,
+        ));
+        let mv = game.parse_move(&pos, &played).expect("legal");
+        game.play(&mut pos, mv);
+        line.push(played);
+    }
+    assert!(expected.len() >= 3, "{line:?}");
+    let output = analyse(
+        &["--depth", "8", "--tablebases", &d, "--format", "jsonl"],
+        &format!("kalah: fen {fen} moves {}\n", line.join(" ")),
+    );
+    assert!(output.status.success(), "{output:?}");
+    let lines = json_lines(&output);
+    let moves = of_type(&lines, "move");
+    assert_eq!(moves.len(), expected.len());
+    for (m, (played, best, value, loss, only)) in moves.iter().zip(&expected) {
+        assert_eq!(m["move"], played.as_str());
+        assert_eq!(m["best_kind"], "exact", "{m}");
+        assert_eq!(m["score_kind"], "exact", "{m}");
+        assert_eq!(
+            m["best_score"].as_f64(),
+            Some(f64::from(*best) / 2.0),
+            "{m}"
+        );
+        assert_eq!(m["score"].as_f64(), Some(f64::from(*value) / 2.0), "{m}");
+        assert_eq!(m["loss"].as_f64(), Some(*loss), "{m}");
+        if *only {
+            assert_eq!(m["mark"], "!", "{m}");
+        } else {
+            assert_ne!(m["mark"], "!", "{m}");
+        }
+    }
+    let text = stdout(&analyse(
+        &["--depth", "8", "--tablebases", &d],
+        &format!("kalah: fen {fen} moves {}\n", line.join(" ")),
+    ));
+    assert!(text.contains('*'), "exact values are starred:\n{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -149,7 +149,7 @@ fn play_a_whole_kalah_game_through_a_pipe() {
         assert!(turns < 200, "the game does not end");
     }
     assert!(undone, "the game ended before the undo");
-    assert!(text.contains("sowfan (p2) plays "), "{text}");
+    assert!(play.transcript.contains("sowfan (p2) plays "), "{text}");
     let over = text
         .lines()
         .find(|l| l.starts_with("Game over: "))
