@@ -429,16 +429,12 @@ pub fn run(args: &AnalyseArgs, stop: &'static AtomicBool) -> Result<AnalyseRepor
     }
     let default_game = args.game.clone().unwrap_or_else(|| "kalah".to_string());
     registry::create_from_spec(&default_game).map_err(|e| format!("--game: {e}"))?;
-    let from_stdin = args
-        .input
-        .as_ref()
-        .is_none_or(|path| path.as_os_str() == "-");
-    if from_stdin && std::io::stdin().is_terminal() {
+    let file = args.input.as_ref().filter(|path| path.as_os_str() != "-");
+    if file.is_none() && std::io::stdin().is_terminal() {
         eprintln!("sowfan analyse: reading games from the terminal, one a line (Ctrl-D ends)");
     }
-    let reader: Box<dyn BufRead + Send> = match &args.input {
-        _ if from_stdin => Box::new(BufReader::new(std::io::stdin())),
-        None => unreachable!("no file means standard input"),
+    let reader: Box<dyn BufRead + Send> = match file {
+        None => Box::new(BufReader::new(std::io::stdin())),
         Some(path) => Box::new(BufReader::new(
             File::open(path).map_err(|e| format!("cannot open '{}': {e}", path.display()))?,
         )),
