@@ -5,14 +5,18 @@
 //! [`perft`] and [`search`] (generic over `Game`), [`session`] (a game in play behind an
 //! object-safe trait), [`registry`] (games by name), [`protocol`] (the text protocol), [`tournament`]
 //! (`sowfan match`: engine matches refereed by the rules), [`check`] (`sowfan check`: an engine's
-//! protocol compliance, refereed by the same rules).
+//! protocol compliance, refereed by the same rules), [`analysis`] (`sowfan analyse`: recorded
+//! games judged move by move), [`play`] (`sowfan play`: a game against the engine in a
+//! terminal).
 
+pub mod analysis;
 pub mod bench;
 pub mod check;
 pub mod game;
 pub mod games;
 pub mod options;
 pub mod perft;
+pub mod play;
 pub mod protocol;
 pub mod registry;
 pub mod search;

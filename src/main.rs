@@ -1,4 +1,5 @@
-//! The `sowfan` command: the protocol on stdin/stdout, or a tool (perft, bench, match, check).
+//! The `sowfan` command: the protocol on stdin/stdout, or a tool (perft, bench, match, check,
+//! solve, tablebase, analyse, play).
 //! Each tool lives in its own module; this file only parses the command line and dispatches.
 
 use std::io::BufReader;
@@ -109,6 +110,105 @@ enum Tool {
     /// Example: sowfan tune kalah --records games.jsonl --iterations 2000
     #[command(verbatim_doc_comment)]
     Tune(TuneCli),
+    /// Analyse games: each move against the engine's best, its loss and mark (?!, ?, ??,
+    /// !), each player's average loss, the decisive mistake, and an evaluation chart.
+    ///
+    /// Reads `sowfan match --records` JSON Lines, `--pgn` games, game-record fixtures
+    /// (docs/afrika.md) and plain lines (`<game> [options]: <moves>`, `fen <position> moves
+    /// <moves>`), several games per input, from FILE or stdin (`-`). Prints aligned text or
+    /// JSON Lines (one object a move, one a game) as each move is done. See README.md,
+    /// "Analysing games".
+    ///
+    /// Example:
+    ///   sowfan analyse games.jsonl --depth 10 --threads 2 --format jsonl --chart game.svg
+    ///   echo 'kalah: C f a E' | sowfan analyse
+    #[command(verbatim_doc_comment)]
+    Analyse(AnalyseCli),
+    /// Play a game against the engine in the terminal (also through a pipe).
+    ///
+    /// After each move: the board, the scores, whose turn it is and the legal moves. Type a
+    /// move, or undo, hint, fen, moves, board, new, help, quit. See README.md, "Playing".
+    ///
+    /// Example: sowfan play kalah pits=4 --engine p2 --movetime 500
+    #[command(verbatim_doc_comment)]
+    Play(PlayCli),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FormatCli {
+    /// Aligned columns for people.
+    Text,
+    /// One JSON object a move and one a game.
+    Jsonl,
+}
+
+#[derive(clap::Args)]
+struct AnalyseCli {
+    /// The games: a file, or - (the default) for standard input.
+    #[arg(value_name = "FILE|-")]
+    input: Option<PathBuf>,
+    /// The game of plain lines that name none (default kalah), e.g. --game "kalah pits=4".
+    #[arg(long, value_name = "GAME [KEY=VALUE ...]")]
+    game: Option<String>,
+    /// Search each position to this depth (the default: 10).
+    #[arg(long, value_name = "N", conflicts_with_all = ["movetime", "nodes"])]
+    depth: Option<u32>,
+    /// Search each position for this many milliseconds.
+    #[arg(long, value_name = "MS", conflicts_with = "nodes")]
+    movetime: Option<u64>,
+    /// Search each position for this many nodes.
+    #[arg(long, value_name = "N")]
+    nodes: Option<u64>,
+    /// Positions analysed at the same time (each search uses one thread, so the output
+    /// does not depend on this).
+    #[arg(long, default_value_t = 1, value_name = "T")]
+    threads: usize,
+    /// Transposition table of each search, in MiB.
+    #[arg(long, default_value_t = 16, value_name = "MB")]
+    hash: usize,
+    /// Endgame table directory: covered positions get exact values.
+    #[arg(long, value_name = "DIR")]
+    tablebases: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatCli::Text)]
+    format: FormatCli,
+    /// Draw each game's evaluation chart as SVG to FILE (FILE-<game number>.svg when the
+    /// input holds several games).
+    #[arg(long, value_name = "FILE.svg")]
+    chart: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum EngineSideCli {
+    P1,
+    P2,
+    Both,
+    None,
+}
+
+#[derive(clap::Args)]
+struct PlayCli {
+    /// Game name (default kalah) followed by key=value options.
+    #[arg(value_name = "GAME [KEY=VALUE ...]")]
+    game: Vec<String>,
+    /// The side(s) the engine plays.
+    #[arg(long, value_enum, default_value_t = EngineSideCli::P2)]
+    engine: EngineSideCli,
+    /// The engine's time per move in milliseconds (default 1000).
+    #[arg(long, value_name = "MS", conflicts_with = "depth")]
+    movetime: Option<u64>,
+    /// The engine searches to this depth instead.
+    #[arg(long, value_name = "N")]
+    depth: Option<u32>,
+    /// Endgame table directory.
+    #[arg(long, value_name = "DIR")]
+    tablebases: Option<PathBuf>,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 64, value_name = "MB")]
+    hash: usize,
+    /// Start from this position string.
+    #[arg(long)]
+    fen: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -466,6 +566,63 @@ fn main() -> ExitCode {
             max_positions: args.max_positions,
             output: args.output,
         }),
+        Some(Tool::Analyse(args)) => {
+            let stop = catch_stop();
+            let args = sowfan::analysis::AnalyseArgs {
+                input: args.input,
+                game: args.game,
+                depth: args.depth,
+                nodes: args.nodes,
+                movetime: args.movetime,
+                threads: args.threads,
+                hash_mb: args.hash,
+                tablebases: args.tablebases,
+                format: match args.format {
+                    FormatCli::Text => sowfan::analysis::OutputFormat::Text,
+                    FormatCli::Jsonl => sowfan::analysis::OutputFormat::Jsonl,
+                },
+                chart: args.chart,
+            };
+            return match sowfan::analysis::run(&args, stop) {
+                Ok(report) if report.interrupted => {
+                    eprintln!("sowfan analyse: interrupted");
+                    ExitCode::from(130)
+                }
+                // Some game could not be read or replayed (each was reported).
+                Ok(report) if report.errors > 0 => ExitCode::from(1),
+                Ok(_) => ExitCode::SUCCESS,
+                Err(message) => {
+                    eprintln!("sowfan analyse: {message}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+        Some(Tool::Play(args)) => {
+            use std::io::IsTerminal;
+            let args = sowfan::play::PlayArgs {
+                game: args.game,
+                engine: match args.engine {
+                    EngineSideCli::P1 => sowfan::play::EngineSide::P1,
+                    EngineSideCli::P2 => sowfan::play::EngineSide::P2,
+                    EngineSideCli::Both => sowfan::play::EngineSide::Both,
+                    EngineSideCli::None => sowfan::play::EngineSide::None,
+                },
+                movetime: args.movetime,
+                depth: args.depth,
+                tablebases: args.tablebases,
+                hash_mb: args.hash,
+                fen: args.fen,
+            };
+            let stdin = std::io::stdin();
+            let echo = !stdin.is_terminal();
+            sowfan::play::run(
+                &args,
+                &mut stdin.lock(),
+                &mut std::io::stdout().lock(),
+                sowfan::play::Style::from_environment(),
+                echo,
+            )
+        }
         Some(Tool::Match(args)) => {
             let summary = args.into_config(&engine_groups).and_then(|config| {
                 catch_interrupts();

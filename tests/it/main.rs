@@ -2,6 +2,7 @@
 //! per topic. `engine` drives the real `sowfan` binary through pipes.
 
 mod afrika;
+mod analyse;
 mod anywoli;
 mod check;
 mod engine;
@@ -13,6 +14,7 @@ mod fuzz;
 mod hardening;
 mod kalah;
 mod perft_fixture;
+mod play;
 mod protocol;
 mod robustness;
 mod tablebase;

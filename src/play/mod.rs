@@ -1,0 +1,413 @@
+//! `sowfan play`: a game against the engine in a terminal, one line of input at a time (so
+//! it works through a pipe too). Generic over games: the board, the moves and the result
+//! all come from the [`Session`].
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::analysis::evaluate::Value;
+use crate::game::Player;
+use crate::registry;
+use crate::search::limits::Limits;
+use crate::search::tt::TranspositionTable;
+use crate::search::{SearchControl, SearchSettings};
+use crate::session::{PositionCommandError, SearchSummary, Session};
+use crate::solve::table::SolveTable;
+
+/// Who the engine plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineSide {
+    P1,
+    P2,
+    Both,
+    None,
+}
+
+impl EngineSide {
+    fn plays(self, player: Player) -> bool {
+        match self {
+            EngineSide::P1 => player == Player::P1,
+            EngineSide::P2 => player == Player::P2,
+            EngineSide::Both => true,
+            EngineSide::None => false,
+        }
+    }
+}
+
+/// What `sowfan play` was asked.
+#[derive(Debug, Clone)]
+pub struct PlayArgs {
+    /// The game name and its `key=value` options (default kalah).
+    pub game: Vec<String>,
+    pub engine: EngineSide,
+    pub movetime: Option<u64>,
+    pub depth: Option<u32>,
+    pub tablebases: Option<PathBuf>,
+    pub hash_mb: usize,
+    /// Start from this position string.
+    pub fen: Option<String>,
+}
+
+/// The engine's thinking time when no limit is given.
+pub const DEFAULT_MOVETIME: u64 = 1000;
+
+/// ANSI colours, only when wanted.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    pub colour: bool,
+}
+
+impl Style {
+    /// Colours when standard output is a terminal and `NO_COLOR` is not set (to anything
+    /// but the empty string).
+    pub fn from_environment() -> Style {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        Style {
+            colour: std::io::stdout().is_terminal() && !no_color,
+        }
+    }
+
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.colour {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    fn prompt(self, text: &str) -> String {
+        self.paint("1", text)
+    }
+    fn engine(self, text: &str) -> String {
+        self.paint("36", text)
+    }
+    fn error(self, text: &str) -> String {
+        self.paint("31", text)
+    }
+    fn result(self, text: &str) -> String {
+        self.paint("1;33", text)
+    }
+}
+
+const HELP: &str = "\
+Type a move (as listed after 'Legal moves'), or:
+  undo    take back to your previous turn
+  hint    the engine's move and score here
+  fen     the position string
+  moves   the game so far, as a protocol 'position' command
+  board   show the board again
+  new     start a new game
+  help    this text
+  quit    leave";
+
+/// The game in progress: where it started and the moves since, who made them.
+struct Game {
+    session: Box<dyn Session>,
+    fen: Option<String>,
+    moves: Vec<String>,
+    /// Whether each move was a person's.
+    by_person: Vec<bool>,
+}
+
+impl Game {
+    fn replay(&mut self) {
+        let moves: Vec<&str> = self.moves.iter().map(String::as_str).collect();
+        // Every move was accepted before: replaying cannot fail.
+        let _ = self.session.set_position(self.fen.as_deref(), &moves);
+    }
+
+    fn play(&mut self, mv: &str, person: bool) -> Result<(), PositionCommandError> {
+        let mut moves: Vec<&str> = self.moves.iter().map(String::as_str).collect();
+        moves.push(mv);
+        self.session.set_position(self.fen.as_deref(), &moves)?;
+        self.moves.push(mv.to_string());
+        self.by_person.push(person);
+        Ok(())
+    }
+
+    /// Back to the person's previous turn: take back moves up to and including the last
+    /// move a person made. False when there is none.
+    fn undo(&mut self) -> bool {
+        let Some(last) = self.by_person.iter().rposition(|&p| p) else {
+            return false;
+        };
+        self.moves.truncate(last);
+        self.by_person.truncate(last);
+        self.replay();
+        true
+    }
+
+    fn restart(&mut self) {
+        self.moves.clear();
+        self.by_person.clear();
+        self.replay();
+    }
+
+    /// `position startpos moves …` (or `position fen …`).
+    fn position_command(&self) -> String {
+        let mut text = match &self.fen {
+            Some(fen) => format!("position fen {fen}"),
+            None => "position startpos".to_string(),
+        };
+        if !self.moves.is_empty() {
+            text.push_str(" moves ");
+            text.push_str(&self.moves.join(" "));
+        }
+        text
+    }
+
+    /// The game as a line for `sowfan analyse`.
+    fn analyse_line(&self) -> String {
+        let mut text = format!("{}:", self.session.spec());
+        if let Some(fen) = &self.fen {
+            text.push_str(&format!(" fen {fen} moves"));
+        }
+        for mv in &self.moves {
+            text.push(' ');
+            text.push_str(mv);
+        }
+        text
+    }
+}
+
+/// The engine: its table lives as long as the program.
+struct Engine {
+    limits: Limits,
+    tt: TranspositionTable,
+    solve_tt: Option<SolveTable>,
+    control: SearchControl,
+}
+
+impl Engine {
+    fn think(&self, session: &dyn Session) -> Result<SearchSummary, String> {
+        let settings = SearchSettings {
+            threads: 1,
+            multipv: 1,
+            move_overhead: 0,
+        };
+        session.search(
+            &self.limits,
+            &settings,
+            &self.tt,
+            self.solve_tt.as_ref(),
+            &self.control,
+            &mut |_| {},
+        )
+    }
+}
+
+fn score_text(summary: &SearchSummary) -> String {
+    Value::from_search(summary.score, summary.proven).text()
+}
+
+/// Play until `quit` or the end of the input. `echo`: repeat each input line after the
+/// prompt (when the input is not a terminal, so that a transcript reads well).
+pub fn run(
+    args: &PlayArgs,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+    style: Style,
+    echo: bool,
+) -> Result<(), String> {
+    let (name, options) = match args.game.split_first() {
+        Some((name, options)) => (name.as_str(), options),
+        None => ("kalah", &[][..]),
+    };
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    let mut session = registry::create(name, &options).map_err(|e| e.to_string())?;
+    session
+        .set_position(args.fen.as_deref(), &[])
+        .map_err(|e| format!("--fen: {e}"))?;
+    if let Some(dir) = &args.tablebases {
+        match session.open_tables(dir).map_err(|e| e.to_string())? {
+            Some(tables) => session.set_tables(Some(Arc::new(tables))),
+            None => {
+                return Err(format!("no tables for this game in '{}'", dir.display()));
+            }
+        }
+    }
+    let limits = Limits {
+        depth: args.depth,
+        movetime: args
+            .movetime
+            .or(args.depth.is_none().then_some(DEFAULT_MOVETIME)),
+        ..Limits::default()
+    };
+    let engine = Engine {
+        limits,
+        tt: TranspositionTable::new(args.hash_mb.max(1))?,
+        solve_tt: match session.tables() {
+            Some(_) => Some(SolveTable::new(args.hash_mb.max(1))?),
+            None => None,
+        },
+        control: SearchControl::default(),
+    };
+    let mut game = Game {
+        session,
+        fen: args.fen.clone(),
+        moves: Vec::new(),
+        by_person: Vec::new(),
+    };
+    let io = |e: std::io::Error| format!("cannot write: {e}");
+    let say = |out: &mut dyn Write, text: &str| -> Result<(), String> {
+        writeln!(out, "{text}")
+            .and_then(|_| out.flush())
+            .map_err(io)
+    };
+    let sides = match args.engine {
+        EngineSide::P1 => "sowfan plays p1, you play p2".to_string(),
+        EngineSide::P2 => "you play p1, sowfan plays p2".to_string(),
+        EngineSide::Both => "sowfan plays both sides".to_string(),
+        EngineSide::None => "you play both sides".to_string(),
+    };
+    say(
+        out,
+        &format!(
+            "sowfan play: {} ({sides}). Type a move, or help.",
+            game.session.spec()
+        ),
+    )?;
+    show(out, &game)?;
+    let mut end_shown = false;
+    let mut line = String::new();
+    loop {
+        let over = game.session.outcome();
+        if let Some(outcome) = over {
+            if !end_shown {
+                end_shown = true;
+                say(
+                    out,
+                    &style.result(&format!(
+                        "Game over: {} ({})",
+                        outcome.result.as_str(),
+                        outcome.reason
+                    )),
+                )?;
+                say(
+                    out,
+                    &format!(
+                        "To analyse this game:\n  echo '{}' | sowfan analyse -",
+                        game.analyse_line()
+                    ),
+                )?;
+                say(out, "Type new, undo, moves or quit.")?;
+            }
+        } else {
+            end_shown = false;
+            let mover = game.session.to_move();
+            if args.engine.plays(mover) {
+                let summary = engine.think(game.session.as_ref())?;
+                game.play(&summary.bestmove, false)
+                    .map_err(|e| format!("internal error: the engine's move was rejected: {e}"))?;
+                say(
+                    out,
+                    &style.engine(&format!(
+                        "sowfan ({}) plays {}, score {}",
+                        mover.name(),
+                        summary.bestmove,
+                        score_text(&summary)
+                    )),
+                )?;
+                show(out, &game)?;
+                continue;
+            }
+        }
+        let prompt = match over {
+            Some(_) => "game over> ".to_string(),
+            None => format!("{}> ", game.session.to_move().name()),
+        };
+        write!(out, "{}", style.prompt(&prompt))
+            .and_then(|_| out.flush())
+            .map_err(io)?;
+        line.clear();
+        let read = input
+            .read_line(&mut line)
+            .map_err(|e| format!("cannot read the input: {e}"))?;
+        if read == 0 {
+            say(out, "")?;
+            return Ok(());
+        }
+        let text = line.trim();
+        if echo {
+            say(out, text)?;
+        }
+        match text {
+            "" => {}
+            "quit" | "exit" => return Ok(()),
+            "help" | "?" => say(out, HELP)?,
+            "fen" => say(out, &game.session.fen())?,
+            "moves" => say(out, &game.position_command())?,
+            "board" | "d" => show(out, &game)?,
+            "new" => {
+                game.restart();
+                say(out, "New game.")?;
+                show(out, &game)?;
+            }
+            "undo" => {
+                if game.undo() {
+                    say(out, "Taken back.")?;
+                    show(out, &game)?;
+                } else {
+                    say(out, &style.error("Nothing to take back."))?;
+                }
+            }
+            "hint" => {
+                if over.is_some() {
+                    say(out, &style.error("The game is over."))?;
+                } else {
+                    let summary = engine.think(game.session.as_ref())?;
+                    say(
+                        out,
+                        &format!(
+                            "Hint: {} (score {})",
+                            summary.bestmove,
+                            score_text(&summary)
+                        ),
+                    )?;
+                }
+            }
+            mv => {
+                if over.is_some() {
+                    say(
+                        out,
+                        &style.error("The game is over: type new, undo or quit."),
+                    )?;
+                } else if mv.split_whitespace().count() > 1 {
+                    say(
+                        out,
+                        &style.error(&format!("'{mv}' is not one move: type one move, or help.")),
+                    )?;
+                } else {
+                    match game.play(mv, true) {
+                        Ok(()) => show(out, &game)?,
+                        Err(PositionCommandError::BadMove { error, .. }) => {
+                            say(out, &style.error(&error.to_string()))?;
+                            say(out, &legal_line(&game))?;
+                        }
+                        Err(e) => say(out, &style.error(&e.to_string()))?,
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn legal_line(game: &Game) -> String {
+    format!("Legal moves: {}", game.session.legal_moves().join(" "))
+}
+
+/// The board (as `d`), the scores, whose turn it is and the legal moves.
+fn show(out: &mut dyn Write, game: &Game) -> Result<(), String> {
+    let mut text = String::new();
+    text.push('\n');
+    text.push_str(&game.session.display());
+    text.push('\n');
+    if game.session.outcome().is_none() {
+        text.push_str(&legal_line(game));
+        text.push('\n');
+    }
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(|e| format!("cannot write: {e}"))
+}

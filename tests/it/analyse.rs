@@ -1,0 +1,541 @@
+//! `sowfan analyse` through the real binary: a planted blunder, the JSON Lines fields, the
+//! SVG chart, every input form (match records, PGN, the Afrika fixture, plain lines),
+//! malformed games, and byte-identical repeated runs.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::engine::{BIN, Engine};
+use crate::tournament::{args, run_match, scratch};
+
+/// The fields of every `"type":"move"` line, as README.md documents them.
+const MOVE_FIELDS: &[&str] = &[
+    "type",
+    "game",
+    "ply",
+    "by",
+    "opening",
+    "fen",
+    "move",
+    "best",
+    "best_score",
+    "best_kind",
+    "score",
+    "score_kind",
+    "p1_score",
+    "loss",
+    "mark",
+    "depth",
+    "nodes",
+];
+
+/// The fields of every `"type":"game"` line.
+const GAME_FIELDS: &[&str] = &[
+    "type",
+    "game",
+    "line",
+    "format",
+    "spec",
+    "p1",
+    "p2",
+    "fen",
+    "moves",
+    "opening",
+    "limits",
+    "result",
+    "reason",
+    "p1_moves",
+    "p1_avg_loss",
+    "p1_only",
+    "p1_inaccuracies",
+    "p1_mistakes",
+    "p1_blunders",
+    "p2_moves",
+    "p2_avg_loss",
+    "p2_only",
+    "p2_inaccuracies",
+    "p2_mistakes",
+    "p2_blunders",
+    "decisive_ply",
+    "decisive_by",
+    "decisive_move",
+    "decisive_loss",
+    "chart",
+];
+
+const ERROR_FIELDS: &[&str] = &["type", "game", "line", "error"];
+
+/// Run `sowfan analyse ARGS` with `input` on stdin.
+fn analyse(arguments: &[&str], input: &str) -> Output {
+    let mut child = Command::new(BIN)
+        .arg("analyse")
+        .args(arguments)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start sowfan analyse");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_string();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let output = child.wait_with_output().expect("sowfan analyse ends");
+    writer.join().expect("input written");
+    output
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("UTF-8 output")
+}
+
+/// Every line of JSON Lines output, parsed (panics on a line that is not one object).
+fn json_lines(output: &Output) -> Vec<Value> {
+    stdout(output)
+        .lines()
+        .map(|line| {
+            let value: Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON: {line}: {e}"));
+            assert!(value.is_object(), "{line}");
+            value
+        })
+        .collect()
+}
+
+fn of_type<'a>(lines: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    lines.iter().filter(|l| l["type"] == kind).collect()
+}
+
+/// The keys of a JSON object, sorted.
+fn keys(value: &Value) -> Vec<&str> {
+    let mut keys: Vec<&str> = value
+        .as_object()
+        .expect("an object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    keys
+}
+
+fn sorted(fields: &[&'static str]) -> Vec<&'static str> {
+    let mut fields = fields.to_vec();
+    fields.sort_unstable();
+    fields
+}
+
+fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(path)
+}
+
+/// The engine's `go depth N` score of a position, from a fresh process (a fresh table, as
+/// the analysis uses), with whether p1 is to move there.
+fn engine_score(position: &str, depth: u32) -> (i64, bool) {
+    let mut engine = Engine::start(&[]);
+    engine.send("newgame kalah");
+    engine.send(&format!("position {position}"));
+    engine.send("query p1turn");
+    let p1 = engine.until(Duration::from_secs(10), |l| l.starts_with("response"));
+    let p1_turn = p1.last().is_some_and(|l| l.ends_with("true"));
+    engine.send(&format!("go depth {depth}"));
+    let lines = engine.until(Duration::from_secs(60), |l| l.starts_with("bestmove"));
+    let info = lines
+        .iter()
+        .rfind(|l| l.contains(" score cp "))
+        .expect("a cp score");
+    let words: Vec<&str> = info.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "cp").expect("cp");
+    engine.send("quit");
+    (words[at + 1].parse().expect("a number"), p1_turn)
+}
+
+#[test]
+fn analyse_marks_a_planted_kalah_blunder_with_the_right_loss() {
+    // North to move; `f` lets South take many seeds, the other moves are near equal.
+    let fen = "2,6,3,0,0,2,5/1,11,9,2,1,2,4 N";
+    let output = analyse(
+        &["--depth", "10", "--format", "jsonl"],
+        &format!("kalah: fen {fen} moves f\n"),
+    );
+    assert!(output.status.success(), "{output:?}");
+    let lines = json_lines(&output);
+    let moves = of_type(&lines, "move");
+    assert_eq!(moves.len(), 1);
+    let m = moves[0];
+    assert_eq!(m["by"], "p2");
+    assert_eq!(m["move"], "f");
+    assert_eq!(m["fen"], fen);
+    assert_eq!(m["mark"], "??", "{m}");
+    assert_ne!(m["best"], "f");
+    // The loss, recomputed from the protocol: best (North's view before) minus the score
+    // after `f` seen by North (negated when South moves next, not after an extra move).
+    let (before, _) = engine_score(&format!("fen {fen}"), 10);
+    let (after, p1_to_move) = engine_score(&format!("fen {fen} moves f"), 10);
+    let after_for_north = if p1_to_move { -after } else { after };
+    let expected = (before - after_for_north) as f64 / 100.0;
+    assert!(expected >= 4.0, "the planted move loses {expected}");
+    assert_eq!(m["loss"].as_f64(), Some(expected), "{m}");
+    assert_eq!(m["best_score"].as_f64(), Some(before as f64 / 100.0));
+    assert_eq!(m["score"].as_f64(), Some(after_for_north as f64 / 100.0));
+    let game = &of_type(&lines, "game")[0];
+    assert_eq!(game["p2_blunders"], 1);
+    assert_eq!(game["p2_avg_loss"].as_f64(), Some(expected));
+    // The text form shows the same.
+    let text = stdout(&analyse(
+        &["--depth", "10"],
+        &format!("kalah: fen {fen} moves f\n"),
+    ));
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("1  p2  f"))
+        .unwrap_or_else(|| panic!("no row for the move:\n{text}"));
+    assert!(row.contains(&format!("{expected:.2}  ??")), "{row}");
+}
+
+/// Two games of a small match, as records and as PGN.
+fn match_files(name: &str) -> (PathBuf, PathBuf) {
+    let records = scratch(&format!("{name}.jsonl"));
+    let pgn = scratch(&format!("{name}.pgn"));
+    let run = run_match(
+        &args(&format!(
+            "--engine cmd={BIN} name=d1 depth=1 --engine cmd={BIN} name=d4 depth=4 \
+             --game kalah --games 2 --openings plies=2 --seed 7 --quiet --records {} --pgn {}",
+            records.display(),
+            pgn.display()
+        )),
+        Duration::from_secs(60),
+    );
+    assert!(run.success, "{}", run.stderr);
+    (records, pgn)
+}
+
+#[test]
+fn analyse_json_lines_parse_with_the_documented_fields_and_records_equal_pgn() {
+    let (records, pgn) = match_files("analyse-json");
+    let mut input = std::fs::read_to_string(&records).expect("records");
+    // A malformed record and an illegal plain line: reported, the rest analysed.
+    input.push_str("{\"game\":\"kalah\",\"moves\":[{\"move\":\"Q\"}]}\nkalah: C C\n");
+    let output = analyse(&["--depth", "6", "--format", "jsonl"], &input);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("game 3 (line 3): move 1 'Q' rejected"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("game 4 (line 4): move 2 'C' rejected"),
+        "{stderr}"
+    );
+    let lines = json_lines(&output);
+    for line in &lines {
+        let expected = match line["type"].as_str() {
+            Some("move") => MOVE_FIELDS,
+            Some("game") => GAME_FIELDS,
+            Some("error") => ERROR_FIELDS,
+            other => panic!("unknown type {other:?}"),
+        };
+        assert_eq!(keys(line), sorted(expected), "{line}");
+    }
+    let games = of_type(&lines, "game");
+    let errors = of_type(&lines, "error");
+    assert_eq!(games.len(), 2);
+    assert_eq!(errors.len(), 2);
+    assert_eq!(errors[0]["game"], 3);
+    assert!(
+        errors[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("'C' is illegal")
+    );
+    let stored: Vec<Value> = crate::tournament::records(&records);
+    for game in &games {
+        let number = game["game"].as_u64().unwrap() as usize;
+        let record = stored
+            .iter()
+            .find(|r| r["p1"] == game["p1"] && r["p2"] == game["p2"])
+            .expect("the record");
+        let opening = record["opening"]["moves"].as_array().unwrap().len();
+        let played = record["moves"].as_array().unwrap().len();
+        assert_eq!(game["moves"], opening + played);
+        assert_eq!(game["opening"], opening);
+        assert_eq!(game["result"], record["result"]);
+        assert_eq!(game["format"], "records");
+        let moves: Vec<&Value> = of_type(&lines, "move")
+            .into_iter()
+            .filter(|m| m["game"] == number)
+            .collect();
+        assert_eq!(moves.len(), opening + played);
+        for (i, m) in moves.iter().enumerate() {
+            assert_eq!(m["ply"], i + 1);
+            assert_eq!(m["opening"], i < opening);
+            assert!(m["loss"].as_f64().unwrap() >= 0.0);
+            assert!(["", "!", "?!", "?", "??"].contains(&m["mark"].as_str().unwrap()));
+            assert!(["cp", "exact", "win", "loss"].contains(&m["score_kind"].as_str().unwrap()));
+        }
+        // Counted marks agree with the move lines.
+        for player in ["p1", "p2"] {
+            let blunders = moves
+                .iter()
+                .filter(|m| m["by"] == player && m["mark"] == "??" && m["opening"] == false)
+                .count();
+            assert_eq!(game[format!("{player}_blunders")], blunders);
+        }
+    }
+    // The PGN export of the same games gives the same move lines.
+    let from_pgn = analyse(
+        &[pgn.to_str().unwrap(), "--depth", "6", "--format", "jsonl"],
+        "",
+    );
+    assert!(from_pgn.status.success(), "{from_pgn:?}");
+    let pgn_lines = json_lines(&from_pgn);
+    let move_lines = |lines: &[Value]| -> Vec<String> {
+        of_type(lines, "move")
+            .iter()
+            .map(|m| m.to_string())
+            .collect()
+    };
+    assert_eq!(move_lines(&pgn_lines), move_lines(&lines));
+    assert_eq!(of_type(&pgn_lines, "game")[0]["format"], "pgn");
+}
+
+#[test]
+fn analyse_draws_one_svg_chart_per_game_with_one_point_per_move() {
+    let (records, _) = match_files("analyse-chart");
+    let chart = scratch("analyse-chart.svg");
+    let output = analyse(
+        &[
+            records.to_str().unwrap(),
+            "--depth",
+            "4",
+            "--format",
+            "jsonl",
+            "--chart",
+            chart.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(output.status.success(), "{output:?}");
+    let lines = json_lines(&output);
+    let games = of_type(&lines, "game");
+    assert_eq!(games.len(), 2);
+    for game in games {
+        // Several games: one file each, numbered by the game.
+        let path = scratch(&format!("analyse-chart-{}.svg", game["game"]));
+        assert_eq!(game["chart"], path.to_str().unwrap());
+        let svg = std::fs::read_to_string(&path).expect("the chart file");
+        let doc = roxmltree::Document::parse(&svg).expect("the chart is XML");
+        assert_eq!(doc.root_element().tag_name().name(), "svg");
+        let circles = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("circle"))
+            .count();
+        assert_eq!(circles as u64, game["moves"].as_u64().unwrap());
+        let texts: Vec<String> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text())
+            .map(|t| t.trim().to_string())
+            .collect();
+        let title = format!(
+            "Game {}: kalah, {} (p1) vs {} (p2), {}",
+            game["game"],
+            game["p1"].as_str().unwrap(),
+            game["p2"].as_str().unwrap(),
+            game["result"].as_str().unwrap()
+        );
+        assert!(texts.contains(&title), "{title} not in {texts:?}");
+        assert!(texts.iter().any(|t| t == "move (ply)"), "{texts:?}");
+        assert!(
+            texts.iter().any(|t| t.starts_with("points for p1")),
+            "{texts:?}"
+        );
+    }
+    // One game: the file name as given.
+    let single = scratch("analyse-single.svg");
+    let output = analyse(
+        &["--depth", "4", "--chart", single.to_str().unwrap()],
+        "kalah: C F e\n",
+    );
+    assert!(output.status.success(), "{output:?}");
+    let svg = std::fs::read_to_string(&single).expect("the single chart");
+    let doc = roxmltree::Document::parse(&svg).expect("XML");
+    assert_eq!(
+        doc.descendants()
+            .filter(|n| n.has_tag_name("circle"))
+            .count(),
+        3
+    );
+}
+
+#[test]
+fn analyse_the_published_afrika_game_end_to_end() {
+    let path = fixture("games/afrika/game1-de-leo-gering-2007.txt");
+    let output = analyse(
+        &[path.to_str().unwrap(), "--depth", "6", "--format", "jsonl"],
+        "",
+    );
+    assert!(output.status.success(), "{output:?}");
+    let lines = json_lines(&output);
+    let moves = of_type(&lines, "move");
+    assert_eq!(moves.len(), 66);
+    assert_eq!(moves[0]["move"], "e");
+    assert_eq!(moves[0]["by"], "p1");
+    assert_eq!(moves[65]["move"], "xb");
+    // The last move empties the board: an exact draw.
+    assert_eq!(moves[65]["score_kind"], "exact");
+    assert_eq!(moves[65]["score"].as_f64(), Some(0.0));
+    let game = of_type(&lines, "game")[0];
+    assert_eq!(game["format"], "fixture");
+    assert_eq!(game["spec"], "afrika");
+    assert_eq!(game["p1"], "Maurizio De Leo");
+    assert_eq!(game["p2"], "Ralf Gering");
+    assert_eq!(game["result"], "draw");
+    assert_eq!(game["decisive_ply"], Value::Null);
+    assert_eq!(game["p1_moves"], 33);
+    assert_eq!(game["p2_moves"], 33);
+    // The text form, for people.
+    let text = stdout(&analyse(&[path.to_str().unwrap(), "--depth", "4"], ""));
+    assert!(
+        text.starts_with("Game 1: afrika, Maurizio De Leo (p1) vs Ralf Gering (p2)"),
+        "{text}"
+    );
+    assert!(text.contains("Result: draw (the board is empty)"), "{text}");
+}
+
+#[test]
+fn analyse_twice_gives_byte_identical_output_whatever_the_threads() {
+    let (records, pgn) = match_files("analyse-repeat");
+    let mut input = std::fs::read_to_string(&records).expect("records");
+    input.push_str(&std::fs::read_to_string(&pgn).expect("pgn"));
+    input.push_str("\nkalah pits=4 seeds=3: C b a d B\n");
+    let run = |threads: &str, format: &str| {
+        let output = analyse(
+            &["--nodes", "3000", "--threads", threads, "--format", format],
+            &input,
+        );
+        assert!(output.status.success(), "{output:?}");
+        output.stdout
+    };
+    let first = run("1", "text");
+    assert_eq!(first, run("1", "text"));
+    assert_eq!(first, run("2", "text"));
+    let json = run("1", "jsonl");
+    assert_eq!(json, run("2", "jsonl"));
+    let text = String::from_utf8(first).unwrap();
+    assert_eq!(text.matches("\nResult: ").count(), 5, "{text}");
+}
+
+#[test]
+fn analyse_with_tables_gives_exact_values_losses_and_only_moves() {
+    use sowfan::game::Game;
+    use sowfan::games::kalah::{self, Kalah};
+    use sowfan::options::GameOptions;
+    use sowfan::tablebase::Tables;
+
+    let dir = scratch("analyse-tables");
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.display().to_string();
+    let built = Command::new(BIN)
+        .args(["tablebase", "build", "kalah", "--seeds", "10", "--dir", &d])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("build tables");
+    assert!(built.success());
+    let game = Kalah::new(GameOptions::parse(kalah::NAME, kalah::OPTIONS, &[]).expect("options"));
+    let tables = Tables::open(&game, &dir).expect("tables").expect("present");
+    // The mover's exact final margin (half-points).
+    let exact = |pos: &<Kalah as Game>::Position| -> i32 {
+        match game.outcome(pos) {
+            Some(outcome) => {
+                let me = game.to_move(pos).index();
+                (outcome.scores[me] - outcome.scores[1 - me]).halves()
+            }
+            None => game.banked_value(pos) + tables.probe(&game, pos).expect("covered"),
+        }
+    };
+    // Every move's value for the mover.
+    let values = |pos: &<Kalah as Game>::Position| -> Vec<(String, i32)> {
+        let mut moves = Vec::new();
+        game.legal_moves(pos, &mut moves);
+        moves
+            .iter()
+            .map(|&mv| {
+                let mut child = pos.clone();
+                game.play(&mut child, mv);
+                let v = exact(&child);
+                let v = if game.to_move(&child) == game.to_move(pos) {
+                    v
+                } else {
+                    -v
+                };
+                (game.format_move(pos, mv), v)
+            })
+            .collect()
+    };
+    // A game from a covered position to the end: each side plays its last legal move.
+    let fen = "1,0,2,0,0,3,20/0,1,0,0,2,1,18 S";
+    let mut pos = game.parse_position(fen).expect("position");
+    let mut line = Vec::new();
+    let mut expected = Vec::new();
+    while game.outcome(&pos).is_none() {
+        let all = values(&pos);
+        let (played, value) = all.last().unwrap().clone();
+        let best = all.iter().map(|(_, v)| *v).max().unwrap();
+        let unique = all.iter().filter(|(_, v)| *v == best).count() == 1;
+        let in_doubt = |halves: i32| (f64::from(halves) / 2.0).clamp(-10.0, 10.0);
+        let loss = if value == best {
+            0.0
+        } else {
+            in_doubt(best) - in_doubt(value)
+        };
+        expected.push((
+            played.clone(),
+            best,
+            value,
+            loss,
+            value == best && unique && all.len() > 1,
+        ));
+        let mv = game.parse_move(&pos, &played).expect("legal");
+        game.play(&mut pos, mv);
+        line.push(played);
+    }
+    assert!(expected.len() >= 3, "{line:?}");
+    let output = analyse(
+        &["--depth", "8", "--tablebases", &d, "--format", "jsonl"],
+        &format!("kalah: fen {fen} moves {}\n", line.join(" ")),
+    );
+    assert!(output.status.success(), "{output:?}");
+    let lines = json_lines(&output);
+    let moves = of_type(&lines, "move");
+    assert_eq!(moves.len(), expected.len());
+    for (m, (played, best, value, loss, only)) in moves.iter().zip(&expected) {
+        assert_eq!(m["move"], played.as_str());
+        assert_eq!(m["best_kind"], "exact", "{m}");
+        assert_eq!(m["score_kind"], "exact", "{m}");
+        assert_eq!(
+            m["best_score"].as_f64(),
+            Some(f64::from(*best) / 2.0),
+            "{m}"
+        );
+        assert_eq!(m["score"].as_f64(), Some(f64::from(*value) / 2.0), "{m}");
+        assert_eq!(m["loss"].as_f64(), Some(*loss), "{m}");
+        if *only {
+            assert_eq!(m["mark"], "!", "{m}");
+        } else {
+            assert_ne!(m["mark"], "!", "{m}");
+        }
+    }
+    let text = stdout(&analyse(
+        &["--depth", "8", "--tablebases", &d],
+        &format!("kalah: fen {fen} moves {}\n", line.join(" ")),
+    ));
+    assert!(text.contains('*'), "exact values are starred:\n{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
