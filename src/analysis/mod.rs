@@ -150,13 +150,16 @@ impl TableCache {
     }
 }
 
+/// One position to analyse: its game and the ply before which it stands.
+type Job = (Arc<GameJob>, usize);
+
 /// Read the input, send each game (or its error) as an event and its positions as jobs.
 fn read_games(
     reader: Box<dyn BufRead + Send>,
     default_game: String,
     mut tables: TableCache,
     events: Sender<Event>,
-    jobs: Sender<(Arc<GameJob>, usize)>,
+    jobs: Sender<Job>,
     stop: Arc<AtomicBool>,
 ) {
     let mut parser = Parser::new(&default_game);
@@ -212,7 +215,7 @@ fn read_games(
 
 /// Analyse positions until the jobs run out or `stop`.
 fn work(
-    jobs: Arc<Mutex<Receiver<(Arc<GameJob>, usize)>>>,
+    jobs: Arc<Mutex<Receiver<Job>>>,
     events: Sender<Event>,
     spec: SearchSpec,
     control: Arc<SearchControl>,
@@ -457,7 +460,7 @@ pub fn run(args: &AnalyseArgs, stop: &'static AtomicBool) -> Result<AnalyseRepor
     let flag = Arc::new(AtomicBool::new(false));
     let control = Arc::new(SearchControl::default());
     let (events_tx, events) = mpsc::channel::<Event>();
-    let (jobs_tx, jobs_rx) = mpsc::channel::<(Arc<GameJob>, usize)>();
+    let (jobs_tx, jobs_rx) = mpsc::channel::<Job>();
     let jobs_rx = Arc::new(Mutex::new(jobs_rx));
     {
         let events = events_tx.clone();

@@ -467,7 +467,7 @@ fn analyse_with_tables_gives_exact_values_losses_and_only_moves() {
         moves
             .iter()
             .map(|&mv| {
-                let mut child = pos.clone();
+                let mut child = *pos;
                 game.play(&mut child, mv);
                 let v = exact(&child);
                 let v = if game.to_move(&child) == game.to_move(pos) {
