@@ -359,12 +359,16 @@ impl Printer {
         );
         let chart_text = chart.as_ref().map(|p| p.display().to_string());
         if let Some(path) = &chart {
+            let name = |name: Option<&str>, side: &str| match name {
+                Some(name) => format!("{name} ({side})"),
+                None => side.to_string(),
+            };
             let title = format!(
-                "Game {}: {}, {} (p1) vs {} (p2), {}",
+                "Game {}: {}, {} vs {}, {}",
                 game.number,
                 game.spec,
-                game.p1.as_deref().unwrap_or("p1"),
-                game.p2.as_deref().unwrap_or("p2"),
+                name(game.p1.as_deref(), "p1"),
+                name(game.p2.as_deref(), "p2"),
                 summary.result
             );
             let y_label = match &game.p1 {
