@@ -290,7 +290,7 @@ pub struct Weights {
 
 pub const WEIGHTS: Weights = Weights {
     half_point: 50,
-    row_stone: 30,
+    row_stone: 20,
 };
 
 /// [`WEIGHTS`] as the evaluation's terms, in the order of the features.
