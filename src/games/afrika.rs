@@ -1055,7 +1055,8 @@ mod tests {
         for &mv in &moves {
             if mv != AfrikaMove::Sow(7) {
                 let hint = g.order_hint(&p, mv);
-                assert!(save > hint + 500, "H {save}, {mv:?} {hint}");
+                // At least two points better (the weights are tuned, the margin follows).
+                assert!(save > hint + 4 * WEIGHTS.half_point, "H {save}, {mv:?} {hint}");
             }
         }
     }
