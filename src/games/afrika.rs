@@ -1056,7 +1056,10 @@ mod tests {
             if mv != AfrikaMove::Sow(7) {
                 let hint = g.order_hint(&p, mv);
                 // At least two points better (the weights are tuned, the margin follows).
-                assert!(save > hint + 4 * WEIGHTS.half_point, "H {save}, {mv:?} {hint}");
+                assert!(
+                    save > hint + 4 * WEIGHTS.half_point,
+                    "H {save}, {mv:?} {hint}"
+                );
             }
         }
     }
