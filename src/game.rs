@@ -199,6 +199,51 @@ pub struct EvalTerm {
     pub meaning: &'static str,
 }
 
+/// A game's evaluation weights from one list: the typed `Weights` struct (a `const` the
+/// compiler folds), its values `WEIGHTS`, the same as `TERMS` for the tuner and the docs,
+/// and `Weights::score`, the sum of weight × feature with the features in the list's order.
+///
+/// ```ignore
+/// eval_weights! {
+///     /// A seed of store difference: the unit.
+///     store = 100, unit = true, "a seed of store difference";
+///     /// A seed of row difference.
+///     row_seed = 25, unit = false, "a seed of row difference";
+/// }
+/// ```
+macro_rules! eval_weights {
+    ($( $(#[$doc:meta])* $field:ident = $value:expr, unit = $unit:expr, $meaning:literal; )+) => {
+        /// The weights of the evaluation, in hundredths of a point (docs/strength.md lists
+        /// them with how they were chosen).
+        #[derive(Debug, Clone, Copy)]
+        pub struct Weights {
+            $( $(#[$doc])* pub $field: i32, )+
+        }
+
+        pub const WEIGHTS: Weights = Weights { $( $field: $value, )+ };
+
+        /// [`WEIGHTS`] as the evaluation's terms, in the order of the features.
+        pub static TERMS: [$crate::game::EvalTerm; [$(stringify!($field)),+].len()] = [
+            $( $crate::game::EvalTerm {
+                name: stringify!($field),
+                value: WEIGHTS.$field,
+                unit: $unit,
+                meaning: $meaning,
+            }, )+
+        ];
+
+        impl Weights {
+            /// Σ weight × feature, the features in the order of the weights.
+            #[inline]
+            pub fn score(&self, features: &[i32; [$(stringify!($field)),+].len()]) -> i32 {
+                let [$($field),+] = *features;
+                0 $( + self.$field * $field )+
+            }
+        }
+    };
+}
+pub(crate) use eval_weights;
+
 /// What `bench` searches for a game: position strings (the start position is always
 /// included first) and the depth to search each to.
 #[derive(Debug, Clone)]

@@ -14,6 +14,7 @@ use std::fmt::Write;
 
 use crate::game::{
     BenchSpec, EvalTerm, Game, GameResult, MoveError, Outcome, Player, Points, PositionError,
+    eval_weights,
 };
 use crate::games::mancala::{self, Side};
 use crate::options::{GameOptions, OptionKind, OptionSpec};
@@ -277,37 +278,15 @@ impl Afrika {
     }
 }
 
-/// The weights of Afrika's evaluation (hundredths of a stone; docs/strength.md lists them
-/// with how they were chosen).
-#[derive(Debug, Clone, Copy)]
-pub struct Weights {
+eval_weights! {
     /// Half a point of score difference, komi included: the unit.
-    pub half_point: i32,
+    half_point = 50, unit = true,
+        "half a point of score difference, komi included, after the captures due";
     /// A stone more in the opponent's row than in ours: only the player facing a row can
     /// capture from it (the strategy texts' "push your stones across").
-    pub row_stone: i32,
+    row_stone = 20, unit = false,
+        "a stone of (opponent's row − own row), after the captures due";
 }
-
-pub const WEIGHTS: Weights = Weights {
-    half_point: 50,
-    row_stone: 20,
-};
-
-/// [`WEIGHTS`] as the evaluation's terms, in the order of the features.
-pub static TERMS: [EvalTerm; 2] = [
-    EvalTerm {
-        name: "half_point",
-        value: WEIGHTS.half_point,
-        unit: true,
-        meaning: "half a point of score difference, komi included, after the captures due",
-    },
-    EvalTerm {
-        name: "row_stone",
-        value: WEIGHTS.row_stone,
-        unit: false,
-        meaning: "a stone of (opponent's row − own row), after the captures due",
-    },
-];
 
 impl Game for Afrika {
     type Position = AfrikaPosition;
@@ -384,8 +363,7 @@ impl Game for Afrika {
     }
 
     fn evaluate(&self, pos: &AfrikaPosition) -> i32 {
-        let f = self.features(pos);
-        WEIGHTS.half_point * f[0] + WEIGHTS.row_stone * f[1]
+        WEIGHTS.score(&self.features(pos))
     }
 
     fn eval_terms(&self) -> &'static [EvalTerm] {

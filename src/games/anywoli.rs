@@ -14,6 +14,7 @@ use std::fmt::Write;
 
 use crate::game::{
     BenchSpec, EvalTerm, Game, GameResult, MoveError, Outcome, Player, Points, PositionError,
+    eval_weights,
 };
 use crate::games::mancala::{self, Side};
 use crate::options::{GameOptions, OptionKind, OptionSpec};
@@ -401,57 +402,22 @@ impl Anywoli {
     }
 }
 
-/// Evaluation weights, in hundredths of a seed.
-/// The weights of Anywoli's evaluation (hundredths of a seed; docs/strength.md lists them
-/// with how they were chosen).
-#[derive(Debug, Clone, Copy)]
-pub struct Weights {
+eval_weights! {
     /// A seed of store difference: the unit.
-    pub store: i32,
+    store = 100, unit = true,
+        "a seed of store difference";
     /// A seed in one's own row: it comes home if the game ends by the endless-play rules,
     /// and fours made there mid-lap go to the row's owner.
-    pub row_seed: i32,
+    row_seed = 20, unit = false,
+        "a seed of (own row − opponent's row)";
     /// A house of three in one's own row: any seed passing through makes a four for its
     /// owner; a final seed there is the opponent's target, counted by `threat`.
-    pub own_three: i32,
+    own_three = 60, unit = false,
+        "a house of three in one's own row (own − opponent's)";
     /// The player to move can end a first lap on a three: four seeds and an extra move.
-    pub threat: i32,
+    threat = 250, unit = false,
+        "the mover can end a first lap on a three";
 }
-
-pub const WEIGHTS: Weights = Weights {
-    store: 100,
-    row_seed: 20,
-    own_three: 60,
-    threat: 250,
-};
-
-/// [`WEIGHTS`] as the evaluation's terms, in the order of the features.
-pub static TERMS: [EvalTerm; 4] = [
-    EvalTerm {
-        name: "store",
-        value: WEIGHTS.store,
-        unit: true,
-        meaning: "a seed of store difference",
-    },
-    EvalTerm {
-        name: "row_seed",
-        value: WEIGHTS.row_seed,
-        unit: false,
-        meaning: "a seed of (own row − opponent's row)",
-    },
-    EvalTerm {
-        name: "own_three",
-        value: WEIGHTS.own_three,
-        unit: false,
-        meaning: "a house of three in one's own row (own − opponent's)",
-    },
-    EvalTerm {
-        name: "threat",
-        value: WEIGHTS.threat,
-        unit: false,
-        meaning: "the mover can end a first lap on a three",
-    },
-];
 
 impl Anywoli {
     /// The evaluation's features from the mover's view, in the order of [`TERMS`].
@@ -558,11 +524,7 @@ impl Game for Anywoli {
     }
 
     fn evaluate(&self, pos: &AnywoliPosition) -> i32 {
-        let f = self.features(pos);
-        WEIGHTS.store * f[0]
-            + WEIGHTS.row_seed * f[1]
-            + WEIGHTS.own_three * f[2]
-            + WEIGHTS.threat * f[3]
+        WEIGHTS.score(&self.features(pos))
     }
 
     fn eval_terms(&self) -> &'static [EvalTerm] {

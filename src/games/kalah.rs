@@ -9,6 +9,7 @@ use std::fmt::Write;
 
 use crate::game::{
     BenchSpec, EvalTerm, Game, GameResult, MoveError, Outcome, Player, Points, PositionError,
+    eval_weights,
 };
 use crate::games::mancala::{self, Side};
 use crate::options::{GameOptions, OptionKind, OptionSpec};
@@ -63,45 +64,17 @@ pub const OPTIONS: &[OptionSpec] = &[
     },
 ];
 
-/// The weights of Kalah's evaluation (hundredths of a seed; docs/strength.md lists them with
-/// how they were tuned).
-#[derive(Debug, Clone, Copy)]
-pub struct Weights {
+eval_weights! {
     /// A seed of store difference: the unit.
-    pub store: i32,
+    store = 100, unit = true,
+        "a seed of store difference";
     /// A seed of row difference (only when leftovers go to their owner).
-    pub row_seed: i32,
+    row_seed = 25, unit = false,
+        "a seed of row difference (leftovers=owner only)";
     /// A pit of the mover's that reaches the store exactly: an extra move at hand.
-    pub extra_move: i32,
+    extra_move = 30, unit = false,
+        "a pit of the mover's that reaches its store exactly";
 }
-
-pub const WEIGHTS: Weights = Weights {
-    store: 100,
-    row_seed: 25,
-    extra_move: 30,
-};
-
-/// [`WEIGHTS`] as the evaluation's terms, in the order of the features.
-pub static TERMS: [EvalTerm; 3] = [
-    EvalTerm {
-        name: "store",
-        value: WEIGHTS.store,
-        unit: true,
-        meaning: "a seed of store difference",
-    },
-    EvalTerm {
-        name: "row_seed",
-        value: WEIGHTS.row_seed,
-        unit: false,
-        meaning: "a seed of row difference (leftovers=owner only)",
-    },
-    EvalTerm {
-        name: "extra_move",
-        value: WEIGHTS.extra_move,
-        unit: false,
-        meaning: "a pit of the mover's that reaches its store exactly",
-    },
-];
 
 /// A Kalah move: sow the mover's pit `i` (0-based from the owner's left), or `swap`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -394,8 +367,7 @@ impl Game for Kalah {
     }
 
     fn evaluate(&self, pos: &KalahPosition) -> i32 {
-        let f = self.features(pos);
-        WEIGHTS.store * f[0] + WEIGHTS.row_seed * f[1] + WEIGHTS.extra_move * f[2]
+        WEIGHTS.score(&self.features(pos))
     }
 
     fn eval_terms(&self) -> &'static [EvalTerm] {

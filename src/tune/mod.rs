@@ -158,30 +158,25 @@ mod tests {
                 Sample { features, result }
             })
             .collect();
-        let fit = fit(
-            &samples,
-            &[100.0, 0.0, 0.0],
-            &[true, false, false],
-            &FitOptions {
-                iterations: 1500,
-                rate: 1.0,
-            },
-        );
+        let options = FitOptions {
+            iterations: 1500,
+            rate: 1.0,
+        };
+        let run = || {
+            super::fit(
+                &samples,
+                &[100.0, 0.0, 0.0],
+                &[true, false, false],
+                &options,
+            )
+        };
+        let fit = run();
         assert!(fit.loss_after < fit.loss_before, "{fit:?}");
         assert_eq!(fit.weights[0], 100.0, "the unit weight never moves");
         assert!((fit.weights[1] - 37.0).abs() < 4.0, "{fit:?}");
         assert!((fit.weights[2] + 12.0).abs() < 4.0, "{fit:?}");
         // The same input fits the same way.
-        let again = super::fit(
-            &samples,
-            &[100.0, 0.0, 0.0],
-            &[true, false, false],
-            &FitOptions {
-                iterations: 1500,
-                rate: 1.0,
-            },
-        );
-        assert_eq!(again.weights, fit.weights);
+        assert_eq!(run().weights, fit.weights);
     }
 
     #[test]

@@ -15,6 +15,7 @@ use std::fmt::Write;
 
 use crate::game::{
     BenchSpec, EvalTerm, Game, GameResult, MoveError, Outcome, Player, Points, PositionError,
+    eval_weights,
 };
 use crate::options::{GameOptions, OptionKind, OptionSpec};
 pub use board::Size;
@@ -411,83 +412,31 @@ fn mix(mut k: u64) -> u64 {
     k ^ (k >> 33)
 }
 
-/// The weights of Fanorona's evaluation (hundredths of a stone; docs/strength.md lists them
-/// with how they were chosen).
-#[derive(Debug, Clone, Copy)]
-pub struct Weights {
+eval_weights! {
     /// A stone of material difference: the unit.
-    pub stone: i32,
+    stone = 100, unit = true,
+        "a stone of material difference";
     /// The mover's best immediate capture, per stone it takes (captures are compulsory and
     /// the mover strikes first: a nearly sure gain, a chain may add more).
-    pub strike: i32,
+    strike = 80, unit = false,
+        "a stone the mover's best capture takes";
     /// Each further capturable target of the mover beyond the first (up to four).
-    pub strike_target: i32,
+    strike_target = 15, unit = false,
+        "a capturable target of the mover beyond the first (up to 4)";
     /// The opponent's best capture against us, per stone (ours may be saved, or traded, by
     /// our own capture: weighed less than a strike).
-    pub exposed: i32,
+    exposed = 25, unit = false,
+        "a stone the opponent's best capture takes (counted negative)";
     /// Each of our stones the opponent could capture (up to four).
-    pub exposed_target: i32,
+    exposed_target = 5, unit = false,
+        "a stone of ours the opponent can capture, up to 4 (counted negative)";
     /// A stone that can step, ours minus theirs.
-    pub mobility: i32,
+    mobility = 4, unit = false,
+        "a stone that can step, ours minus theirs";
     /// A stone on a strong point (with diagonals), ours minus theirs.
-    pub strong_point: i32,
+    strong_point = 5, unit = false,
+        "a stone on a strong point, ours minus theirs";
 }
-
-pub const WEIGHTS: Weights = Weights {
-    stone: 100,
-    strike: 80,
-    strike_target: 15,
-    exposed: 25,
-    exposed_target: 5,
-    mobility: 4,
-    strong_point: 5,
-};
-
-/// [`WEIGHTS`] as the evaluation's terms, in the order of the features.
-pub static TERMS: [EvalTerm; 7] = [
-    EvalTerm {
-        name: "stone",
-        value: WEIGHTS.stone,
-        unit: true,
-        meaning: "a stone of material difference",
-    },
-    EvalTerm {
-        name: "strike",
-        value: WEIGHTS.strike,
-        unit: false,
-        meaning: "a stone the mover's best capture takes",
-    },
-    EvalTerm {
-        name: "strike_target",
-        value: WEIGHTS.strike_target,
-        unit: false,
-        meaning: "a capturable target of the mover beyond the first (up to 4)",
-    },
-    EvalTerm {
-        name: "exposed",
-        value: WEIGHTS.exposed,
-        unit: false,
-        meaning: "a stone the opponent's best capture takes (counted negative)",
-    },
-    EvalTerm {
-        name: "exposed_target",
-        value: WEIGHTS.exposed_target,
-        unit: false,
-        meaning: "a stone of ours the opponent can capture, up to 4 (counted negative)",
-    },
-    EvalTerm {
-        name: "mobility",
-        value: WEIGHTS.mobility,
-        unit: false,
-        meaning: "a stone that can step, ours minus theirs",
-    },
-    EvalTerm {
-        name: "strong_point",
-        value: WEIGHTS.strong_point,
-        unit: false,
-        meaning: "a stone on a strong point, ours minus theirs",
-    },
-];
 
 impl Fanorona {
     /// The evaluation's features from the mover's view, in the order of [`TERMS`].
@@ -617,15 +566,7 @@ impl Game for Fanorona {
     }
 
     fn evaluate(&self, pos: &FanoronaPosition) -> i32 {
-        let f = self.features(pos);
-        let w = &WEIGHTS;
-        w.stone * f[0]
-            + w.strike * f[1]
-            + w.strike_target * f[2]
-            + w.exposed * f[3]
-            + w.exposed_target * f[4]
-            + w.mobility * f[5]
-            + w.strong_point * f[6]
+        WEIGHTS.score(&self.features(pos))
     }
 
     fn eval_terms(&self) -> &'static [EvalTerm] {
