@@ -63,6 +63,9 @@ pub struct InputGame {
     /// The result as recorded (`p1win`, `p2win`, `draw`, or a PGN `1-0`, …).
     pub result: Option<String>,
     pub reason: Option<String>,
+    /// How a match record says the game ended (`rules`, `time-forfeit`, …); `None` for
+    /// the other formats.
+    pub termination: Option<String>,
 }
 
 /// Why a game could not be read or replayed.
@@ -376,6 +379,7 @@ impl Parser {
             p2: tag("P2").or_else(|| tag("Black")),
             result: tag("Result").filter(|r| r != "*").or(tokens.result),
             reason: tag("Reason").or_else(|| tag("Termination")),
+            termination: None,
         })
     }
 
@@ -441,6 +445,7 @@ impl Parser {
             p2: None,
             result: None,
             reason: None,
+            termination: None,
         })
     }
 }
@@ -632,6 +637,7 @@ fn fixture_game(
         p2,
         result: header("result").or(tokens.result),
         reason: None,
+        termination: None,
     })
 }
 
@@ -725,6 +731,7 @@ fn parse_record(text: &str, number: usize, line: usize) -> Parsed {
         p2: string("p2")?,
         result: string("result")?,
         reason: string("reason")?,
+        termination: string("termination")?,
     })
 }
 

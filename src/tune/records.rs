@@ -1,11 +1,12 @@
-//! Training positions from `sowfan match --records` files (JSON Lines).
+//! Training positions from `sowfan match --records` files (JSON Lines), read by the
+//! same parser as `sowfan analyse`.
 
 use std::path::Path;
 
-use serde::Deserialize;
 use thiserror::Error;
 
 use super::Sample;
+use crate::analysis::input::{Format, Parser};
 use crate::game::Player;
 use crate::registry;
 
@@ -19,28 +20,6 @@ pub enum RecordsError {
         line: usize,
         message: String,
     },
-}
-
-#[derive(Deserialize)]
-struct Opening {
-    fen: String,
-    moves: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct Move {
-    #[serde(rename = "move")]
-    mv: String,
-}
-
-/// The part of a match record the tuner reads.
-#[derive(Deserialize)]
-struct Record {
-    game: String,
-    opening: Opening,
-    moves: Vec<Move>,
-    result: String,
-    termination: String,
 }
 
 /// What to take from the records.
@@ -76,63 +55,67 @@ pub fn read_samples(
         path: name.clone(),
         error,
     })?;
+    let mut parser = Parser::new(&options.game);
     for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let bad = |message: String| RecordsError::Bad {
-            path: name.clone(),
-            line: i + 1,
-            message,
-        };
-        let record: Record =
-            serde_json::from_str(line).map_err(|e| bad(format!("not a match record: {e}")))?;
-        let same_game = record.game.split_whitespace().next() == Some(options.game.as_str());
-        if !same_game || record.termination != "rules" {
-            stats.skipped_games += 1;
-            continue;
-        }
-        let result = match record.result.as_str() {
-            "p1win" => Some(Player::P1),
-            "p2win" => Some(Player::P2),
-            "draw" => None,
-            other => return Err(bad(format!("unknown result '{other}'"))),
-        };
-        let mut session =
-            registry::create_from_spec(&record.game).map_err(|e| bad(e.to_string()))?;
-        let all: Vec<&str> = record
-            .opening
-            .moves
-            .iter()
-            .map(String::as_str)
-            .chain(record.moves.iter().map(|m| m.mv.as_str()))
-            .collect();
-        for ply in 0..all.len() {
-            if ply < options.skip_plies {
+        for parsed in parser.line(line) {
+            let bad = |message: String| RecordsError::Bad {
+                path: name.clone(),
+                line: i + 1,
+                message,
+            };
+            let game = parsed.map_err(|e| bad(e.error.to_string()))?;
+            if game.format != Format::Records {
+                return Err(bad(format!(
+                    "not a match record ({})",
+                    game.format.as_str()
+                )));
+            }
+            let same_game = game.spec.split_whitespace().next() == Some(options.game.as_str());
+            if !same_game || game.termination.as_deref() != Some("rules") {
+                stats.skipped_games += 1;
                 continue;
             }
-            session
-                .set_position(Some(&record.opening.fen), &all[..ply])
-                .map_err(|e| bad(e.to_string()))?;
-            if session.outcome().is_some() {
-                break;
+            let result = match game.result.as_deref() {
+                Some("p1win") => Some(Player::P1),
+                Some("p2win") => Some(Player::P2),
+                Some("draw") => None,
+                other => return Err(bad(format!("unknown result {other:?}"))),
+            };
+            let mut session =
+                registry::create_from_spec(&game.spec).map_err(|e| bad(e.to_string()))?;
+            let all: Vec<&str> = game.moves.iter().map(String::as_str).collect();
+            for ply in options.skip_plies..all.len() {
+                session
+                    .set_position(game.fen.as_deref(), &all[..ply])
+                    .map_err(|e| bad(e.to_string()))?;
+                if session.outcome().is_some() {
+                    break;
+                }
+                stats.positions += 1;
+                let Some(features) = session.eval_sample() else {
+                    stats.not_quiet += 1;
+                    continue;
+                };
+                let label = match result {
+                    Some(winner) if winner == session.to_move() => 1.0,
+                    Some(_) => 0.0,
+                    None => 0.5,
+                };
+                samples.push(Sample {
+                    features: features.into_iter().map(f64::from).collect(),
+                    result: label,
+                });
             }
-            stats.positions += 1;
-            let Some(features) = session.eval_sample() else {
-                stats.not_quiet += 1;
-                continue;
-            };
-            let label = match result {
-                Some(winner) if winner == session.to_move() => 1.0,
-                Some(_) => 0.0,
-                None => 0.5,
-            };
-            samples.push(Sample {
-                features: features.into_iter().map(f64::from).collect(),
-                result: label,
-            });
+            stats.games += 1;
         }
-        stats.games += 1;
+    }
+    // A block still open at the end (PGN, fixture) is not a record either.
+    if parser.finish().into_iter().next().is_some() {
+        return Err(RecordsError::Bad {
+            path: name,
+            line: text.lines().count(),
+            message: "not a match record".to_string(),
+        });
     }
     Ok(())
 }
