@@ -5,6 +5,7 @@ mod afrika;
 mod analyse;
 mod anywoli;
 mod check;
+mod cli_help;
 mod engine;
 mod fanorona;
 mod fanorona_brute;
