@@ -94,6 +94,14 @@ pub struct Outcome {
     pub reason: &'static str,
 }
 
+impl Outcome {
+    /// The final margin for `player`: own score minus the opponent's.
+    pub fn margin(&self, player: Player) -> Points {
+        let me = player.index();
+        self.scores[me] - self.scores[1 - me]
+    }
+}
+
 /// A score in a game's own points, held in halves so that a komi such as 2.5 is exact.
 /// Displays as `64`, `66.5`, `-0.5`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -146,6 +154,20 @@ impl fmt::Display for Points {
         }
     }
 }
+
+/// `+8`, `0`, `-2.5`: a value in half-points, signed (a margin, an exact value).
+pub fn value_text(halves: i32) -> String {
+    let points = Points::from_halves(halves);
+    if halves > 0 {
+        format!("+{points}")
+    } else {
+        points.to_string()
+    }
+}
+
+/// The longest line, in plies, that any search follows from its root: deeper positions are
+/// judged, not searched. Games whose rules count plies (a quiet-move limit) compare with it.
+pub const MAX_PLY: usize = 256;
 
 /// A position string that does not describe a position of this game.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -376,8 +398,7 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// `scores[mover] − scores[other]`. A game decided by something else than points (e.g.
     /// Fanorona) maps a win to a positive, a loss to a negative value.
     fn final_value(&self, outcome: &Outcome, mover: Player) -> i32 {
-        let me = mover.index();
-        (outcome.scores[me] - outcome.scores[1 - me]).halves()
+        outcome.margin(mover).halves()
     }
 
     /// The part of the final value that is already decided in `pos`, from the mover's view

@@ -12,8 +12,10 @@
 pub mod analysis;
 pub mod bench;
 pub mod check;
+pub mod compositions;
 pub mod game;
 pub mod games;
+pub mod memory;
 pub mod options;
 pub mod perft;
 pub mod play;

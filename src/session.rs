@@ -722,7 +722,7 @@ impl<G: Game> Session for GameSession<G> {
                 out,
                 "Tablebase: {} (the final margin for the side to move with perfect play; \
                  {layer} in play)",
-                crate::solve::command::value_text(value)
+                crate::game::value_text(value)
             );
         }
         match outcome {
@@ -898,8 +898,7 @@ impl<G: Game> Session for GameSession<G> {
         }
         if let Some(outcome) = self.outcome() {
             // The final margin, from the side to move, in the usual hundredths of a point.
-            let me = self.game.to_move(&self.position).index();
-            let margin = outcome.scores[me] - outcome.scores[1 - me];
+            let margin = outcome.margin(self.game.to_move(&self.position));
             let score = format!("cp {}", margin.halves() * 50);
             info(format!(
                 "info depth 0 score {score} nodes 0 time 0 string game over: {} ({})",

@@ -13,12 +13,11 @@
 use std::fmt::Write;
 
 use crate::game::{
-    BenchSpec, EvalTerm, Game, GameResult, MoveError, Outcome, Player, Points, PositionError,
-    eval_weights,
+    BenchSpec, EvalTerm, Game, GameResult, MAX_PLY, MoveError, Outcome, Player, Points,
+    PositionError, eval_weights,
 };
 use crate::games::mancala::{self, Side};
 use crate::options::{GameOptions, OptionKind, OptionSpec};
-use crate::search::score::MAX_PLY;
 
 pub const NAME: &str = "anywoli";
 pub const MAX_HOUSES: usize = 13;

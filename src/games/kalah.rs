@@ -7,13 +7,13 @@
 
 use std::fmt::Write;
 
+use crate::compositions::Compositions;
 use crate::game::{
     BenchSpec, EvalTerm, Game, GameResult, MoveError, Outcome, Player, Points, PositionError,
     eval_weights,
 };
 use crate::games::mancala::{self, Side};
 use crate::options::{GameOptions, OptionKind, OptionSpec};
-use crate::tablebase::index::Compositions;
 
 pub const NAME: &str = "kalah";
 pub const MAX_PITS: usize = 12;

@@ -2,8 +2,8 @@
 //! lettering, the comma-separated pit lists of position strings, hashing of pit arrays.
 //! Only notation and data layout live here; each game keeps its own sowing rules.
 
+use crate::compositions::Compositions;
 use crate::game::{MoveError, PositionError};
-use crate::tablebase::index::Compositions;
 
 /// A side of a two-row board. South owns the lower row (`A`.. upper-case letters), North
 /// the upper row (`a`.. lower-case letters), each lettered from its owner's left.

@@ -6,11 +6,11 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::analysis::evaluate::Value;
 use crate::game::Player;
 use crate::registry;
 use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
+use crate::search::value::Value;
 use crate::search::{SearchControl, SearchSettings};
 use crate::session::{PositionCommandError, SearchSummary, Session};
 use crate::solve::table::SolveTable;

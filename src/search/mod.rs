@@ -9,9 +9,9 @@
 //! Several threads (Lazy SMP) share the table; the first thread reports and decides.
 
 pub mod limits;
-pub mod memory;
 pub mod score;
 pub mod tt;
+pub mod value;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -452,11 +452,10 @@ impl<G: Game> Worker<'_, G> {
             // never a proof or a mate score.
             self.unresolved = true;
             let outcome = game.repetition_outcome(pos);
-            let me = player.index();
             if outcome.result == GameResult::Draw {
                 return 0;
             }
-            let margin = (outcome.scores[me] - outcome.scores[1 - me]).halves() * 50;
+            let margin = outcome.margin(player).halves() * 50;
             return score::clamp_eval(margin);
         }
         if let Some(outcome) = game.outcome(pos) {

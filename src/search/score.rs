@@ -6,7 +6,7 @@
 use crate::game::{GameResult, Outcome, Player};
 
 pub const MATE: i32 = 1_000_000;
-pub const MAX_PLY: usize = 256;
+pub use crate::game::MAX_PLY;
 pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32 - 1;
 pub const INFINITE: i32 = MATE + 1;
 /// Exact values (with endgame tables loaded: table positions and game ends) score in a band

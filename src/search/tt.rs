@@ -7,7 +7,7 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
-use super::memory::ZeroedArray;
+use crate::memory::ZeroedArray;
 
 /// What a stored score is: exact, or only a bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::table::SolveTable;
-use crate::game::Points;
+use crate::game::value_text;
 use crate::registry;
 use crate::session::{SolveProgress, SolveRequest};
 use crate::tablebase;
@@ -24,16 +24,6 @@ pub struct SolveArgs {
     pub threads: usize,
     pub hash_mb: usize,
     pub all_moves: bool,
-}
-
-/// `+8`, `0`, `-2.5`: a value in half-points, signed.
-pub fn value_text(halves: i32) -> String {
-    let points = Points::from_halves(halves);
-    if halves > 0 {
-        format!("+{points}")
-    } else {
-        points.to_string()
-    }
 }
 
 /// Solve and print `Value:`, `Best:`, `PV:`, `Nodes:`, `Time:`, `Tbhits:` (and a line per

@@ -9,7 +9,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::search::memory::ZeroedArray;
+use crate::memory::{ZeroedArray, prefetch};
 
 const WAYS: usize = 4;
 
@@ -171,19 +171,6 @@ impl SolveTable {
             .sum();
         (used * 1000 / (sample * WAYS).max(1)) as u32
     }
-}
-
-/// A hint to the processor to fetch the cache line at `address` (no effect elsewhere).
-#[inline]
-pub fn prefetch(address: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching has no architectural effect and never faults, whatever the
-    // address; SSE is part of the x86_64 baseline.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(address as *const i8);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = address;
 }
 
 fn clamp16(value: i32, none: i16) -> i16 {

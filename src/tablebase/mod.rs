@@ -11,7 +11,6 @@
 pub mod build;
 pub mod command;
 pub mod format;
-pub mod index;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -145,7 +144,7 @@ impl Tables {
             && let Some(layer) = self.layers.get(layer as usize)
             && let Some(byte) = layer.map.get(layer.offset + index as usize)
         {
-            crate::solve::table::prefetch(byte as *const u8);
+            crate::memory::prefetch(byte as *const u8);
         }
     }
 

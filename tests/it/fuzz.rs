@@ -421,7 +421,7 @@ fn processors() -> usize {
 
 /// The `Hash` maximum the engine computes from this machine's memory.
 fn hash_max() -> usize {
-    sowfan::search::memory::MemoryLimits::current()
+    sowfan::memory::MemoryLimits::current()
         .table_limit_mb()
         .map_or(65536, |most| most.min(65536))
 }
