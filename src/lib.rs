@@ -12,6 +12,7 @@
 pub mod analysis;
 pub mod bench;
 pub mod check;
+pub mod cli;
 pub mod compositions;
 pub mod game;
 pub mod games;

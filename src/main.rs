@@ -91,16 +91,7 @@ enum Tool {
     ///   sowfan check --engine cmd=./my-engine --game "kalah pits=4"
     #[command(verbatim_doc_comment)]
     Check(CheckArgs),
-    /// Prove the exact value of a position: the final margin with perfect play.
-    ///
-    /// Prints `Value: +8` (the side to move's final margin; 0 a draw), `Best:`, `PV:` (to
-    /// the end of the game), `Nodes:`, `Time:`, `Tbhits:`. Uses endgame tables from
-    /// --tablebases DIR, else from $SOWFAN_TABLEBASES or ~/.local/share/sowfan/tablebases
-    /// when present. Ctrl-C stops it with the bounds proven so far.
-    ///
-    /// Example: sowfan solve kalah pits=4 seeds=3 --all-moves
-    #[command(verbatim_doc_comment)]
-    Solve(SolveCli),
+    Solve(sowfan::solve::command::SolveArgs),
     /// Build, check and list endgame tables.
     #[command(subcommand)]
     Tablebase(TablebaseCli),
@@ -279,32 +270,6 @@ impl CheckArgs {
             seed: self.seed,
         })
     }
-}
-
-#[derive(clap::Args)]
-struct SolveCli {
-    /// Game name (default kalah) followed by key=value options.
-    #[arg(value_name = "GAME [KEY=VALUE ...]")]
-    game: Vec<String>,
-    /// Start from this position string instead of the start position.
-    #[arg(long)]
-    fen: Option<String>,
-    /// Play these moves (space-separated, one argument) first.
-    #[arg(long)]
-    moves: Option<String>,
-    /// Endgame table directory (default: $SOWFAN_TABLEBASES or
-    /// ~/.local/share/sowfan/tablebases, if present).
-    #[arg(long, value_name = "DIR")]
-    tablebases: Option<PathBuf>,
-    /// Search threads.
-    #[arg(long, default_value_t = 1, value_name = "T")]
-    threads: usize,
-    /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 512, value_name = "MB")]
-    hash: usize,
-    /// First print the exact value of every legal move.
-    #[arg(long)]
-    all_moves: bool,
 }
 
 #[derive(Subcommand)]
@@ -521,19 +486,7 @@ fn main() -> ExitCode {
             sowfan::bench::run(depth, &control, &mut |line| out.line(line));
             Ok(())
         }
-        Some(Tool::Solve(args)) => {
-            let stop = catch_stop();
-            let args = sowfan::solve::command::SolveArgs {
-                game: args.game,
-                fen: args.fen,
-                moves: args.moves,
-                tablebases: args.tablebases,
-                threads: args.threads,
-                hash_mb: args.hash,
-                all_moves: args.all_moves,
-            };
-            sowfan::solve::command::run(&args, stop)
-        }
+        Some(Tool::Solve(args)) => return sowfan::solve::command::run(args),
         Some(Tool::Tablebase(command)) => {
             let stop = catch_stop();
             let command = match command {

@@ -1,39 +1,65 @@
 //! `sowfan solve`: the exact value of a position, on the command line.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::table::SolveTable;
+use crate::cli::{cancel_on_interrupt, exit_status, game_words};
 use crate::game::value_text;
 use crate::registry;
 use crate::session::{SolveProgress, SolveRequest};
 use crate::tablebase;
 
-/// What `sowfan solve` was asked.
-#[derive(Debug, Clone)]
+/// Prove the exact value of a position: the final margin with perfect play.
+///
+/// Prints `Value: +8` (the side to move's final margin; 0 a draw), `Best:`, `PV:` (to
+/// the end of the game), `Nodes:`, `Time:`, `Tbhits:`. Uses endgame tables from
+/// --tablebases DIR, else from $SOWFAN_TABLEBASES or ~/.local/share/sowfan/tablebases
+/// when present. Ctrl-C stops it with the bounds proven so far.
+///
+/// Example: sowfan solve kalah pits=4 seeds=3 --all-moves
+#[derive(Debug, Clone, clap::Args)]
+#[command(verbatim_doc_comment)]
 pub struct SolveArgs {
-    /// The game name and its `key=value` options.
+    /// Game name (default kalah) followed by key=value options.
+    #[arg(value_name = "GAME [KEY=VALUE ...]")]
     pub game: Vec<String>,
+    /// Start from this position string instead of the start position.
+    #[arg(long)]
     pub fen: Option<String>,
+    /// Play these moves (space-separated, one argument) first.
+    #[arg(long)]
     pub moves: Option<String>,
-    /// `None`: the default directory (see [`tablebase::default_dir`]), if it exists.
+    /// Endgame table directory (default: $SOWFAN_TABLEBASES or
+    /// ~/.local/share/sowfan/tablebases, if present).
+    #[arg(long, value_name = "DIR")]
     pub tablebases: Option<PathBuf>,
+    /// Search threads.
+    #[arg(long, default_value_t = 1, value_name = "T")]
     pub threads: usize,
+    /// Transposition table size in MiB.
+    #[arg(long = "hash", default_value_t = 512, value_name = "MB")]
     pub hash_mb: usize,
+    /// First print the exact value of every legal move.
+    #[arg(long)]
     pub all_moves: bool,
+}
+
+/// `sowfan solve`: Ctrl-C stops the proof with the bounds proven so far; status 1 on an
+/// error.
+pub fn run(args: SolveArgs) -> ExitCode {
+    let stop = cancel_on_interrupt("solve");
+    exit_status(solve_position(&args, stop.flag()))
 }
 
 /// Solve and print `Value:`, `Best:`, `PV:`, `Nodes:`, `Time:`, `Tbhits:` (and a line per
 /// move with `all_moves`). `stop` (Ctrl-C) ends it with the bounds proven so far.
-pub fn run(args: &SolveArgs, stop: &AtomicBool) -> Result<(), String> {
-    let (name, options) = match args.game.split_first() {
-        Some((name, options)) => (name.as_str(), options),
-        None => ("kalah", &[][..]),
-    };
-    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<(), String> {
+    let (name, options) = game_words(&args.game);
     let mut session = registry::create(name, &options).map_err(|e| e.to_string())?;
     let moves: Vec<&str> = args
         .moves
