@@ -98,6 +98,25 @@ pub fn create_from_spec(spec: &str) -> Result<Box<dyn Session>, RegistryError> {
     create(name, &options)
 }
 
+/// The games and their options, for `--help`.
+pub fn games_help() -> String {
+    let mut text = String::from("Games (name and options, as after `newgame` or in --game):\n");
+    for entry in GAMES {
+        text.push_str(&format!("  {:<15} {}\n", entry.name, entry.summary));
+        for option in entry.options {
+            text.push_str(&format!(
+                "  {:<15}   {}={} (default {}): {}\n",
+                "",
+                option.name,
+                option.accepted(),
+                option.default,
+                option.help
+            ));
+        }
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

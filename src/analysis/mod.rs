@@ -12,6 +12,7 @@
 //! output is printed in input order as soon as each move's two positions are done.
 
 pub mod chart;
+pub mod command;
 pub mod evaluate;
 pub mod input;
 pub mod output;
@@ -40,23 +41,52 @@ pub use output::OutputFormat;
 /// The default search of each position when no limit is given.
 pub const DEFAULT_DEPTH: u32 = 10;
 
-/// What `sowfan analyse` was asked.
-#[derive(Debug, Clone)]
+/// Analyse games: each move against the engine's best, its loss and mark (?!, ?, ??,
+/// !), each player's average loss, the decisive mistake, and an evaluation chart.
+///
+/// Reads `sowfan match --records` JSON Lines, `--pgn` games, game-record fixtures
+/// (docs/afrika.md) and plain lines (`<game> [options]: <moves>`, `fen <position> moves
+/// <moves>`), several games per input, from FILE or stdin (`-`). Prints aligned text or
+/// JSON Lines (one object a move, one a game) as each move is done. See README.md,
+/// "Analysing games".
+///
+/// Example:
+///   sowfan analyse games.jsonl --depth 10 --threads 2 --format jsonl --chart game.svg
+///   echo 'kalah: C f a E' | sowfan analyse
+#[derive(Debug, Clone, clap::Args)]
+#[command(verbatim_doc_comment)]
 pub struct AnalyseArgs {
-    /// `None` or `-`: standard input.
+    /// The games: a file, or - (the default) for standard input.
+    #[arg(value_name = "FILE|-")]
     pub input: Option<PathBuf>,
-    /// The game of plain lines that name none (default kalah).
+    /// The game of plain lines that name none (default kalah), e.g. --game "kalah pits=4".
+    #[arg(long, value_name = "GAME [KEY=VALUE ...]")]
     pub game: Option<String>,
+    /// Search each position to this depth (the default: 10).
+    #[arg(long, value_name = "N", conflicts_with_all = ["movetime", "nodes"])]
     pub depth: Option<u32>,
-    pub nodes: Option<u64>,
+    /// Search each position for this many milliseconds.
+    #[arg(long, value_name = "MS", conflicts_with = "nodes")]
     pub movetime: Option<u64>,
-    /// Positions searched at the same time.
+    /// Search each position for this many nodes.
+    #[arg(long, value_name = "N")]
+    pub nodes: Option<u64>,
+    /// Positions analysed at the same time (each search uses one thread, so the output
+    /// does not depend on this).
+    #[arg(long, default_value_t = 1, value_name = "T")]
     pub threads: usize,
-    /// Transposition table of each search, MiB.
+    /// Transposition table of each search, in MiB.
+    #[arg(long = "hash", default_value_t = 16, value_name = "MB")]
     pub hash_mb: usize,
+    /// Endgame table directory: covered positions get exact values.
+    #[arg(long, value_name = "DIR")]
     pub tablebases: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
-    /// One SVG chart per game (numbered `FILE-<game>.svg` when the input holds several).
+    /// Draw each game's evaluation chart as SVG to FILE (FILE-<game number>.svg when the
+    /// input holds several games).
+    #[arg(long, value_name = "FILE.svg")]
     pub chart: Option<PathBuf>,
 }
 
@@ -422,7 +452,7 @@ fn progress_bar() -> ProgressBar {
 
 /// Analyse every game of the input and print as each move is done. `stop` (Ctrl-C) ends
 /// the run after the searches in progress.
-pub fn run(args: &AnalyseArgs, stop: &'static AtomicBool) -> Result<AnalyseReport, String> {
+pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, String> {
     let limits = Limits {
         depth: args
             .depth

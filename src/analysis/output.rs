@@ -11,9 +11,11 @@ use super::input::{GameError, InputGame};
 use crate::game::Player;
 
 /// How the analysis is printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
+    /// Aligned columns for people.
     Text,
+    /// One JSON object a move and one a game.
     Jsonl,
 }
 

@@ -2,10 +2,13 @@
 //! it works through a pipe too). Generic over games: the board, the moves and the result
 //! all come from the [`Session`].
 
+pub mod command;
+
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::cli::game_words;
 use crate::game::Player;
 use crate::registry;
 use crate::search::limits::Limits;
@@ -16,7 +19,7 @@ use crate::session::{PositionCommandError, SearchSummary, Session};
 use crate::solve::table::SolveTable;
 
 /// Who the engine plays.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum EngineSide {
     P1,
     P2,
@@ -35,17 +38,35 @@ impl EngineSide {
     }
 }
 
-/// What `sowfan play` was asked.
-#[derive(Debug, Clone)]
+/// Play a game against the engine in the terminal (also through a pipe).
+///
+/// After each move: the board, the scores, whose turn it is and the legal moves. Type a
+/// move, or undo, hint, fen, moves, board, new, help, quit. See README.md, "Playing".
+///
+/// Example: sowfan play kalah pits=4 --engine p2 --movetime 500
+#[derive(Debug, Clone, clap::Args)]
+#[command(verbatim_doc_comment)]
 pub struct PlayArgs {
-    /// The game name and its `key=value` options (default kalah).
+    /// Game name (default kalah) followed by key=value options.
+    #[arg(value_name = "GAME [KEY=VALUE ...]")]
     pub game: Vec<String>,
+    /// The side(s) the engine plays.
+    #[arg(long, value_enum, default_value_t = EngineSide::P2)]
     pub engine: EngineSide,
+    /// The engine's time per move in milliseconds (default 1000).
+    #[arg(long, value_name = "MS", conflicts_with = "depth")]
     pub movetime: Option<u64>,
+    /// The engine searches to this depth instead.
+    #[arg(long, value_name = "N")]
     pub depth: Option<u32>,
+    /// Endgame table directory.
+    #[arg(long, value_name = "DIR")]
     pub tablebases: Option<PathBuf>,
+    /// Transposition table size in MiB.
+    #[arg(long = "hash", default_value_t = 64, value_name = "MB")]
     pub hash_mb: usize,
     /// Start from this position string.
+    #[arg(long)]
     pub fen: Option<String>,
 }
 
@@ -102,7 +123,7 @@ Type a move (as listed after 'Legal moves'), or:
   quit    leave";
 
 /// The game in progress: where it started and the moves since, who made them.
-struct Game {
+struct PlayedGame {
     session: Box<dyn Session>,
     fen: Option<String>,
     moves: Vec<String>,
@@ -110,7 +131,7 @@ struct Game {
     by_person: Vec<bool>,
 }
 
-impl Game {
+impl PlayedGame {
     fn replay(&mut self) {
         let moves: Vec<&str> = self.moves.iter().map(String::as_str).collect();
         // Every move was accepted before: replaying cannot fail.
@@ -172,14 +193,14 @@ impl Game {
 }
 
 /// The engine: its table lives as long as the program.
-struct Engine {
+struct Searcher {
     limits: Limits,
     tt: TranspositionTable,
     solve_tt: Option<SolveTable>,
     control: SearchControl,
 }
 
-impl Engine {
+impl Searcher {
     fn think(&self, session: &dyn Session) -> Result<SearchSummary, String> {
         let settings = SearchSettings {
             threads: 1,
@@ -203,18 +224,14 @@ fn score_text(summary: &SearchSummary) -> String {
 
 /// Play until `quit` or the end of the input. `echo`: repeat each input line after the
 /// prompt (when the input is not a terminal, so that a transcript reads well).
-pub fn run(
+pub fn play(
     args: &PlayArgs,
     input: &mut dyn BufRead,
     out: &mut dyn Write,
     style: Style,
     echo: bool,
 ) -> Result<(), String> {
-    let (name, options) = match args.game.split_first() {
-        Some((name, options)) => (name.as_str(), options),
-        None => ("kalah", &[][..]),
-    };
-    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    let (name, options) = game_words(&args.game);
     let mut session = registry::create(name, &options).map_err(|e| e.to_string())?;
     session
         .set_position(args.fen.as_deref(), &[])
@@ -234,7 +251,7 @@ pub fn run(
             .or(args.depth.is_none().then_some(DEFAULT_MOVETIME)),
         ..Limits::default()
     };
-    let engine = Engine {
+    let engine = Searcher {
         limits,
         tt: TranspositionTable::new(args.hash_mb.max(1))?,
         solve_tt: match session.tables() {
@@ -243,7 +260,7 @@ pub fn run(
         },
         control: SearchControl::default(),
     };
-    let mut game = Game {
+    let mut game = PlayedGame {
         session,
         fen: args.fen.clone(),
         moves: Vec::new(),
@@ -393,12 +410,12 @@ pub fn run(
     }
 }
 
-fn legal_line(game: &Game) -> String {
+fn legal_line(game: &PlayedGame) -> String {
     format!("Legal moves: {}", game.session.legal_moves().join(" "))
 }
 
 /// The board (as `d`), the scores, whose turn it is and the legal moves.
-fn show(out: &mut dyn Write, game: &Game) -> Result<(), String> {
+fn show(out: &mut dyn Write, game: &PlayedGame) -> Result<(), String> {
     let mut text = String::new();
     text.push('\n');
     text.push_str(&game.session.display());

@@ -2,43 +2,75 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
 use super::build::{BuildOptions, LayerReport};
 use super::format::{self, Header};
+use crate::cli::{cancel_on_interrupt, exit_status};
 use crate::registry;
 
-pub enum Command {
+/// Build, check and list endgame tables.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum TablebaseCommand {
+    /// Build the tables of a game up to --seeds seeds (stones) in play, resuming at the
+    /// first missing layer.
+    ///
+    /// Example: sowfan tablebase build kalah --seeds 20 --dir tables --threads 2
+    #[command(verbatim_doc_comment)]
     Build {
+        /// Game name followed by key=value options (only options that change values matter).
+        #[arg(value_name = "GAME [KEY=VALUE ...]", required = true)]
         game: Vec<String>,
+        /// Build every layer up to this many seeds (stones) in play.
+        #[arg(long, value_name = "N")]
         seeds: u32,
+        /// The table directory.
+        #[arg(long, value_name = "DIR")]
         dir: PathBuf,
+        #[arg(long, default_value_t = 1, value_name = "T")]
         threads: usize,
+        /// I/K: build only slice I (from 1) of K of the top layer (the layers below must
+        /// exist); `sowfan tablebase merge` assembles the slices.
+        #[arg(long, value_name = "I/K")]
         shard: Option<String>,
     },
+    /// Check every table file under DIR: header, size, checksum.
     Verify {
+        #[arg(long, value_name = "DIR")]
         dir: PathBuf,
     },
+    /// List what DIR holds: rule sets, layers, entries, sizes.
     Info {
+        #[arg(long, value_name = "DIR")]
         dir: PathBuf,
     },
+    /// Assemble the shards of layers into whole layer files, verifying every slice.
     Merge {
+        #[arg(long, value_name = "DIR")]
         dir: PathBuf,
     },
 }
 
-pub fn run(command: Command, stop: &AtomicBool) -> Result<(), String> {
+/// `sowfan tablebase …`: Ctrl-C stops a build between chunks (the layers written so far are
+/// complete, a rerun resumes); status 1 on an error.
+pub fn run(command: TablebaseCommand) -> ExitCode {
+    let stop = cancel_on_interrupt("tablebase");
+    exit_status(execute(command, stop.flag()))
+}
+
+pub fn execute(command: TablebaseCommand, stop: &AtomicBool) -> Result<(), String> {
     match command {
-        Command::Build {
+        TablebaseCommand::Build {
             game,
             seeds,
             dir,
             threads,
             shard,
         } => build(&game, seeds, dir, threads, shard.as_deref(), stop),
-        Command::Verify { dir } => verify(&dir),
-        Command::Info { dir } => info(&dir),
-        Command::Merge { dir } => merge(&dir),
+        TablebaseCommand::Verify { dir } => verify(&dir),
+        TablebaseCommand::Info { dir } => info(&dir),
+        TablebaseCommand::Merge { dir } => merge(&dir),
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
@@ -9,22 +10,46 @@ use rand::seq::SliceRandom;
 
 use super::records::{SampleOptions, SampleStats, read_samples};
 use super::{FitOptions, Sample, fit};
+use crate::cli::exit_status;
 use crate::game::EvalTerm;
 use crate::registry;
 
-/// What `sowfan tune` was asked.
-#[derive(Debug, Clone)]
+/// Fit a game's evaluation weights to recorded games (Texel's method): the logistic
+/// loss of the static evaluation against the results of quiet positions.
+///
+/// Example: sowfan tune kalah --records games.jsonl --iterations 2000
+#[derive(Debug, Clone, clap::Args)]
+#[command(verbatim_doc_comment)]
 pub struct TuneArgs {
-    pub game: String,
+    /// The game (and options), as after `newgame`.
+    #[arg(value_name = "GAME [KEY=VALUE ...]", required = true)]
+    pub game: Vec<String>,
+    /// Match records (`sowfan match --records`), one or more.
+    #[arg(long, num_args = 1.., value_name = "FILE", required = true)]
     pub records: Vec<PathBuf>,
+    /// Full-batch Adam steps.
+    #[arg(long, default_value_t = 2000, value_name = "N")]
     pub iterations: usize,
+    /// Adam's step size, in hundredths of a point.
+    #[arg(long, default_value_t = 1.0, value_name = "R")]
     pub rate: f64,
+    /// Seed of the random subset (--max-positions).
+    #[arg(long, default_value_t = 1, value_name = "S")]
     pub seed: u64,
+    /// Leave out this many plies from the start of each game.
+    #[arg(long, default_value_t = 8, value_name = "K")]
     pub skip_plies: usize,
-    /// At most this many positions (a seeded random subset).
+    /// Use at most this many positions (a seeded random subset).
+    #[arg(long, value_name = "N")]
     pub max_positions: Option<usize>,
-    /// Write the new weights, in the source's form, to this file (atomically).
+    /// Write the tuned WEIGHTS constant to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// `sowfan tune`: status 1 with the reason when the records or the game are unusable.
+pub fn run(args: TuneArgs) -> ExitCode {
+    exit_status(tune(&args))
 }
 
 /// The weights in the form of the game's `WEIGHTS` constant.
@@ -37,14 +62,9 @@ pub fn source_form(terms: &[EvalTerm], values: &[i32]) -> String {
     text
 }
 
-pub fn run(args: &TuneArgs) -> Result<(), String> {
-    let session = registry::create_from_spec(&args.game).map_err(|e| e.to_string())?;
-    let name = args
-        .game
-        .split_whitespace()
-        .next()
-        .unwrap_or_default()
-        .to_string();
+pub fn tune(args: &TuneArgs) -> Result<(), String> {
+    let session = registry::create_from_spec(&args.game.join(" ")).map_err(|e| e.to_string())?;
+    let name = args.game.first().cloned().unwrap_or_default();
     let terms = session.eval_terms();
     if terms.is_empty() {
         return Err(format!("{name}'s evaluation has no tunable terms"));

@@ -1,6 +1,8 @@
 //! `bench`: fixed-depth searches of fixed positions of every game, for a speed figure and a
 //! node count that identifies the search's behaviour (the same for a given build).
 
+pub mod command;
+
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
