@@ -1,6 +1,7 @@
-//! Afrika (Ralf Gering, 2004), as in `rules/afrika.md`: 2×8 pits, 8 stones each, no stores;
-//! a capture (compulsory, smallest pit first) takes an opponent pit facing an own empty pit
-//! and is the whole turn; otherwise the mover sows, skipping the origin pit.
+//! Afrika (Ralf Gering, 2004), as protocol.md (section *Afrika*) and docs/afrika.md describe
+//! it: 2×8 pits, 8 stones each, no stores; a capture (compulsory, smallest pit first) takes
+//! an opponent pit facing an own empty pit and is the whole turn; otherwise the mover sows,
+//! skipping the origin pit.
 //!
 //! Board layout (`cells`): South's pits `A..H` at `0..8`, North's pits `a..h` at `8..16`.
 //! That is the counter-clockwise sowing cycle for both players (South's `H` is followed by
@@ -192,8 +193,7 @@ impl Afrika {
         let mut view = [0u8; CELLS];
         let own = first_cell(pos.side);
         let other = first_cell(pos.side.other());
-        view[..PITS].copy_from_slice(&pos.cells[own..own + PITS]);
-        view[PITS..].copy_from_slice(&pos.cells[other..other + PITS]);
+        mancala::mover_view(&pos.cells, own, other, PITS, &mut view);
         view
     }
 
@@ -675,11 +675,14 @@ impl Game for Afrika {
 
     fn table_position(&self, layer: u32, index: u64) -> Option<AfrikaPosition> {
         let mut view = [0u32; CELLS];
-        if !self.index.unrank(layer, index, &mut view) {
-            return None;
+        let (south, north) = mancala::table_rows(&self.index, layer, index, &mut view)?;
+        let mut cells = [0u8; CELLS];
+        for i in 0..PITS {
+            cells[first_cell(Side::South) + i] = south[i] as u8;
+            cells[first_cell(Side::North) + i] = north[i] as u8;
         }
         Some(AfrikaPosition {
-            cells: view.map(|c| c as u8),
+            cells,
             captured: [0, 0],
             side: Side::South,
         })

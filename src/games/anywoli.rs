@@ -1,4 +1,5 @@
-//! Anywoli and its relatives Yit Nuri and Yit Jani, as in `rules/anywoli.md`.
+//! Anywoli and its relatives Yit Nuri and Yit Jani, as protocol.md (section *Anywoli*)
+//! describes them.
 //!
 //! Board layout (`houses`): South's houses `A..` at `0..n`, North's `a..` at `n..2n`. That
 //! is the counter-clockwise sowing order (North's `a` follows South's last house), so

@@ -1,4 +1,4 @@
-//! Kalah(m,n) with its variants, as in `rules/kalah.md`.
+//! Kalah(m,n) with its variants, as protocol.md (section *Kalah*) describes them.
 //!
 //! Board layout (`cells`): South's pits `A..` at `0..m`, South's store at `m`, North's pits
 //! `a..` at `m+1..=2m`, North's store at `2m+1`. That is the counter-clockwise sowing
@@ -167,12 +167,10 @@ impl Kalah {
     #[inline]
     fn mover_view(&self, pos: &KalahPosition) -> ([u16; 2 * MAX_PITS], usize) {
         let mut view = [0u16; 2 * MAX_PITS];
-        let m = self.pits;
         let own = self.pit_cell(pos.side, 0);
         let other = self.pit_cell(pos.side.other(), 0);
-        view[..m].copy_from_slice(&pos.cells[own..own + m]);
-        view[m..2 * m].copy_from_slice(&pos.cells[other..other + m]);
-        (view, 2 * m)
+        mancala::mover_view(&pos.cells, own, other, self.pits, &mut view);
+        (view, 2 * self.pits)
     }
 
     fn cell_count(&self) -> usize {
@@ -633,13 +631,12 @@ impl Game for Kalah {
 
     fn table_position(&self, layer: u32, index: u64) -> Option<KalahPosition> {
         let mut view = [0u32; 2 * MAX_PITS];
-        if !self.index.unrank(layer, index, &mut view[..2 * self.pits]) {
-            return None;
-        }
+        let (south, north) =
+            mancala::table_rows(&self.index, layer, index, &mut view[..2 * self.pits])?;
         let mut cells = [0u16; MAX_CELLS];
         for i in 0..self.pits {
-            cells[self.pit_cell(Side::South, i)] = view[i] as u16;
-            cells[self.pit_cell(Side::North, i)] = view[self.pits + i] as u16;
+            cells[self.pit_cell(Side::South, i)] = south[i] as u16;
+            cells[self.pit_cell(Side::North, i)] = north[i] as u16;
         }
         Some(KalahPosition {
             cells,

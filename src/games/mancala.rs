@@ -287,6 +287,31 @@ pub fn parse_own_pit(
     Ok(i)
 }
 
+/// Both rows as the player to move sees them, own row first (cells `own..own + pits`), then
+/// the opponent's (`other..other + pits`), into `view[..2 * pits]`: the layout that exact keys
+/// and endgame tables rank, so that a position and its mirror share an entry.
+#[inline]
+pub fn mover_view<T: Copy>(cells: &[T], own: usize, other: usize, pits: usize, view: &mut [T]) {
+    view[..pits].copy_from_slice(&cells[own..own + pits]);
+    view[pits..2 * pits].copy_from_slice(&cells[other..other + pits]);
+}
+
+/// The two rows of endgame-table entry `entry` of `layer` (the position with the mover's
+/// row first, as [`mover_view`] lays it out), unranked into `view` (both rows): `(mover's
+/// row, opponent's row)`, or `None` past the layer's end.
+pub fn table_rows<'v>(
+    index: &Compositions,
+    layer: u32,
+    entry: u64,
+    view: &'v mut [u32],
+) -> Option<(&'v [u32], &'v [u32])> {
+    if !index.unrank(layer, entry, view) {
+        return None;
+    }
+    let pits = view.len() / 2;
+    Some(view.split_at(pits))
+}
+
 /// The exact-search key of pits seen from the mover (`view`: own row, then the opponent's),
 /// with one more bit of state (`flag`): `seeds << 57 | rank << 1 | flag` — a perfect key, no
 /// collision possible — while the layer is small (under 64 seeds, under 2^56 boards), a hash

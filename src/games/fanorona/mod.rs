@@ -1,5 +1,5 @@
 //! Fanorona in its three standard sizes (9×5 Tsivy, 5×5 Dimy, 3×3 Telo), as in
-//! `rules/fanorona.md`: one implementation, three registry entries.
+//! protocol.md (section *Fanorona*): one implementation, three registry entries.
 //!
 //! A position is two bitboards (White, Black), the side to move, the number of turns in a
 //! row without a capture (the quiet-limit draw rule and the repetition window) and, with

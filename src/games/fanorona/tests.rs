@@ -1,4 +1,4 @@
-//! One test (at least) per rule of `rules/fanorona.md`, plus notation and position strings.
+//! One test (at least) per rule of Fanorona (protocol.md, section *Fanorona*), plus notation and position strings.
 
 use super::*;
 use crate::session::{GameSession, Session};
