@@ -1,13 +1,25 @@
 //! sowfan: a game engine for Kalah, Afrika, Anywoli and Fanorona, speaking a UCI-like
 //! protocol (see `protocol.md`).
 //!
-//! Layers, from the rules up: [`game`] (the `Game` trait), [`games`] (one module per game),
-//! [`perft`] and [`search`] (generic over `Game`), [`session`] (a game in play behind an
-//! object-safe trait), [`registry`] (games by name), [`protocol`] (the text protocol), [`tournament`]
-//! (`sowfan match`: engine matches refereed by the rules), [`check`] (`sowfan check`: an engine's
-//! protocol compliance, refereed by the same rules), [`analysis`] (`sowfan analyse`: recorded
-//! games judged move by move), [`play`] (`sowfan play`: a game against the engine in a
-//! terminal).
+//! Layers, bottom to top; every import points down, never up, and never sideways between two
+//! units of one layer (tests/it/layers.rs keeps this true):
+//!
+//! 1. the contract: [`game`] (the `Game` trait, `Points`, `Outcome`, `MAX_PLY`);
+//! 2. generic utilities: [`options`] (game options), [`compositions`] (ranking of pit
+//!    contents), [`memory`] (big zeroed tables, memory limits, prefetch), [`cli`] (Ctrl-C
+//!    token, exit status);
+//! 3. [`games`]: one module per game, the only place that knows a rule;
+//! 4. [`tablebase`]: endgame tables, read and built, generic over `Game`;
+//! 5. [`perft`], [`search`], [`solve`]: generic over `Game`;
+//! 6. [`session`]: a game in play behind one object-safe trait;
+//! 7. [`registry`]: the games by name;
+//! 8. [`bench`](mod@bench): the fixed search suite;
+//! 9. [`protocol`] (the text protocol on stdin/stdout), the engine client and the records
+//!    of matches, shared by the tools;
+//! 10. the tools, one command line each, none importing another: `perft::command`,
+//!     `bench::command`, `solve::command`, `tablebase::command`, [`tournament`] (`sowfan
+//!     match`), [`check`], [`analysis`] (`sowfan analyse`), [`play`], [`tune`];
+//! 11. `main.rs`: parses the command line and dispatches.
 
 pub mod analysis;
 pub mod bench;

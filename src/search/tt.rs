@@ -48,7 +48,7 @@ pub struct TranspositionTable {
 impl TranspositionTable {
     /// A table of `megabytes` MiB (at least one entry). The memory is a fresh mapping: no
     /// page is touched until a search writes to it, so any size is created at once, and an
-    /// impossible size fails here (see [`super::memory`] for the sizes the protocol allows).
+    /// impossible size fails here (see [`crate::memory`] for the sizes the protocol allows).
     pub fn new(megabytes: usize) -> Result<TranspositionTable, String> {
         let count = (megabytes.saturating_mul(1 << 20) / ENTRY_BYTES).max(1);
         // SAFETY: the all-zero bit pattern is a valid `Slot` (two `AtomicU64`).

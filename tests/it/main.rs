@@ -14,6 +14,7 @@ mod fanorona_telo;
 mod fuzz;
 mod hardening;
 mod kalah;
+mod layers;
 mod perft_fixture;
 mod play;
 mod protocol;
