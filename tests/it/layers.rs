@@ -148,11 +148,12 @@ fn library_text(text: &str) -> (String, Vec<String>) {
             let mut opened = false;
             for next in lines.by_ref() {
                 let code = strip_comment(next);
-                if !opened && let Some(name) = code.trim().strip_prefix("mod ") {
-                    if let Some(name) = name.strip_suffix(';') {
-                        test_children.push(name.trim().to_string());
-                        break;
-                    }
+                if !opened
+                    && let Some(name) = code.trim().strip_prefix("mod ")
+                    && let Some(name) = name.strip_suffix(';')
+                {
+                    test_children.push(name.trim().to_string());
+                    break;
                 }
                 depth += code.matches('{').count() as i32 - code.matches('}').count() as i32;
                 opened |= code.contains('{');
@@ -260,9 +261,9 @@ fn imports(code: &str, module: &[String]) -> Vec<Vec<String>> {
         .into_iter()
         .filter_map(|path| {
             let segments: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
-            let (base, tail): (Vec<String>, &[&str]) = match segments.first()? {
-                &"crate" => (Vec::new(), &segments[1..]),
-                &"super" => {
+            let (base, tail): (Vec<String>, &[&str]) = match *segments.first()? {
+                "crate" => (Vec::new(), &segments[1..]),
+                "super" => {
                     let mut base = module.to_vec();
                     let mut tail = &segments[..];
                     while tail.first() == Some(&"super") {
