@@ -459,7 +459,7 @@ impl<G: Game> GameSession<G> {
             &self.position,
             solve_tt,
             &settings,
-            &control.stop,
+            control.stop_flag(),
             &|_| {},
         );
         if solution.lower != solution.upper {
@@ -533,7 +533,7 @@ impl<G: Game> GameSession<G> {
                     &self.position,
                     solve_tt,
                     &solve_settings,
-                    &control.stop,
+                    control.stop_flag(),
                     &report,
                 )
             });
@@ -612,18 +612,6 @@ impl<G: Game> GameSession<G> {
             score: score::exact(value),
             proven: exact,
         })
-    }
-
-    /// `go infinite` / `go ponder` (or no limit) answer only after `stop` (or `ponderhit`).
-    fn wait_for_stop(&self, limits: &Limits, control: &SearchControl) {
-        let player = self.game.to_move(&self.position);
-        while !control.stop.load(std::sync::atomic::Ordering::Relaxed)
-            && (limits.infinite
-                || limits.is_unlimited_for(player)
-                || control.pondering.load(std::sync::atomic::Ordering::Relaxed))
-        {
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
     }
 
     /// Move texts of a line played from the current position.
@@ -919,13 +907,13 @@ impl<G: Game> Session for GameSession<G> {
         }
         let started = Instant::now();
         if let Some(summary) = self.table_answer(&searchmoves, settings, info) {
-            self.wait_for_stop(limits, control);
+            control.wait_for_stop(limits, self.to_move());
             return Ok(summary);
         }
         if searchmoves.is_empty()
             && let Some(summary) = self.try_solve(limits, settings, solve_tt, control, info)
         {
-            self.wait_for_stop(limits, control);
+            control.wait_for_stop(limits, self.to_move());
             return Ok(summary);
         }
         // What the solver tried counts against the search's time.

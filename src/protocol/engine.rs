@@ -4,7 +4,6 @@ use std::collections::VecDeque;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -118,8 +117,7 @@ impl Engine {
         if let Some(job) = self.job.take() {
             // After `quit` nothing more is said (no `bestmove` for a stopped search).
             self.out.mute();
-            job.control.stop.store(true, Ordering::Relaxed);
-            job.control.pondering.store(false, Ordering::Relaxed);
+            job.control.request_stop();
             let until = Instant::now() + SHUTDOWN_GRACE;
             while !job.handle.is_finished() && Instant::now() < until {
                 std::thread::sleep(Duration::from_millis(1));
@@ -178,11 +176,10 @@ impl Engine {
                     self.execute(command);
                     if let Some(job) = &self.job {
                         if queued.ponderhit {
-                            job.control.pondering.store(false, Ordering::Relaxed);
+                            job.control.ponderhit();
                         }
                         if queued.stop {
-                            job.control.pondering.store(false, Ordering::Relaxed);
-                            job.control.stop.store(true, Ordering::Relaxed);
+                            job.control.request_stop();
                         }
                     }
                 }
@@ -192,11 +189,12 @@ impl Engine {
         if self.eof {
             // Past the end of input nobody can send `stop`: end an open-ended search now.
             // A `go ponder` turned into a timed search by `ponderhit` finishes as one.
-            if let Some(job) = self.job.as_ref().filter(|j| {
-                j.open_ended && (!j.ponder || j.control.pondering.load(Ordering::Relaxed))
-            }) {
-                job.control.pondering.store(false, Ordering::Relaxed);
-                job.control.stop.store(true, Ordering::Relaxed);
+            if let Some(job) = self
+                .job
+                .as_ref()
+                .filter(|j| j.open_ended && (!j.ponder || j.control.is_pondering()))
+            {
+                job.control.request_stop();
             }
         }
     }
@@ -233,9 +231,10 @@ impl Engine {
     /// `stop` (or `ponderhit`) for the running job, if any.
     fn signal_job(&self, stop: bool) {
         if let Some(job) = &self.job {
-            job.control.pondering.store(false, Ordering::Relaxed);
             if stop {
-                job.control.stop.store(true, Ordering::Relaxed);
+                job.control.request_stop();
+            } else {
+                job.control.ponderhit();
             }
         }
     }
@@ -619,7 +618,7 @@ impl Engine {
             let result = panic::catch_unwind(AssertUnwindSafe(|| {
                 let mut total = 0;
                 let mut counted = 0;
-                let complete = session.divide(depth, &job_control.stop, &mut |mv, count| {
+                let complete = session.divide(depth, job_control.stop_flag(), &mut |mv, count| {
                     out.line(&format!("{mv}: {count}"));
                     total += count;
                     counted += 1;
@@ -675,7 +674,7 @@ impl Engine {
             Ok(handle) => {
                 self.job = Some(Job {
                     handle,
-                    ponder: control.pondering.load(Ordering::Relaxed),
+                    ponder: control.is_pondering(),
                     control,
                     open_ended,
                 })
