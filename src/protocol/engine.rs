@@ -581,7 +581,7 @@ impl Engine {
                     &tt,
                     solve_tt.as_deref(),
                     &job_control,
-                    &mut |line| out.line(&line),
+                    &mut |info| out.info(info),
                 )
             }));
             let line = match result {

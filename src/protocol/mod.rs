@@ -8,6 +8,7 @@
 
 pub mod command;
 pub mod engine;
+pub mod info;
 pub mod output;
 
 use std::io::BufRead;

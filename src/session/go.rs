@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use super::info::info_line;
+use super::info::{Info, InfoScore};
 use super::{GameSession, Session};
 use crate::game::Game;
 use crate::search::limits::Limits;
@@ -35,7 +35,7 @@ impl<G: Game> GameSession<G> {
         tt: &TranspositionTable,
         solve_tt: Option<&SolveTable>,
         control: &SearchControl,
-        info: &mut dyn FnMut(String),
+        info: &mut dyn FnMut(&Info),
     ) -> Result<SearchSummary, String> {
         let mut searchmoves = Vec::new();
         for text in &limits.searchmoves {
@@ -48,12 +48,11 @@ impl<G: Game> GameSession<G> {
         if let Some(outcome) = self.outcome() {
             // The final margin, from the side to move, in the usual hundredths of a point.
             let margin = outcome.margin(self.game.to_move(&self.position));
-            let score = format!("cp {}", margin.halves() * 50);
-            info(format!(
-                "info depth 0 score {score} nodes 0 time 0 string game over: {} ({})",
-                outcome.result.as_str(),
-                outcome.reason
-            ));
+            info(&Info::GameOver {
+                score: InfoScore::of_halves(margin.halves()),
+                result: outcome.result.as_str(),
+                reason: outcome.reason,
+            });
             return Ok(SearchSummary {
                 bestmove: "0000".to_string(),
                 ponder: None,
@@ -80,7 +79,7 @@ impl<G: Game> GameSession<G> {
         // What the solver tried counts against the search's time.
         let limits = &limits.minus_elapsed(self.to_move(), started.elapsed());
         let mut report = |r: &Report<G::Move>| {
-            info(info_line(&self.report_line(r, started.elapsed())));
+            info(&Info::Line(self.report_line(r, started.elapsed())));
         };
         let result = search::search(
             &self.game,

@@ -1,5 +1,5 @@
-//! The `info` lines of a `go`: what the search, the tables and the solver report, built in
-//! one place.
+//! What a `go` reports while it runs, as a value ([`Info`]) that the protocol writes out:
+//! the lines of the search, the tables and the solver, built in one place.
 
 use std::time::Duration;
 
@@ -7,47 +7,67 @@ use super::GameSession;
 use crate::game::Game;
 use crate::search::{Report, score};
 
-/// The fields of one `info` line.
-pub(super) struct InfoLine {
-    pub(super) depth: u32,
-    pub(super) seldepth: usize,
-    pub(super) multipv: usize,
-    /// `cp 120` or `mate 3`.
-    pub(super) score: String,
-    /// `""`, `" lowerbound"` or `" upperbound"`.
-    pub(super) bound: &'static str,
-    pub(super) nodes: u64,
-    pub(super) ms: u64,
-    pub(super) hashfull: Option<u32>,
-    pub(super) tbhits: u64,
-    pub(super) pv: String,
+/// What a `go` tells while it runs: the content of one `info` line, for the protocol to
+/// write out (protocol.md, "Search output").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Info {
+    /// A line of play with its score and what finding it has cost so far.
+    Line(InfoLine),
+    /// `go` in a finished game: nothing is searched; its final score and how it ended.
+    GameOver {
+        score: InfoScore,
+        /// `p1win`, `p2win` or `draw`.
+        result: &'static str,
+        reason: &'static str,
+    },
 }
 
-pub(super) fn info_line(l: &InfoLine) -> String {
-    let nps = l.nodes * 1000 / l.ms.max(1);
-    let hashfull = l
-        .hashfull
-        .map(|h| format!(" hashfull {h}"))
-        .unwrap_or_default();
-    let tbhits = if l.tbhits > 0 {
-        format!(" tbhits {}", l.tbhits)
-    } else {
-        String::new()
-    };
-    format!(
-        "info depth {} seldepth {} multipv {} score {}{} nodes {} nps {}{}{} time {} pv {}",
-        l.depth,
-        l.seldepth.max(1),
-        l.multipv,
-        l.score,
-        l.bound,
-        l.nodes,
-        nps,
-        hashfull,
-        tbhits,
-        l.ms,
-        l.pv
-    )
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InfoLine {
+    /// The iteration (plies), or the length of a proven line; 0 for a bound still being
+    /// proven.
+    pub depth: u32,
+    /// The deepest ply reached.
+    pub seldepth: usize,
+    /// The line's rank, 1 = best.
+    pub multipv: usize,
+    pub score: InfoScore,
+    pub bound: ScoreBound,
+    pub nodes: u64,
+    /// Since the `go` began (the solver's: since it began).
+    pub time: Duration,
+    /// Per mille of the hash table written; `None` when none was used (an answer from the
+    /// endgame tables alone).
+    pub hashfull: Option<u32>,
+    /// Positions answered by the endgame tables.
+    pub tbhits: u64,
+    /// The line, as move texts.
+    pub pv: Vec<String>,
+}
+
+/// A score from the side to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InfoScore {
+    /// Hundredths of a point: a heuristic judgement, or an exact final margin.
+    Cp(i32),
+    /// The game ends by force after this many of the mover's own moves; negative when it
+    /// loses.
+    Mate(i32),
+}
+
+impl InfoScore {
+    /// An exact value in half-points (the margin's unit), in hundredths of a point.
+    pub fn of_halves(halves: i32) -> InfoScore {
+        InfoScore::Cp(halves * 50)
+    }
+}
+
+/// Is the score the value, or a proven bound on it (`go solve` while it proves)?
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScoreBound {
+    Exact,
+    Lower,
+    Upper,
 }
 
 /// What a table answer or a solve has cost when it reports.
@@ -65,7 +85,7 @@ impl<G: Game> GameSession<G> {
     pub(super) fn value_line(
         &self,
         value: i32,
-        bound: &'static str,
+        bound: ScoreBound,
         pv: &[G::Move],
         work: Work,
     ) -> InfoLine {
@@ -73,13 +93,13 @@ impl<G: Game> GameSession<G> {
             depth: pv.len() as u32,
             seldepth: pv.len(),
             multipv: 1,
-            score: format!("cp {}", value * 50),
+            score: InfoScore::of_halves(value),
             bound,
             nodes: work.nodes,
-            ms: work.time.as_millis() as u64,
+            time: work.time,
             hashfull: work.hashfull,
             tbhits: work.tbhits,
-            pv: self.pv_text(pv),
+            pv: self.pv_strings(pv),
         }
     }
 
@@ -89,25 +109,25 @@ impl<G: Game> GameSession<G> {
             depth: report.depth,
             seldepth: report.seldepth,
             multipv: report.multipv,
-            score: self.score_text(report),
-            bound: "",
+            score: self.score_of(report),
+            bound: ScoreBound::Exact,
             nodes: report.nodes,
-            ms: time.as_millis() as u64,
+            time,
             hashfull: Some(report.hashfull),
             tbhits: report.tbhits,
-            pv: self.pv_text(&report.pv),
+            pv: self.pv_strings(&report.pv),
         }
     }
 
-    /// `score cp N` or `score mate N` (N = own moves to the end; negative when losing); an
-    /// exact value (tables loaded) is `cp` of its margin.
-    fn score_text(&self, report: &Report<G::Move>) -> String {
+    /// A heuristic score as it is, a mate score in own moves to the end, an exact value
+    /// (tables loaded) as its margin.
+    fn score_of(&self, report: &Report<G::Move>) -> InfoScore {
         let s = report.score;
         if let Some(halves) = score::exact_value(s) {
-            return format!("cp {}", halves * 50);
+            return InfoScore::of_halves(halves);
         }
         if !score::is_mate(s) {
-            return format!("cp {s}");
+            return InfoScore::Cp(s);
         }
         let me = self.game.to_move(&self.position);
         let mut pos = self.position.clone();
@@ -122,10 +142,8 @@ impl<G: Game> GameSession<G> {
             // The line does not reach the end: estimate from the distance in plies.
             own_moves = (score::mate_plies(s) + 1) / 2;
         }
-        if s > 0 {
-            format!("mate {own_moves}")
-        } else {
-            format!("mate -{own_moves}")
-        }
+        // A search reports from a position with a move to make: at least one own move to the
+        // end, so the sign always shows.
+        InfoScore::Mate(if s > 0 { own_moves } else { -own_moves })
     }
 }

@@ -19,15 +19,15 @@ use std::sync::atomic::AtomicBool;
 
 use crate::game::{BenchSpec, EvalTerm, Game, Outcome, Player};
 use crate::perft;
-use crate::search::SearchControl;
-use crate::search::SearchSettings;
 use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
+use crate::search::{SearchControl, SearchSettings};
 use crate::solve::table::SolveTable;
 use crate::tablebase::build::{self, BuildError, BuildOptions, LayerReport};
 use crate::tablebase::{TableError, Tables};
 
 pub use go::SearchSummary;
+pub use info::{Info, InfoLine, InfoScore, ScoreBound};
 pub use solve::{SolveProgress, SolveReport, SolveRequest};
 pub use state::{GameSession, PositionCommandError};
 
@@ -108,8 +108,9 @@ pub trait Session: Send {
         progress: &(dyn Fn(&SolveProgress) + Sync),
     ) -> Result<SolveReport, String>;
 
-    /// Search the current position. `info` receives each finished `info …` line. A game
-    /// that is over answers at once with `0000`. Errors concern `limits.searchmoves`.
+    /// Search the current position. `info` receives the content of each `info` line as it
+    /// is ready ([`Info`]; the protocol writes it out). A game that is over answers at once
+    /// with `0000`. Errors concern `limits.searchmoves`.
     /// With endgame tables loaded (see [`Session::set_tables`]): a covered position is
     /// answered at once from the tables, and one a few points beyond them is first given to
     /// the exact solver (with `solve_tt`) for part of its time; `go solve`
@@ -121,7 +122,7 @@ pub trait Session: Send {
         tt: &TranspositionTable,
         solve_tt: Option<&SolveTable>,
         control: &SearchControl,
-        info: &mut dyn FnMut(String),
+        info: &mut dyn FnMut(&Info),
     ) -> Result<SearchSummary, String>;
 }
 
@@ -230,7 +231,7 @@ impl<G: Game> Session for GameSession<G> {
         tt: &TranspositionTable,
         solve_tt: Option<&SolveTable>,
         control: &SearchControl,
-        info: &mut dyn FnMut(String),
+        info: &mut dyn FnMut(&Info),
     ) -> Result<SearchSummary, String> {
         self.go(limits, settings, tt, solve_tt, control, info)
     }

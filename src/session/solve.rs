@@ -6,7 +6,7 @@ use std::sync::{Mutex, atomic::AtomicBool};
 use std::time::{Duration, Instant};
 
 use super::go::SearchSummary;
-use super::info::{InfoLine, Work, info_line};
+use super::info::{Info, InfoLine, ScoreBound, Work};
 use super::{GameSession, Session};
 use crate::game::Game;
 use crate::search::limits::{Limits, TimeBudget};
@@ -149,7 +149,7 @@ impl<G: Game> GameSession<G> {
         settings: &SearchSettings,
         solve_tt: Option<&SolveTable>,
         control: &SearchControl,
-        info: &mut dyn FnMut(String),
+        info: &mut dyn FnMut(&Info),
     ) -> Option<SearchSummary> {
         let tables = self.tables.as_deref()?;
         let solve_tt = solve_tt?;
@@ -196,7 +196,12 @@ impl<G: Game> GameSession<G> {
             solution.pv.clone()
         };
         let work = Work::solver(solve_tt, solution.nodes, solution.tbhits, solution.elapsed);
-        info(info_line(&self.value_line(solution.lower, "", &pv, work)));
+        info(&Info::Line(self.value_line(
+            solution.lower,
+            ScoreBound::Exact,
+            &pv,
+            work,
+        )));
         Some(SearchSummary {
             bestmove: self.game.format_move(&self.position, best),
             ponder: pv.get(1).map(|&reply| self.reply_text(best, reply)),
@@ -213,7 +218,7 @@ impl<G: Game> GameSession<G> {
         settings: &SearchSettings,
         solve_tt: Option<&SolveTable>,
         control: &SearchControl,
-        info: &mut dyn FnMut(String),
+        info: &mut dyn FnMut(&Info),
     ) -> Result<SearchSummary, String> {
         solve::supported(&self.game)?;
         let Some(solve_tt) = solve_tt else {
@@ -252,9 +257,9 @@ impl<G: Game> GameSession<G> {
                     Ok(p) => {
                         let best = p.best.and_then(|i| legal.get(i)).copied();
                         // A bound is not yet a line: its depth is 0, its line the best move.
-                        let line = |value: i32, bound: &'static str| {
+                        let line = |value: i32, bound: ScoreBound| {
                             let work = Work::solver(solve_tt, p.nodes, p.tbhits, p.elapsed);
-                            info_line(&InfoLine {
+                            Info::Line(InfoLine {
                                 depth: 0,
                                 seldepth: 0,
                                 ..self.value_line(value, bound, best.as_slice(), work)
@@ -262,10 +267,10 @@ impl<G: Game> GameSession<G> {
                         };
                         if !p.is_exact() {
                             if last.is_none_or(|l| p.lower > l.lower) {
-                                info(line(p.lower, " lowerbound"));
+                                info(&line(p.lower, ScoreBound::Lower));
                             }
                             if last.is_none_or(|l| p.upper < l.upper) {
-                                info(line(p.upper, " upperbound"));
+                                info(&line(p.upper, ScoreBound::Upper));
                             }
                         }
                         last = Some(p);
@@ -287,9 +292,13 @@ impl<G: Game> GameSession<G> {
         } else {
             best.into_iter().collect()
         };
-        let bound = if exact { "" } else { " lowerbound" };
+        let bound = if exact {
+            ScoreBound::Exact
+        } else {
+            ScoreBound::Lower
+        };
         let work = Work::solver(solve_tt, solution.nodes, solution.tbhits, solution.elapsed);
-        info(info_line(&self.value_line(
+        info(&Info::Line(self.value_line(
             solution.lower,
             bound,
             &pv,

@@ -178,19 +178,6 @@ impl<G: Game> GameSession<G> {
             .collect()
     }
 
-    pub(super) fn pv_text(&self, pv: &[G::Move]) -> String {
-        let mut pos = self.position.clone();
-        let mut text = String::new();
-        for &mv in pv {
-            if !text.is_empty() {
-                text.push(' ');
-            }
-            text.push_str(&self.game.format_move(&pos, mv));
-            self.game.play(&mut pos, mv);
-        }
-        text
-    }
-
     /// The text of `reply` in the position after `first` (the ponder move after a best move).
     pub(super) fn reply_text(&self, first: G::Move, reply: G::Move) -> String {
         let mut after = self.position.clone();

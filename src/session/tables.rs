@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use super::GameSession;
 use super::go::SearchSummary;
-use super::info::{InfoLine, Work, info_line};
+use super::info::{Info, InfoLine, ScoreBound, Work};
 use crate::game::Game;
 use crate::search::{SearchSettings, score};
 
@@ -37,7 +37,7 @@ impl<G: Game> GameSession<G> {
         &self,
         searchmoves: &[G::Move],
         settings: &SearchSettings,
-        info: &mut dyn FnMut(String),
+        info: &mut dyn FnMut(&Info),
     ) -> Option<SearchSummary> {
         let started = Instant::now();
         self.known_value(&self.position)?;
@@ -71,9 +71,9 @@ impl<G: Game> GameSession<G> {
                 hashfull: None,
                 tbhits: probes,
             };
-            info(info_line(&InfoLine {
+            info(&Info::Line(InfoLine {
                 multipv: k + 1,
-                ..self.value_line(value, "", &pv, work)
+                ..self.value_line(value, ScoreBound::Exact, &pv, work)
             }));
         }
         let &(best, value) = valued.first()?;
