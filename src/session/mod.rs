@@ -5,7 +5,8 @@
 //! the moves played and the repetition history; it turns text into moves and results into
 //! text. It knows no game's rules. Its answers are kept by concern: the game and its
 //! position (`state`), what answers a `go` (`go`), the endgame tables (`tables`), the exact
-//! solver (`solve`) and the `info` lines (`info`).
+//! solver (`solve`) and what a `go` reports while it runs (`info`, values the protocol
+//! writes out).
 
 mod go;
 mod info;
