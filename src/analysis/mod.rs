@@ -535,7 +535,7 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
     let mut read_error: Option<String> = None;
     let finish = |flag: &AtomicBool, control: &SearchControl| {
         flag.store(true, Ordering::Relaxed);
-        control.stop.store(true, Ordering::Relaxed);
+        control.request_stop();
     };
     loop {
         if stop.load(Ordering::Relaxed) {

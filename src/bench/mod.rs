@@ -3,7 +3,6 @@
 
 pub mod command;
 
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::registry;
@@ -22,7 +21,7 @@ pub struct BenchTotals {
 }
 
 /// Run the bench; `depth` overrides each game's own depth. Reports one line per position
-/// and the totals through `out`. `control.stop` ends it within milliseconds: the running
+/// and the totals through `out`. A `stop` ([`SearchControl::request_stop`]) ends it within milliseconds: the running
 /// search stops, `info string bench stopped …` is printed instead of the totals (a partial
 /// node count is no signature).
 pub fn run(depth: Option<u32>, control: &SearchControl, out: &mut dyn FnMut(&str)) -> BenchTotals {
@@ -60,7 +59,7 @@ pub fn run(depth: Option<u32>, control: &SearchControl, out: &mut dyn FnMut(&str
             .chain(spec.positions.iter().map(|p| Some(*p)))
             .collect();
         for (i, fen) in positions.iter().enumerate() {
-            if control.stop.load(Ordering::Relaxed) {
+            if control.is_stopped() {
                 break 'games;
             }
             if let Err(e) = session.set_position(*fen, &[]) {
@@ -77,7 +76,7 @@ pub fn run(depth: Option<u32>, control: &SearchControl, out: &mut dyn FnMut(&str
             else {
                 continue;
             };
-            if control.stop.load(Ordering::Relaxed) {
+            if control.is_stopped() {
                 break 'games; // cut short: not counted
             }
             done += 1;
@@ -95,7 +94,7 @@ pub fn run(depth: Option<u32>, control: &SearchControl, out: &mut dyn FnMut(&str
         }
     }
     let elapsed = start.elapsed();
-    if control.stop.load(Ordering::Relaxed) {
+    if control.is_stopped() {
         out(&format!(
             "info string bench stopped after {done} of {total} positions ({nodes} nodes): no totals"
         ));

@@ -1,20 +1,21 @@
 //! The text protocol: commands in on one thread, a search on another, output flushed by line.
 //!
 //! `run` reads lines on a reader thread and feeds them, with "search finished" notices, to
-//! one event loop ([`engine::Engine`]). `isready`, `stop`, `ponderhit` and `quit` are served
+//! one event loop ([`server::Server`]). `isready`, `stop`, `ponderhit` and `quit` are served
 //! at once, also while a search runs; read-only commands too. Commands that change state
 //! wait (in order) until the running search has ended, so a script may pipe
 //! `go depth 12` and `position …` back to back.
 
-pub mod command;
-pub mod engine;
+pub mod info;
 pub mod output;
+pub mod request;
+pub mod server;
 
 use std::io::BufRead;
 use std::sync::mpsc;
 
-pub use engine::Engine;
 pub use output::Output;
+pub use server::Server;
 
 /// What the event loop reacts to.
 pub enum Event {
@@ -41,9 +42,9 @@ pub fn run(
     tablebases: Option<std::path::PathBuf>,
 ) -> Result<(), String> {
     let (events, inbox) = mpsc::channel();
-    let mut engine = Engine::new(output, events.clone(), game)?;
+    let mut server = Server::new(output, events.clone(), game)?;
     if let Some(dir) = tablebases {
-        engine.set_tablebase_path(dir);
+        server.set_tablebase_path(dir);
     }
     let mut input = input;
     std::thread::spawn(move || {
@@ -92,11 +93,11 @@ pub fn run(
         let _ = events.send(Event::Eof);
     });
     while let Ok(event) = inbox.recv() {
-        engine.handle(event);
-        if engine.finished() {
+        server.handle(event);
+        if server.finished() {
             break;
         }
     }
-    engine.shutdown();
+    server.shutdown();
     Ok(())
 }

@@ -5,6 +5,9 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::info::info_text;
+use crate::session::Info;
+
 #[derive(Clone)]
 pub struct Output {
     sink: Arc<Mutex<Box<dyn Write + Send>>>,
@@ -38,6 +41,11 @@ impl Output {
         if result.is_err() {
             self.closed.store(true, Ordering::Relaxed);
         }
+    }
+
+    /// A search's `info` line.
+    pub fn info(&self, info: &Info) {
+        self.line(&info_text(info));
     }
 
     pub fn info_string(&self, text: &str) {

@@ -14,9 +14,10 @@ pub mod tt;
 pub mod value;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::game::{Game, GameResult, HISTORY_KEYS};
+use crate::game::{Game, GameResult, HISTORY_KEYS, Player};
 use crate::tablebase::Tables;
 use limits::{Limits, TimeBudget};
 use score::{INFINITE, MATE_BOUND, MAX_PLY};
@@ -25,21 +26,78 @@ use tt::{Bound, TranspositionTable};
 /// The deepest iteration the search will start.
 pub const MAX_DEPTH: u32 = 200;
 
-/// Flags shared between the protocol thread and a running search.
+/// Flags shared between the protocol thread and a running search. They change only through
+/// [`SearchControl::request_stop`] and [`SearchControl::ponderhit`], which also wake whoever
+/// waits in [`SearchControl::wait_for_stop`]: a finished `go infinite` answers the moment
+/// `stop` arrives instead of at the next poll.
 #[derive(Debug, Default)]
 pub struct SearchControl {
     /// Set by `stop` (or `quit`): finish now and report the best move found.
-    pub stop: AtomicBool,
+    stop: AtomicBool,
     /// True while a `go ponder` search waits for `ponderhit`.
-    pub pondering: AtomicBool,
+    pondering: AtomicBool,
+    /// Held by a waiter from its look at the flags until it sleeps, and by a setter while it
+    /// wakes the waiters, so that no change falls between the look and the sleep.
+    lock: Mutex<()>,
+    changed: Condvar,
 }
 
 impl SearchControl {
     pub fn new(pondering: bool) -> SearchControl {
         SearchControl {
-            stop: AtomicBool::new(false),
             pondering: AtomicBool::new(pondering),
+            ..SearchControl::default()
         }
+    }
+
+    /// `stop` (or `quit`): end the search now; a pondering search stops pondering too.
+    pub fn request_stop(&self) {
+        self.pondering.store(false, Ordering::Relaxed);
+        self.stop.store(true, Ordering::Relaxed);
+        self.wake();
+    }
+
+    /// `ponderhit`: the pondering search becomes an ordinary one, timed from now.
+    pub fn ponderhit(&self) {
+        self.pondering.store(false, Ordering::Relaxed);
+        self.wake();
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    pub fn is_pondering(&self) -> bool {
+        self.pondering.load(Ordering::Relaxed)
+    }
+
+    /// The stop flag itself, for the jobs that take one (perft, the solver), which only read
+    /// it: setting it goes through [`SearchControl::request_stop`].
+    pub fn stop_flag(&self) -> &AtomicBool {
+        &self.stop
+    }
+
+    /// A search that has its answer waits here before it gives it: `go infinite`, `go` with
+    /// no limit for `player` (see [`Limits::is_unlimited_for`]) and `go ponder` answer only
+    /// after `stop`, or for `go ponder` with limits after `ponderhit` (protocol.md, `stop`
+    /// and `ponderhit`). Returns at once when neither applies.
+    pub fn wait_for_stop(&self, limits: &Limits, player: Player) {
+        let open_ended = limits.infinite || limits.is_unlimited_for(player);
+        // A poisoned lock guards no data (`()`): go on with it.
+        let mut guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        while !self.is_stopped() && (open_ended || self.is_pondering()) {
+            guard = self
+                .changed
+                .wait(guard)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// Wake the waiters after a flag changed (the flag is stored before the lock is taken,
+    /// so a waiter either sees it or is already asleep and hears this).
+    fn wake(&self) {
+        let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        self.changed.notify_all();
     }
 }
 
@@ -211,7 +269,7 @@ pub fn search<G: Game>(
         shared: &shared,
         is_main: id == 0,
         start,
-        was_pondering: control.pondering.load(Ordering::Relaxed),
+        was_pondering: control.is_pondering(),
         nodes: 0,
         unflushed: 0,
         tbhits: 0,
@@ -253,13 +311,7 @@ pub fn search<G: Game>(
     });
     if open_ended {
         // `infinite` and `ponder` report only after `stop` (or `ponderhit` when pondering).
-        while !control.stop.load(Ordering::Relaxed)
-            && (limits.infinite
-                || limits.is_unlimited_for(player)
-                || control.pondering.load(Ordering::Relaxed))
-        {
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        control.wait_for_stop(limits, player);
     }
     let best = &main.root_moves[0];
     SearchResult {

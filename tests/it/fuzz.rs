@@ -64,7 +64,7 @@ use std::time::{Duration, Instant};
 
 use sowfan::game::Player;
 use sowfan::options::{OptionKind, OptionSpec};
-use sowfan::protocol::command::{self, Command as Cmd, Query};
+use sowfan::protocol::request::{self, Query, Request as Cmd};
 use sowfan::registry::{self, GAMES, GameEntry};
 use sowfan::session::Session;
 
@@ -481,7 +481,7 @@ impl Model {
     /// engine must answer.
     /// Returns the command's name (for the coverage counts).
     fn apply(&mut self, text: &str, out: &mut Vec<Expect>) -> &'static str {
-        let command = match command::parse(text) {
+        let command = match request::parse(text) {
             Ok(Some(command)) => command,
             Ok(None) => return "blank",
             Err(_) => {
@@ -2078,7 +2078,7 @@ impl Fuzzer {
             let source = clip(&text, 160);
             // protocol.md: during `go infinite` / `go ponder`, read-only commands (and lines
             // that do not parse) are answered at once, before the search's `bestmove`.
-            let parsed = command::parse(&text);
+            let parsed = request::parse(&text);
             let early = match &parsed {
                 Ok(Some(Cmd::IsReady)) | Ok(None) => self.early,
                 Ok(Some(c)) if c.is_read_only() => self.early,
@@ -2142,7 +2142,7 @@ impl Fuzzer {
             let mut needs_stop = false;
             let mut reject = false;
             for text in engine_lines(&line) {
-                if let Ok(Some(command)) = command::parse(&text) {
+                if let Ok(Some(command)) = request::parse(&text) {
                     match cost(&command, self.model.session.to_move()) {
                         Cost::Fine => {}
                         Cost::NeedsStop => needs_stop = true,

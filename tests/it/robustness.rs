@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 
-use sowfan::protocol::command;
+use sowfan::protocol::request;
 use sowfan::registry;
 
 /// Text that looks like protocol input: mostly printable, often protocol words.
@@ -33,7 +33,7 @@ proptest! {
 
     #[test]
     fn command_parser_never_panics(line in protocol_like()) {
-        let _ = command::parse(&line);
+        let _ = request::parse(&line);
     }
 
     #[test]

@@ -1,17 +1,17 @@
-//! The protocol's state machine: the current game, engine options, the running job.
+//! The protocol server: the state machine behind the text protocol — the current game, the
+//! options, the running job — that answers a GUI or match runner line by line.
 
 use std::collections::VecDeque;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::Event;
-use super::command::{self, Command, Query};
 use super::output::Output;
+use super::request::{self, Query, Request};
 use crate::bench;
 use crate::game::Player;
 use crate::memory::{MemoryLimits, release_in_background};
@@ -22,7 +22,8 @@ use crate::search::{SearchControl, SearchSettings};
 use crate::session::Session;
 use crate::solve::table::SolveTable;
 
-pub const ENGINE_NAME: &str = concat!("sowfan ", env!("CARGO_PKG_VERSION"));
+/// What `id name` says.
+pub const ID_NAME: &str = concat!("sowfan ", env!("CARGO_PKG_VERSION"));
 pub const AUTHOR: &str = "the sowfan developers";
 pub const DEFAULT_HASH_MB: usize = 16;
 pub const MAX_HASH_MB: usize = 65536;
@@ -41,16 +42,16 @@ struct Job {
     ponder: bool,
 }
 
-/// A command (or an error to report) waiting its turn, with the `stop`/`ponderhit` that
+/// A request (or an error to report) waiting its turn, with the `stop`/`ponderhit` that
 /// arrived after it: they concern it too, and take effect as soon as it starts.
 struct Queued {
-    entry: Result<Command, command::CommandError>,
+    entry: Result<Request, request::RequestError>,
     stop: bool,
     ponderhit: bool,
 }
 
 impl Queued {
-    fn new(entry: Result<Command, command::CommandError>) -> Queued {
+    fn new(entry: Result<Request, request::RequestError>) -> Queued {
         Queued {
             entry,
             stop: false,
@@ -59,7 +60,7 @@ impl Queued {
     }
 }
 
-pub struct Engine {
+pub struct Server {
     out: Output,
     events: Sender<Event>,
     session: Box<dyn Session>,
@@ -81,13 +82,13 @@ pub struct Engine {
     quit: bool,
 }
 
-impl Engine {
+impl Server {
     /// `game` preselects the game (`"kalah pits=4"`); the default is Kalah.
-    pub fn new(out: Output, events: Sender<Event>, game: Option<&str>) -> Result<Engine, String> {
+    pub fn new(out: Output, events: Sender<Event>, game: Option<&str>) -> Result<Server, String> {
         let spec = game.unwrap_or(registry::GAMES[0].name);
         let session = registry::create_from_spec(spec).map_err(|e| e.to_string())?;
         let game_options = spec.split_whitespace().skip(1).map(String::from).collect();
-        Ok(Engine {
+        Ok(Server {
             out,
             events,
             session,
@@ -118,8 +119,7 @@ impl Engine {
         if let Some(job) = self.job.take() {
             // After `quit` nothing more is said (no `bestmove` for a stopped search).
             self.out.mute();
-            job.control.stop.store(true, Ordering::Relaxed);
-            job.control.pondering.store(false, Ordering::Relaxed);
+            job.control.request_stop();
             let until = Instant::now() + SHUTDOWN_GRACE;
             while !job.handle.is_finished() && Instant::now() < until {
                 std::thread::sleep(Duration::from_millis(1));
@@ -136,7 +136,7 @@ impl Engine {
         match event {
             Event::Line(line) => {
                 log::debug!("< {}", line.trim_end());
-                match command::parse(&line) {
+                match request::parse(&line) {
                     Ok(Some(command)) => self.dispatch(command),
                     Ok(None) => {}
                     // Reported in turn, after what was sent before it.
@@ -155,7 +155,7 @@ impl Engine {
                 );
                 if self.must_wait() {
                     self.pending
-                        .push_back(Queued::new(Err(command::CommandError::Invalid {
+                        .push_back(Queued::new(Err(request::RequestError::Invalid {
                             command: "input",
                             message,
                         })));
@@ -178,11 +178,10 @@ impl Engine {
                     self.execute(command);
                     if let Some(job) = &self.job {
                         if queued.ponderhit {
-                            job.control.pondering.store(false, Ordering::Relaxed);
+                            job.control.ponderhit();
                         }
                         if queued.stop {
-                            job.control.pondering.store(false, Ordering::Relaxed);
-                            job.control.stop.store(true, Ordering::Relaxed);
+                            job.control.request_stop();
                         }
                     }
                 }
@@ -192,32 +191,33 @@ impl Engine {
         if self.eof {
             // Past the end of input nobody can send `stop`: end an open-ended search now.
             // A `go ponder` turned into a timed search by `ponderhit` finishes as one.
-            if let Some(job) = self.job.as_ref().filter(|j| {
-                j.open_ended && (!j.ponder || j.control.pondering.load(Ordering::Relaxed))
-            }) {
-                job.control.pondering.store(false, Ordering::Relaxed);
-                job.control.stop.store(true, Ordering::Relaxed);
+            if let Some(job) = self
+                .job
+                .as_ref()
+                .filter(|j| j.open_ended && (!j.ponder || j.control.is_pondering()))
+            {
+                job.control.request_stop();
             }
         }
     }
 
-    fn dispatch(&mut self, command: Command) {
+    fn dispatch(&mut self, command: Request) {
         match command {
-            Command::IsReady => self.out.line("readyok"),
+            Request::IsReady => self.out.line("readyok"),
             // `stop` and `ponderhit` concern every search sent before them: the running one
             // at once, and one still queued (behind a finite search, or behind a search that
             // has printed its `bestmove` but not yet ended) as soon as it starts.
-            Command::Stop | Command::PonderHit => {
-                let stop = matches!(command, Command::Stop);
+            Request::Stop | Request::PonderHit => {
+                let stop = matches!(command, Request::Stop);
                 self.signal_job(stop);
                 for queued in &mut self.pending {
-                    if matches!(queued.entry, Ok(Command::Go(_))) {
+                    if matches!(queued.entry, Ok(Request::Go(_))) {
                         queued.stop |= stop;
                         queued.ponderhit = true;
                     }
                 }
             }
-            Command::Quit => {
+            Request::Quit => {
                 self.quit = true;
                 self.shutdown();
             }
@@ -233,9 +233,10 @@ impl Engine {
     /// `stop` (or `ponderhit`) for the running job, if any.
     fn signal_job(&self, stop: bool) {
         if let Some(job) = &self.job {
-            job.control.pondering.store(false, Ordering::Relaxed);
             if stop {
-                job.control.stop.store(true, Ordering::Relaxed);
+                job.control.request_stop();
+            } else {
+                job.control.ponderhit();
             }
         }
     }
@@ -246,21 +247,21 @@ impl Engine {
         !self.pending.is_empty() || self.job.as_ref().is_some_and(|j| !j.open_ended)
     }
 
-    fn execute(&mut self, command: Command) {
+    fn execute(&mut self, command: Request) {
         match command {
-            Command::Uci => self.identify("uciok"),
-            Command::Ugi => self.identify("ugiok"),
-            Command::Debug(_) => {}
-            Command::IsReady | Command::Stop | Command::PonderHit | Command::Quit => {
+            Request::Uci => self.identify("uciok"),
+            Request::Ugi => self.identify("ugiok"),
+            Request::Debug(_) => {}
+            Request::IsReady | Request::Stop | Request::PonderHit | Request::Quit => {
                 self.dispatch(command)
             }
-            Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
-            Command::NewGameReset => {
+            Request::SetOption { name, value } => self.set_option(&name, value.as_deref()),
+            Request::NewGameReset => {
                 // Cannot fail: the start position of the current game.
                 let _ = self.session.set_position(None, &[]);
                 self.clear_hash();
             }
-            Command::NewGame { game, options } => {
+            Request::NewGame { game, options } => {
                 let options: Vec<&str> = options.iter().map(String::as_str).collect();
                 match registry::create(&game, &options) {
                     Ok(session) => {
@@ -271,16 +272,16 @@ impl Engine {
                     Err(e) => self.out.error(&e.to_string()),
                 }
             }
-            Command::Position { fen, moves } => {
+            Request::Position { fen, moves } => {
                 let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
                 if let Err(e) = self.session.set_position(fen.as_deref(), &moves) {
                     self.out.error(&format!("{e}; the position is unchanged"));
                 }
             }
-            Command::Go(limits) => self.go(limits),
-            Command::Perft(depth) => self.perft(depth),
-            Command::Bench(depth) => self.bench(depth),
-            Command::Query(query) => {
+            Request::Go(limits) => self.go(limits),
+            Request::Perft(depth) => self.perft(depth),
+            Request::Bench(depth) => self.bench(depth),
+            Request::Query(query) => {
                 let answer = match query {
                     Query::P1Turn => (self.session.to_move() == Player::P1).to_string(),
                     Query::GameOver => self.session.outcome().is_some().to_string(),
@@ -292,8 +293,8 @@ impl Engine {
                 };
                 self.out.line(&format!("response {answer}"));
             }
-            Command::Display => self.out.line(&self.session.display()),
-            Command::Legal => {
+            Request::Display => self.out.line(&self.session.display()),
+            Request::Legal => {
                 let moves = self.session.legal_moves();
                 if moves.is_empty() {
                     self.out.line("legal");
@@ -301,7 +302,7 @@ impl Engine {
                     self.out.line(&format!("legal {}", moves.join(" ")));
                 }
             }
-            Command::Help => self.out.line(&help_text()),
+            Request::Help => self.out.line(&help_text()),
         }
     }
 
@@ -318,7 +319,7 @@ impl Engine {
             self.game_options.join(" ")
         };
         let lines = [
-            format!("id name {ENGINE_NAME}"),
+            format!("id name {ID_NAME}"),
             format!("id author {AUTHOR}"),
             format!(
                 "option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {}",
@@ -582,7 +583,7 @@ impl Engine {
                     &tt,
                     solve_tt.as_deref(),
                     &job_control,
-                    &mut |line| out.line(&line),
+                    &mut |info| out.info(info),
                 )
             }));
             let line = match result {
@@ -619,7 +620,7 @@ impl Engine {
             let result = panic::catch_unwind(AssertUnwindSafe(|| {
                 let mut total = 0;
                 let mut counted = 0;
-                let complete = session.divide(depth, &job_control.stop, &mut |mv, count| {
+                let complete = session.divide(depth, job_control.stop_flag(), &mut |mv, count| {
                     out.line(&format!("{mv}: {count}"));
                     total += count;
                     counted += 1;
@@ -675,7 +676,7 @@ impl Engine {
             Ok(handle) => {
                 self.job = Some(Job {
                     handle,
-                    ponder: control.pondering.load(Ordering::Relaxed),
+                    ponder: control.is_pondering(),
                     control,
                     open_ended,
                 })
@@ -696,11 +697,11 @@ fn max_hash_mb() -> usize {
 
 fn help_text() -> String {
     format!(
-        "{ENGINE_NAME}: a UCI/UGI-like engine for {games}.\n\
+        "{ID_NAME}: a UCI/UGI-like engine for {games}.\n\
          Commands: {commands}.\n\
          Start with 'newgame <game> [key=value ...]', then 'position startpos moves ...' and \
          'go depth 10'; 'd' shows the board, 'legal' the legal moves. See protocol.md.",
         games = registry::names(),
-        commands = command::COMMANDS
+        commands = request::COMMANDS
     )
 }

@@ -1,7 +1,9 @@
-//! Protocol commands: one enum, parsed from one line with nom.
+//! Protocol requests: each line a client sends, parsed with nom into one [`Request`]. The
+//! first word of a line is its command (protocol.md, "Commands"); the parsed line is called
+//! a request so that it is not taken for the command-line `Command` of a tool.
 //!
 //! Lines are whitespace-separated tokens (runs of spaces and tabs, `\r` ignored). Parsing
-//! never panics and never guesses: anything it does not understand is a [`CommandError`]
+//! never panics and never guesses: anything it does not understand is a [`RequestError`]
 //! whose message says what was expected.
 
 use nom::bytes::complete::take_till1;
@@ -20,7 +22,7 @@ pub enum Query {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
+pub enum Request {
     Uci,
     Ugi,
     Debug(bool),
@@ -53,18 +55,18 @@ pub enum Command {
     Help,
 }
 
-impl Command {
+impl Request {
     /// Commands that only read the state; everything else waits for a running search.
     pub fn is_read_only(&self) -> bool {
         matches!(
             self,
-            Command::Uci
-                | Command::Ugi
-                | Command::Debug(_)
-                | Command::Query(_)
-                | Command::Display
-                | Command::Legal
-                | Command::Help
+            Request::Uci
+                | Request::Ugi
+                | Request::Debug(_)
+                | Request::Query(_)
+                | Request::Display
+                | Request::Legal
+                | Request::Help
         )
     }
 }
@@ -73,7 +75,7 @@ pub const COMMANDS: &str = "uci, ugi, isready, setoption, ucinewgame, uginewgame
 position, go, stop, ponderhit, quit, query, d, perft, legal, bench, help";
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum CommandError {
+pub enum RequestError {
     #[error("unknown command '{0}' (commands: {COMMANDS})")]
     Unknown(String),
     #[error("{command}: {message}")]
@@ -83,8 +85,8 @@ pub enum CommandError {
     },
 }
 
-fn invalid(command: &'static str, message: impl Into<String>) -> CommandError {
-    CommandError::Invalid {
+fn invalid(command: &'static str, message: impl Into<String>) -> RequestError {
+    RequestError::Invalid {
         command,
         message: message.into(),
     }
@@ -129,7 +131,7 @@ fn bounded(
     max: i128,
     command: &'static str,
     what: &str,
-) -> Result<i128, CommandError> {
+) -> Result<i128, RequestError> {
     let n = integer(text)
         .ok_or_else(|| invalid(command, format!("'{what}' needs a number, got '{text}'")))?;
     if n < min {
@@ -141,73 +143,73 @@ fn bounded(
     Ok(n.min(max))
 }
 
-fn count_u32(text: &str, min: u32, command: &'static str, what: &str) -> Result<u32, CommandError> {
+fn count_u32(text: &str, min: u32, command: &'static str, what: &str) -> Result<u32, RequestError> {
     bounded(text, min.into(), u32::MAX.into(), command, what).map(|n| n as u32)
 }
 
-fn count_u64(text: &str, command: &'static str, what: &str) -> Result<u64, CommandError> {
+fn count_u64(text: &str, command: &'static str, what: &str) -> Result<u64, RequestError> {
     bounded(text, 0, u64::MAX.into(), command, what).map(|n| n as u64)
 }
 
 /// A clock reading or increment in ms: any integer, saturated to the range of `i64`
 /// (negative time left means the clock has run out: move now).
-fn clock_ms(text: &str, what: &str) -> Result<i64, CommandError> {
+fn clock_ms(text: &str, what: &str) -> Result<i64, RequestError> {
     bounded(text, i128::MIN, i64::MAX.into(), "go", what).map(|n| n.max(i64::MIN.into()) as i64)
 }
 
 /// Parse one line. `Ok(None)` for a blank line.
-pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
+pub fn parse(line: &str) -> Result<Option<Request>, RequestError> {
     let line = line.trim_end_matches(['\r', '\n']);
     let Ok((args, name)) = token(line) else {
         return Ok(None);
     };
     let command = match name {
-        "uci" => Command::Uci,
-        "ugi" => Command::Ugi,
-        "isready" => Command::IsReady,
-        "ucinewgame" | "uginewgame" => Command::NewGameReset,
-        "stop" => Command::Stop,
-        "ponderhit" => Command::PonderHit,
-        "quit" => Command::Quit,
-        "d" => Command::Display,
-        "legal" => Command::Legal,
-        "help" => Command::Help,
+        "uci" => Request::Uci,
+        "ugi" => Request::Ugi,
+        "isready" => Request::IsReady,
+        "ucinewgame" | "uginewgame" => Request::NewGameReset,
+        "stop" => Request::Stop,
+        "ponderhit" => Request::PonderHit,
+        "quit" => Request::Quit,
+        "d" => Request::Display,
+        "legal" => Request::Legal,
+        "help" => Request::Help,
         "debug" => match tokens(args).as_slice() {
-            ["on"] => Command::Debug(true),
-            ["off"] | [] => Command::Debug(false),
+            ["on"] => Request::Debug(true),
+            ["off"] | [] => Request::Debug(false),
             _ => return Err(invalid("debug", "expected 'debug on' or 'debug off'")),
         },
         "setoption" => parse_setoption(args)?,
         "newgame" => parse_newgame(args)?,
         "position" => parse_position(args)?,
         "go" => parse_go(args)?,
-        "perft" => Command::Perft(parse_perft_depth(args, "perft")?),
+        "perft" => Request::Perft(parse_perft_depth(args, "perft")?),
         "query" => parse_query(args)?,
         "bench" => match tokens(args).as_slice() {
-            [] => Command::Bench(None),
-            [depth] => Command::Bench(Some(count_u32(depth, 1, "bench", "depth")?)),
+            [] => Request::Bench(None),
+            [depth] => Request::Bench(Some(count_u32(depth, 1, "bench", "depth")?)),
             _ => return Err(invalid("bench", "expected 'bench' or 'bench <depth>'")),
         },
-        other => return Err(CommandError::Unknown(other.to_string())),
+        other => return Err(RequestError::Unknown(other.to_string())),
     };
     // Commands without arguments reject stray tokens rather than ignore them.
     let takes_no_arguments = matches!(
         command,
-        Command::Uci
-            | Command::Ugi
-            | Command::IsReady
-            | Command::NewGameReset
-            | Command::Stop
-            | Command::PonderHit
-            | Command::Quit
-            | Command::Display
-            | Command::Legal
-            | Command::Help
+        Request::Uci
+            | Request::Ugi
+            | Request::IsReady
+            | Request::NewGameReset
+            | Request::Stop
+            | Request::PonderHit
+            | Request::Quit
+            | Request::Display
+            | Request::Legal
+            | Request::Help
     );
     if takes_no_arguments {
         let extra = tokens(args);
         if !extra.is_empty() {
-            return Err(CommandError::Invalid {
+            return Err(RequestError::Invalid {
                 command: static_name(name),
                 message: format!("takes no arguments, got '{}'", extra.join(" ")),
             });
@@ -223,14 +225,14 @@ fn static_name(name: &str) -> &'static str {
         .unwrap_or("command")
 }
 
-fn parse_perft_depth(args: &str, command: &'static str) -> Result<u32, CommandError> {
+fn parse_perft_depth(args: &str, command: &'static str) -> Result<u32, RequestError> {
     match tokens(args).as_slice() {
         [depth] => count_u32(depth, 0, command, "depth"),
         _ => Err(invalid(command, "expected a depth, e.g. 'perft 6'")),
     }
 }
 
-fn parse_setoption(args: &str) -> Result<Command, CommandError> {
+fn parse_setoption(args: &str) -> Result<Request, RequestError> {
     let words = tokens(args);
     let usage = "expected 'setoption name <name> [value <value>]'";
     let Some((first, rest)) = words.split_first() else {
@@ -248,13 +250,13 @@ fn parse_setoption(args: &str) -> Result<Command, CommandError> {
         ));
     }
     let value = value_at.map(|i| rest[i + 1..].join(" "));
-    Ok(Command::SetOption {
+    Ok(Request::SetOption {
         name: name_words.join(" "),
         value,
     })
 }
 
-fn parse_newgame(args: &str) -> Result<Command, CommandError> {
+fn parse_newgame(args: &str) -> Result<Request, RequestError> {
     let words = tokens(args);
     let Some((game, options)) = words.split_first() else {
         return Err(invalid(
@@ -265,13 +267,13 @@ fn parse_newgame(args: &str) -> Result<Command, CommandError> {
             ),
         ));
     };
-    Ok(Command::NewGame {
+    Ok(Request::NewGame {
         game: game.to_string(),
         options: options.iter().map(|s| s.to_string()).collect(),
     })
 }
 
-fn parse_position(args: &str) -> Result<Command, CommandError> {
+fn parse_position(args: &str) -> Result<Request, RequestError> {
     let usage = "expected 'position startpos [moves ...]', 'position fen <position> [moves ...]' \
                  or 'position moves ...'";
     let Ok((after, kind)) = token(args) else {
@@ -313,23 +315,23 @@ fn parse_position(args: &str) -> Result<Command, CommandError> {
             ));
         }
     };
-    Ok(Command::Position {
+    Ok(Request::Position {
         fen,
         moves: moves_part.iter().map(|s| s.to_string()).collect(),
     })
 }
 
-fn parse_go(args: &str) -> Result<Command, CommandError> {
+fn parse_go(args: &str) -> Result<Request, RequestError> {
     let words = tokens(args);
     if let Some(&"perft") = words.first() {
-        return Ok(Command::Perft(parse_perft_depth(
+        return Ok(Request::Perft(parse_perft_depth(
             &words[1..].join(" "),
             "go perft",
         )?));
     }
     let mut limits = Limits::default();
     let mut i = 0;
-    let value = |i: usize, key: &str| -> Result<&str, CommandError> {
+    let value = |i: usize, key: &str| -> Result<&str, RequestError> {
         words
             .get(i + 1)
             .copied()
@@ -395,15 +397,15 @@ fn parse_go(args: &str) -> Result<Command, CommandError> {
         }
         i += 1;
     }
-    Ok(Command::Go(limits))
+    Ok(Request::Go(limits))
 }
 
-fn parse_query(args: &str) -> Result<Command, CommandError> {
+fn parse_query(args: &str) -> Result<Request, RequestError> {
     let usage = "expected 'query p1turn', 'query gameover' or 'query result'";
     match tokens(args).as_slice() {
-        ["p1turn"] => Ok(Command::Query(Query::P1Turn)),
-        ["gameover"] => Ok(Command::Query(Query::GameOver)),
-        ["result"] => Ok(Command::Query(Query::Result)),
+        ["p1turn"] => Ok(Request::Query(Query::P1Turn)),
+        ["gameover"] => Ok(Request::Query(Query::GameOver)),
+        ["result"] => Ok(Request::Query(Query::Result)),
         [other] => Err(invalid(
             "query",
             format!("unknown query '{other}': {usage}"),
@@ -416,43 +418,43 @@ fn parse_query(args: &str) -> Result<Command, CommandError> {
 mod tests {
     use super::*;
 
-    fn ok(line: &str) -> Command {
+    fn ok(line: &str) -> Request {
         parse(line).unwrap().unwrap()
     }
 
     #[test]
     fn simple_commands_and_blank_lines() {
-        assert_eq!(ok("uci"), Command::Uci);
-        assert_eq!(ok("  isready \r"), Command::IsReady);
-        assert_eq!(ok("uginewgame"), Command::NewGameReset);
+        assert_eq!(ok("uci"), Request::Uci);
+        assert_eq!(ok("  isready \r"), Request::IsReady);
+        assert_eq!(ok("uginewgame"), Request::NewGameReset);
         assert_eq!(parse("").unwrap(), None);
         assert_eq!(parse(" \t ").unwrap(), None);
         assert!(matches!(
             parse("isready now"),
-            Err(CommandError::Invalid { .. })
+            Err(RequestError::Invalid { .. })
         ));
-        assert!(matches!(parse("xyzzy 1 2"), Err(CommandError::Unknown(_))));
+        assert!(matches!(parse("xyzzy 1 2"), Err(RequestError::Unknown(_))));
     }
 
     #[test]
     fn position_forms() {
         assert_eq!(
             ok("position startpos moves C  f\tA"),
-            Command::Position {
+            Request::Position {
                 fen: None,
                 moves: vec!["C".into(), "f".into(), "A".into()]
             }
         );
         assert_eq!(
             ok("position moves C"),
-            Command::Position {
+            Request::Position {
                 fen: None,
                 moves: vec!["C".into()]
             }
         );
         assert_eq!(
             ok("position fen 4,4,4,4,4,4,0/4,4,4,4,4,4,0   S p moves C"),
-            Command::Position {
+            Request::Position {
                 fen: Some("4,4,4,4,4,4,0/4,4,4,4,4,4,0 S p".into()),
                 moves: vec!["C".into()]
             }
@@ -466,17 +468,17 @@ mod tests {
 
     #[test]
     fn go_parameters() {
-        let Command::Go(l) = ok("go wtime 1000 btime -20 winc 5 binc 5 movestogo 10") else {
+        let Request::Go(l) = ok("go wtime 1000 btime -20 winc 5 binc 5 movestogo 10") else {
             panic!()
         };
         assert_eq!(l.time, [Some(1000), Some(-20)]);
         assert_eq!(l.inc, [Some(5), Some(5)]);
         assert_eq!(l.movestogo, Some(10));
-        let Command::Go(l) = ok("go p1time 100 p2time 200 p1inc 1 p2inc 2") else {
+        let Request::Go(l) = ok("go p1time 100 p2time 200 p1inc 1 p2inc 2") else {
             panic!()
         };
         assert_eq!(l.time, [Some(100), Some(200)]);
-        let Command::Go(l) = ok("go depth 5 nodes 1000 movetime 50 searchmoves A B") else {
+        let Request::Go(l) = ok("go depth 5 nodes 1000 movetime 50 searchmoves A B") else {
             panic!()
         };
         assert_eq!(
@@ -484,11 +486,11 @@ mod tests {
             (Some(5), Some(1000), Some(50))
         );
         assert_eq!(l.searchmoves, vec!["A", "B"]);
-        let Command::Go(l) = ok("go infinite") else {
+        let Request::Go(l) = ok("go infinite") else {
             panic!()
         };
         assert!(l.infinite);
-        assert_eq!(ok("go perft 3"), Command::Perft(3));
+        assert_eq!(ok("go perft 3"), Request::Perft(3));
         for bad in [
             "go depth",
             "go depth x",
@@ -511,7 +513,7 @@ mod tests {
     #[test]
     fn go_numbers_at_the_extremes_saturate() {
         let go = |line: &str| match parse(line) {
-            Ok(Some(Command::Go(l))) => Ok(l),
+            Ok(Some(Request::Go(l))) => Ok(l),
             Ok(other) => panic!("{line}: {other:?}"),
             Err(e) => Err(e.to_string()),
         };
@@ -580,21 +582,21 @@ mod tests {
     fn setoption_names_and_values_with_spaces() {
         assert_eq!(
             ok("setoption name Move Overhead value 100"),
-            Command::SetOption {
+            Request::SetOption {
                 name: "Move Overhead".into(),
                 value: Some("100".into())
             }
         );
         assert_eq!(
             ok("setoption name GameOptions value pits=4 seeds=3"),
-            Command::SetOption {
+            Request::SetOption {
                 name: "GameOptions".into(),
                 value: Some("pits=4 seeds=3".into())
             }
         );
         assert_eq!(
             ok("setoption name Clear Hash"),
-            Command::SetOption {
+            Request::SetOption {
                 name: "Clear Hash".into(),
                 value: None
             }
@@ -606,13 +608,13 @@ mod tests {
 
     #[test]
     fn queries_and_newgame() {
-        assert_eq!(ok("query p1turn"), Command::Query(Query::P1Turn));
-        assert_eq!(ok("query result"), Command::Query(Query::Result));
+        assert_eq!(ok("query p1turn"), Request::Query(Query::P1Turn));
+        assert_eq!(ok("query result"), Request::Query(Query::Result));
         assert!(parse("query").is_err());
         assert!(parse("query weather").is_err());
         assert_eq!(
             ok("newgame kalah pits=4"),
-            Command::NewGame {
+            Request::NewGame {
                 game: "kalah".into(),
                 options: vec!["pits=4".into()]
             }

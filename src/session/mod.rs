@@ -1,0 +1,239 @@
+//! A game in play, behind one object-safe trait, so the protocol can switch games at run time
+//! (`newgame afrika`) while everything below it stays generic and monomorphised.
+//!
+//! [`GameSession`] holds the rules (a [`Game`] value), the position the game started from,
+//! the moves played and the repetition history; it turns text into moves and results into
+//! text. It knows no game's rules. Its answers are kept by concern: the game and its
+//! position (`state`), what answers a `go` (`go`), the endgame tables (`tables`), the exact
+//! solver (`solve`) and what a `go` reports while it runs (`info`, values the protocol
+//! writes out).
+
+mod go;
+mod info;
+mod solve;
+mod state;
+mod tables;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use crate::game::{BenchSpec, EvalTerm, Game, Outcome, Player};
+use crate::perft;
+use crate::search::limits::Limits;
+use crate::search::tt::TranspositionTable;
+use crate::search::{SearchControl, SearchSettings};
+use crate::solve::table::SolveTable;
+use crate::tablebase::build::{self, BuildError, BuildOptions, LayerReport};
+use crate::tablebase::{TableError, Tables};
+
+pub use go::SearchSummary;
+pub use info::{Info, InfoLine, InfoScore, ScoreBound};
+pub use solve::{SolveProgress, SolveReport, SolveRequest};
+pub use state::{GameSession, PositionCommandError};
+
+/// A game being played, whatever the game.
+pub trait Session: Send {
+    /// The game and its non-default options, as after `newgame`.
+    fn spec(&self) -> String;
+
+    fn clone_box(&self) -> Box<dyn Session>;
+
+    /// Start from `fen` (or the start position) and play `moves`. On error nothing changes.
+    fn set_position(
+        &mut self,
+        fen: Option<&str>,
+        moves: &[&str],
+    ) -> Result<(), PositionCommandError>;
+
+    /// The current position string.
+    fn fen(&self) -> String;
+
+    /// The start position string of this game.
+    fn start_fen(&self) -> String;
+
+    /// The `d` picture: board, `Fen:` and `Score:` lines and the state of the game.
+    fn display(&self) -> String;
+
+    /// Legal moves of the current position, as move texts.
+    fn legal_moves(&self) -> Vec<String>;
+
+    fn to_move(&self) -> Player;
+
+    /// How the game ended, including by the repetition rule; `None` while it goes on.
+    fn outcome(&self) -> Option<Outcome>;
+
+    /// Perft split by root move: `each` receives (move text, count) as each root move is
+    /// counted. False when `stop` ended it early (the moves reported are complete).
+    fn divide(&self, depth: u32, stop: &AtomicBool, each: &mut dyn FnMut(&str, u64)) -> bool;
+
+    /// What `bench` searches for this game.
+    fn bench(&self) -> BenchSpec;
+
+    /// The evaluation's terms (weights), for tuning.
+    fn eval_terms(&self) -> &'static [EvalTerm];
+
+    /// The evaluation's features of the current position, if it is quiet and not over.
+    fn eval_sample(&self) -> Option<Vec<i32>>;
+
+    /// Open this game's endgame tables under `dir` (`Ok(None)`: none there).
+    fn open_tables(&self, dir: &Path) -> Result<Option<Tables>, TableError>;
+
+    /// Use these tables from now on (in searches, solves and `d`).
+    fn set_tables(&mut self, tables: Option<Arc<Tables>>);
+
+    fn tables(&self) -> Option<&Arc<Tables>>;
+
+    /// The rules string of this game's tables (`None`: it has none).
+    fn table_rules(&self) -> Option<String>;
+
+    /// Build this game's endgame tables (see [`crate::tablebase::build`]).
+    fn build_tables(
+        &self,
+        options: &BuildOptions,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(&LayerReport),
+    ) -> Result<Vec<LayerReport>, BuildError>;
+
+    /// The table value of the current position (half-points, the mover's final margin),
+    /// and its layer, when a loaded table covers it.
+    fn table_value(&self) -> Option<(i32, u32)>;
+
+    /// Prove the exact value of the current position. `progress` hears of every improvement
+    /// of the bounds; `stop` ends the solve with what is proven.
+    fn solve(
+        &self,
+        request: &SolveRequest,
+        tt: &SolveTable,
+        stop: &AtomicBool,
+        progress: &(dyn Fn(&SolveProgress) + Sync),
+    ) -> Result<SolveReport, String>;
+
+    /// Search the current position. `info` receives the content of each `info` line as it
+    /// is ready ([`Info`]; the protocol writes it out). A game that is over answers at once
+    /// with `0000`. Errors concern `limits.searchmoves`.
+    /// With endgame tables loaded (see [`Session::set_tables`]): a covered position is
+    /// answered at once from the tables, and one a few points beyond them is first given to
+    /// the exact solver (with `solve_tt`) for part of its time; `go solve`
+    /// (`limits.solve`) proves the value whatever it takes.
+    fn search(
+        &self,
+        limits: &Limits,
+        settings: &SearchSettings,
+        tt: &TranspositionTable,
+        solve_tt: Option<&SolveTable>,
+        control: &SearchControl,
+        info: &mut dyn FnMut(&Info),
+    ) -> Result<SearchSummary, String>;
+}
+
+impl<G: Game> Session for GameSession<G> {
+    fn spec(&self) -> String {
+        self.game.spec()
+    }
+
+    fn clone_box(&self) -> Box<dyn Session> {
+        Box::new(self.clone())
+    }
+
+    fn set_position(
+        &mut self,
+        fen: Option<&str>,
+        moves: &[&str],
+    ) -> Result<(), PositionCommandError> {
+        self.replay(fen, moves)
+    }
+
+    fn fen(&self) -> String {
+        self.game.format_position(&self.position)
+    }
+
+    fn start_fen(&self) -> String {
+        self.game.format_position(&self.game.start_position())
+    }
+
+    fn display(&self) -> String {
+        self.picture()
+    }
+
+    fn legal_moves(&self) -> Vec<String> {
+        self.legal_move_texts()
+    }
+
+    fn to_move(&self) -> Player {
+        self.game.to_move(&self.position)
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.outcome_of(&self.position, &self.history)
+    }
+
+    fn divide(&self, depth: u32, stop: &AtomicBool, each: &mut dyn FnMut(&str, u64)) -> bool {
+        perft::divide(&self.game, &self.position, depth, stop, |mv, n| {
+            each(&self.game.format_move(&self.position, mv), n)
+        })
+    }
+
+    fn bench(&self) -> BenchSpec {
+        self.game.bench()
+    }
+
+    fn eval_terms(&self) -> &'static [EvalTerm] {
+        self.game.eval_terms()
+    }
+
+    fn eval_sample(&self) -> Option<Vec<i32>> {
+        self.quiet_features()
+    }
+
+    fn open_tables(&self, dir: &Path) -> Result<Option<Tables>, TableError> {
+        Tables::open(&self.game, dir)
+    }
+
+    fn set_tables(&mut self, tables: Option<Arc<Tables>>) {
+        self.tables = tables;
+    }
+
+    fn tables(&self) -> Option<&Arc<Tables>> {
+        self.tables.as_ref()
+    }
+
+    fn table_rules(&self) -> Option<String> {
+        self.game.table_rules()
+    }
+
+    fn build_tables(
+        &self,
+        options: &BuildOptions,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(&LayerReport),
+    ) -> Result<Vec<LayerReport>, BuildError> {
+        build::build(&self.game, options, stop, report)
+    }
+
+    fn table_value(&self) -> Option<(i32, u32)> {
+        self.tablebase_value()
+    }
+
+    fn solve(
+        &self,
+        request: &SolveRequest,
+        tt: &SolveTable,
+        stop: &AtomicBool,
+        progress: &(dyn Fn(&SolveProgress) + Sync),
+    ) -> Result<SolveReport, String> {
+        self.solve_position(request, tt, stop, progress)
+    }
+
+    fn search(
+        &self,
+        limits: &Limits,
+        settings: &SearchSettings,
+        tt: &TranspositionTable,
+        solve_tt: Option<&SolveTable>,
+        control: &SearchControl,
+        info: &mut dyn FnMut(&Info),
+    ) -> Result<SearchSummary, String> {
+        self.go(limits, settings, tt, solve_tt, control, info)
+    }
+}
