@@ -33,7 +33,7 @@ use crate::registry;
 use crate::search::SearchControl;
 use crate::search::limits::Limits;
 use crate::session::Session;
-use crate::tablebase::Tables;
+use crate::tablebase::{TableError, Tables};
 use evaluate::{MoveAnalysis, PositionResult, SearchSpec};
 use input::{GameError, InputGame, Parser};
 pub use output::OutputFormat;
@@ -163,12 +163,9 @@ impl TableCache {
         self.opened
             .entry(rules.clone())
             .or_insert_with(|| match session.open_tables(dir) {
-                Ok(Some(tables)) => Some(Arc::new(tables)),
-                Ok(None) => {
-                    eprintln!(
-                        "sowfan analyse: no tables for '{rules}' in {}: searching without",
-                        dir.display()
-                    );
+                Ok(tables) => tables,
+                Err(e @ TableError::Absent { .. }) => {
+                    eprintln!("sowfan analyse: {e}; searching without");
                     None
                 }
                 Err(e) => {

@@ -6,7 +6,6 @@ pub mod command;
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use crate::cli::game_words;
 use crate::game::Player;
@@ -238,10 +237,8 @@ pub fn play(
         .map_err(|e| format!("--fen: {e}"))?;
     if let Some(dir) = &args.tablebases {
         match session.open_tables(dir).map_err(|e| e.to_string())? {
-            Some(tables) => session.set_tables(Some(Arc::new(tables))),
-            None => {
-                return Err(format!("no tables for this game in '{}'", dir.display()));
-            }
+            Some(tables) => session.set_tables(Some(tables)),
+            None => return Err(format!("{} has no endgame tables", session.spec())),
         }
     }
     let limits = Limits {

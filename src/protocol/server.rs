@@ -21,6 +21,7 @@ use crate::search::tt::TranspositionTable;
 use crate::search::{SearchControl, SearchSettings};
 use crate::session::Session;
 use crate::solve::table::SolveTable;
+use crate::tablebase::TableError;
 
 /// What `id name` says.
 pub const ID_NAME: &str = concat!("sowfan ", env!("CARGO_PKG_VERSION"));
@@ -473,23 +474,13 @@ impl Server {
                     tables.max_layer(),
                     tables.folder().display()
                 ));
-                self.session.set_tables(Some(Arc::new(tables)));
-            }
-            Ok(None) => {
-                let rules = self.session.table_rules().unwrap_or_default();
-                self.out.error(&format!(
-                    "no endgame tables of '{rules}' in '{}' (expected '{}'; build them with \
-                     'sowfan tablebase build'); playing without",
-                    dir.display(),
-                    crate::tablebase::format::layer_file(
-                        &crate::tablebase::format::rules_folder(&dir, &rules),
-                        0
-                    )
-                    .display()
-                ));
+                self.session.set_tables(Some(tables));
             }
             // This game has no tables: nothing to load, nothing to say.
-            Err(crate::tablebase::TableError::Unsupported(_)) => {}
+            Ok(None) => {}
+            Err(e @ TableError::Absent { .. }) => {
+                self.out.error(&format!("{e}; playing without"));
+            }
             Err(e) => self.out.error(&format!("tablebases: {e}; playing without")),
         }
     }

@@ -76,8 +76,10 @@ pub trait Session: Send {
     /// The evaluation's features of the current position, if it is quiet and not over.
     fn eval_sample(&self) -> Option<Vec<i32>>;
 
-    /// Open this game's endgame tables under `dir` (`Ok(None)`: none there).
-    fn open_tables(&self, dir: &Path) -> Result<Option<Tables>, TableError>;
+    /// Open this game's endgame tables under `dir` for use (see
+    /// [`crate::tablebase::open_for_use`]: `Ok(None)` when the game has none at all,
+    /// [`TableError::Absent`] when `dir` holds none of them).
+    fn open_tables(&self, dir: &Path) -> Result<Option<Arc<Tables>>, TableError>;
 
     /// Use these tables from now on (in searches, solves and `d`).
     fn set_tables(&mut self, tables: Option<Arc<Tables>>);
@@ -186,8 +188,8 @@ impl<G: Game> Session for GameSession<G> {
         self.quiet_features()
     }
 
-    fn open_tables(&self, dir: &Path) -> Result<Option<Tables>, TableError> {
-        Tables::open(&self.game, dir)
+    fn open_tables(&self, dir: &Path) -> Result<Option<Arc<Tables>>, TableError> {
+        crate::tablebase::open_for_use(&self.game, dir)
     }
 
     fn set_tables(&mut self, tables: Option<Arc<Tables>>) {

@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -12,7 +11,7 @@ use crate::cli::{cancel_on_interrupt, exit_status, game_words};
 use crate::game::value_text;
 use crate::registry;
 use crate::session::{SolveProgress, SolveRequest};
-use crate::tablebase;
+use crate::tablebase::{self, TableError};
 
 /// Prove the exact value of a position: the final margin with perfect play.
 ///
@@ -82,15 +81,13 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<(), String>
                     tables.rules(),
                     tables.folder().display()
                 );
-                session.set_tables(Some(Arc::new(tables)));
+                session.set_tables(Some(tables));
             }
-            Ok(None) if explicit => eprintln!(
-                "sowfan solve: note: no tables of this game in '{}'; solving without",
-                dir.display()
-            ),
             Ok(None) => {}
-            Err(tablebase::TableError::NoDirectory(_)) if !explicit => {}
-            Err(tablebase::TableError::Unsupported(_)) => {}
+            Err(e @ TableError::Absent { .. }) if explicit => {
+                eprintln!("sowfan solve: note: {e}; solving without");
+            }
+            Err(TableError::Absent { .. } | TableError::NoDirectory(_)) if !explicit => {}
             Err(e) => return Err(e.to_string()),
         }
     }

@@ -14,6 +14,7 @@ pub mod format;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use memmap2::Mmap;
 use thiserror::Error;
@@ -36,6 +37,39 @@ pub enum TableError {
     },
     #[error("{0} has no endgame tables")]
     Unsupported(String),
+    #[error(
+        "no endgame tables of '{rules}' in '{}' (expected '{}'; build them with 'sowfan \
+         tablebase build')",
+        dir.display(),
+        expected.display()
+    )]
+    Absent {
+        rules: String,
+        dir: PathBuf,
+        /// The first file looked for: layer 0 of these rules.
+        expected: PathBuf,
+    },
+}
+
+/// The tables `game` can use from `dir`, opened the way every user of tables (the protocol,
+/// solve, analyse, play) opens them: `Ok(None)` when this game has no tables at all (nothing
+/// to say); a directory without this game's tables is [`TableError::Absent`], whose text
+/// says which file was looked for and how to build it. What each case means (an error, a
+/// note, silence) is the caller's to decide.
+pub fn open_for_use<G: Game>(game: &G, dir: &Path) -> Result<Option<Arc<Tables>>, TableError> {
+    match Tables::open(game, dir) {
+        Ok(Some(tables)) => Ok(Some(Arc::new(tables))),
+        Ok(None) => {
+            let rules = game.table_rules().unwrap_or_default();
+            Err(TableError::Absent {
+                expected: format::layer_file(&format::rules_folder(dir, &rules), 0),
+                dir: dir.to_path_buf(),
+                rules,
+            })
+        }
+        Err(TableError::Unsupported(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// One layer's values, memory-mapped.
