@@ -98,6 +98,24 @@ pub fn create_from_spec(spec: &str) -> Result<Box<dyn Session>, RegistryError> {
     create(name, &options)
 }
 
+/// A game named on a command line (`["kalah", "pits=4"]`; no words: Kalah) set to `fen` (or
+/// its start) with `moves` (space-separated) played: what `perft` and `solve` start from.
+pub fn create_at(
+    words: &[String],
+    fen: Option<&str>,
+    moves: Option<&str>,
+) -> Result<Box<dyn Session>, String> {
+    let (name, options) = crate::cli::game_words(words);
+    let mut session = create(name, &options).map_err(|e| e.to_string())?;
+    let moves: Vec<&str> = moves
+        .map(|m| m.split_whitespace().collect())
+        .unwrap_or_default();
+    session
+        .set_position(fen, &moves)
+        .map_err(|e| e.to_string())?;
+    Ok(session)
+}
+
 /// The games and their options, for `--help`.
 pub fn games_help() -> String {
     let mut text = String::from("Games (name and options, as after `newgame` or in --game):\n");

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use crate::cli::{exit_status, game_words};
+use crate::cli::exit_status;
 use crate::protocol::Output;
 use crate::registry;
 
@@ -33,16 +33,7 @@ pub fn run(args: PerftArgs) -> ExitCode {
 }
 
 fn count(args: &PerftArgs) -> Result<(), String> {
-    let (name, options) = game_words(&args.game);
-    let mut session = registry::create(name, &options).map_err(|e| e.to_string())?;
-    let moves: Vec<&str> = args
-        .moves
-        .as_deref()
-        .map(|m| m.split_whitespace().collect())
-        .unwrap_or_default();
-    session
-        .set_position(args.fen.as_deref(), &moves)
-        .map_err(|e| e.to_string())?;
+    let session = registry::create_at(&args.game, args.fen.as_deref(), args.moves.as_deref())?;
     let out = Output::stdout();
     let start = Instant::now();
     let mut total = 0u64;

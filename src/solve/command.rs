@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::table::SolveTable;
-use crate::cli::{cancel_on_interrupt, exit_status, game_words};
+use crate::cli::{cancel_on_interrupt, exit_status};
 use crate::game::value_text;
 use crate::registry;
 use crate::session::{SolveProgress, SolveRequest};
@@ -58,16 +58,7 @@ pub fn run(args: SolveArgs) -> ExitCode {
 /// Solve and print `Value:`, `Best:`, `PV:`, `Nodes:`, `Time:`, `Tbhits:` (and a line per
 /// move with `all_moves`). `stop` (Ctrl-C) ends it with the bounds proven so far.
 pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<(), String> {
-    let (name, options) = game_words(&args.game);
-    let mut session = registry::create(name, &options).map_err(|e| e.to_string())?;
-    let moves: Vec<&str> = args
-        .moves
-        .as_deref()
-        .map(|m| m.split_whitespace().collect())
-        .unwrap_or_default();
-    session
-        .set_position(args.fen.as_deref(), &moves)
-        .map_err(|e| e.to_string())?;
+    let mut session = registry::create_at(&args.game, args.fen.as_deref(), args.moves.as_deref())?;
     let (dir, explicit) = match &args.tablebases {
         Some(dir) => (Some(dir.clone()), true),
         None => (tablebase::default_dir(), false),
