@@ -394,12 +394,13 @@ pub fn parse_sprt(words: &[String]) -> Result<SprtSpec, String> {
     })
 }
 
-/// Who plays whom when more than two engines are given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Who plays whom when more than two engines are given (`--tournament`; the variants'
+/// comments are its help).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TournamentKind {
-    /// Every engine against every other.
+    /// Every engine plays every other.
     RoundRobin,
-    /// The first engine against each of the others.
+    /// The first engine plays each of the others.
     Gauntlet,
 }
 

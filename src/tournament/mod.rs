@@ -8,6 +8,7 @@
 //!
 //! Nothing here knows a game's rules: any game in the registry can be played.
 
+pub mod command;
 pub mod config;
 pub mod engine;
 pub mod openings;
