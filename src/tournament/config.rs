@@ -6,6 +6,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::openings::OpeningsSpec;
+
 /// How the runner talks to an engine: the handshake word and the clock names in `go`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Proto {
@@ -301,15 +303,6 @@ pub fn parse_engine_keys(words: &[String], each: &[String]) -> Result<EngineSpec
         timemargin,
         restart,
     })
-}
-
-/// Where the openings come from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OpeningsSpec {
-    /// Random legal moves from the start position, `plies` of them.
-    Random { plies: usize },
-    /// One opening a line; `random` order shuffles them with the match seed.
-    File { path: PathBuf, random_order: bool },
 }
 
 pub fn parse_openings(words: &[String]) -> Result<OpeningsSpec, String> {

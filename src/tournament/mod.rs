@@ -11,7 +11,6 @@
 pub mod command;
 pub mod config;
 pub mod engine;
-pub mod openings;
 pub mod play;
 pub mod records;
 pub mod stats;
@@ -25,12 +24,12 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::game::{GameResult, Player};
+use crate::openings::{self, Opening};
 use crate::registry;
 use crate::session::Session;
 
 use config::MatchConfig;
 use engine::{EngineProcess, Failure};
-use openings::Opening;
 use play::{Played, Referee, Seat};
 use records::{GameRecord, OpeningRecord, RecordWriter};
 use stats::{SprtVerdict, Tally};

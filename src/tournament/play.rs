@@ -10,11 +10,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::game::{GameResult, Player, Points};
+use crate::openings::Opening;
 use crate::session::{PositionCommandError, Session};
 
 use super::config::{EngineSpec, Proto, SearchLimits, TimeControl};
 use super::engine::{EngineProcess, Failure, deadline_after};
-use super::openings::Opening;
 use super::records::MoveRecord;
 
 /// How a game ended.
