@@ -4,16 +4,17 @@
 //! Layers, from the rules up: [`game`] (the `Game` trait), [`games`] (one module per game),
 //! [`perft`] and [`search`] (generic over `Game`), [`session`] (a game in play behind an
 //! object-safe trait), [`registry`] (games by name), [`protocol`] (the text protocol),
-//! [`openings`] (where the games of a match, and the positions of a check, start), [`tournament`]
-//! (`sowfan match`: engine matches refereed by the rules), [`check`] (`sowfan check`: an engine's
-//! protocol compliance, refereed by the same rules), [`analysis`] (`sowfan analyse`: recorded
-//! games judged move by move), [`play`] (`sowfan play`: a game against the engine in a
-//! terminal).
+//! [`client`] (an external engine driven over the protocol), [`openings`] (where the games
+//! of a match, and the positions of a check, start), [`tournament`] (`sowfan match`: engine
+//! matches refereed by the rules), [`check`] (`sowfan check`: an engine's protocol
+//! compliance, refereed by the same rules), [`analysis`] (`sowfan analyse`: recorded games
+//! judged move by move), [`play`] (`sowfan play`: a game against the engine in a terminal).
 
 pub mod analysis;
 pub mod bench;
 pub mod check;
 pub mod cli;
+pub mod client;
 pub mod compositions;
 pub mod game;
 pub mod games;

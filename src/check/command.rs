@@ -5,7 +5,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use super::CheckConfig;
-use crate::tournament::config;
+use crate::cli::cancel_on_interrupt;
+use crate::client::spec::parse_engine_keys;
 
 /// Check that an engine follows the protocol: one line per check, then a summary.
 ///
@@ -50,8 +51,7 @@ pub struct CheckArgs {
 impl CheckArgs {
     /// The run these arguments describe; `Err` names the argument that is wrong.
     pub fn into_config(self) -> Result<CheckConfig, String> {
-        let engine =
-            config::parse_engine_keys(&self.engine, &[]).map_err(|e| format!("--engine: {e}"))?;
+        let engine = parse_engine_keys(&self.engine, &[]).map_err(|e| format!("--engine: {e}"))?;
         if self.timeout == 0 {
             return Err("--timeout must be at least 1 ms".to_string());
         }
@@ -66,11 +66,11 @@ impl CheckArgs {
 
 /// `sowfan check`: status 0 when every check passed (or was skipped), 1 when one failed,
 /// 2 with `sowfan check: <message>` when there is no engine to check (a configuration
-/// error), 130 when Ctrl-C stopped it.
+/// error), 130 when Ctrl-C stopped it (a second Ctrl-C leaves at once).
 pub fn run(args: CheckArgs) -> ExitCode {
     let report = args.into_config().and_then(|config| {
-        crate::tournament::command::catch_interrupts();
-        super::run(&config)
+        let cancel = cancel_on_interrupt("check");
+        super::run(&config, &cancel)
     });
     match report {
         Ok(report) if report.interrupted => ExitCode::from(130),

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::cli::exit_status;
+use crate::cli::{cancel_on_interrupt, exit_status};
+use crate::client::spec::parse_engine;
 
 use super::config::{self, MatchConfig, TournamentKind};
 
@@ -144,8 +145,7 @@ impl MatchArgs {
             .iter()
             .enumerate()
             .map(|(i, words)| {
-                config::parse_engine(words, &args.each)
-                    .map_err(|e| format!("--engine {}: {e}", i + 1))
+                parse_engine(words, &args.each).map_err(|e| format!("--engine {}: {e}", i + 1))
             })
             .collect::<Result<Vec<_>, _>>()?;
         let openings = if args.openings.is_empty() {
@@ -185,27 +185,15 @@ impl MatchArgs {
 
 /// `sowfan match`: status 130 when Ctrl-C stopped it (after the summary of the finished
 /// games, the shell's convention for a run ended by SIGINT), 1 with `sowfan: <message>`
-/// on an error, 0 otherwise.
+/// on an error, 0 otherwise. A second Ctrl-C leaves at once (the engines see their input
+/// close and quit).
 pub fn run(args: MatchArgs) -> ExitCode {
     let summary = args.into_config().and_then(|config| {
-        catch_interrupts();
-        super::run(&config)
+        let cancel = cancel_on_interrupt("match");
+        super::run(&config, &cancel)
     });
     match summary {
         Ok(summary) if summary.interrupted => ExitCode::from(130),
         other => exit_status(other.map(drop)),
-    }
-}
-
-/// Ctrl-C (or SIGTERM) during a match or a check: the first stops it with a summary of what
-/// was finished; a second leaves at once (the engines see their input close and quit).
-pub fn catch_interrupts() {
-    let handler = ctrlc::set_handler(|| {
-        if super::interrupt() {
-            std::process::exit(130);
-        }
-    });
-    if let Err(e) = handler {
-        log::warn!("Ctrl-C will end the match without a summary: {e}");
     }
 }
