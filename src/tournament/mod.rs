@@ -12,7 +12,6 @@
 pub mod command;
 pub mod config;
 pub mod play;
-pub mod records;
 pub mod stats;
 
 use std::collections::{BTreeMap, HashMap};
@@ -26,12 +25,12 @@ use crate::cli::CancelToken;
 use crate::client::process::{CANCEL_POLL, EngineProcess, Failure};
 use crate::game::{GameResult, Player};
 use crate::openings::{self, Opening};
+use crate::records::{GameRecord, OpeningRecord, RecordWriter};
 use crate::registry;
 use crate::session::Session;
 
 use config::MatchConfig;
 use play::{Played, Referee, Seat};
-use records::{GameRecord, OpeningRecord, RecordWriter};
 use stats::{SprtVerdict, Tally};
 
 /// One scheduled game.
@@ -178,7 +177,7 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
                         names[job.p1],
                         names[job.p2],
                         record.score,
-                        record.reason
+                        played.reason
                     )
                 });
             }
@@ -405,24 +404,25 @@ fn make_record(
         number: job.number + 1,
         round: job.round + 1,
         game: game_spec.to_string(),
-        p1: names[job.p1].clone(),
-        p2: names[job.p2].clone(),
+        p1: Some(names[job.p1].clone()),
+        p2: Some(names[job.p2].clone()),
         p1_limits: config.engines[job.p1].limits.describe(),
         p2_limits: config.engines[job.p2].limits.describe(),
         opening: OpeningRecord {
             source: opening.source.clone(),
-            fen: start_fen,
+            fen: Some(start_fen),
             moves: opening.moves.clone(),
         },
         moves: played.moves.clone(),
-        result: played.result.as_str(),
+        result: Some(played.result.as_str().to_string()),
         score: match played.result {
             GameResult::P1Win => "1-0",
             GameResult::P2Win => "0-1",
             GameResult::Draw => "1/2-1/2",
-        },
-        termination: played.termination.as_str(),
-        reason: played.reason.clone(),
+        }
+        .to_string(),
+        termination: Some(played.termination.as_str().to_string()),
+        reason: Some(played.reason.clone()),
         points: played.points.map(|p| [p[0].to_string(), p[1].to_string()]),
         final_fen: played.final_fen.clone(),
         duration_ms: played.duration.as_millis() as u64,

@@ -13,9 +13,8 @@ use crate::client::spec::{EngineSpec, SearchLimits, TimeControl};
 use crate::client::{is_bestmove, parse_bestmove};
 use crate::game::{GameResult, Player, Points};
 use crate::openings::Opening;
+use crate::records::MoveRecord;
 use crate::session::{PositionCommandError, Session};
-
-use super::records::MoveRecord;
 
 /// How a game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -317,7 +316,7 @@ pub fn play(referee: &Referee, opening: &Opening, seats: &mut [Seat; 2]) -> Opti
         });
         records.push(MoveRecord {
             mv: mv.clone(),
-            by: player.name(),
+            by: player.name().to_string(),
             ms: reply.elapsed.as_millis() as u64,
             clock_ms,
             depth: reply.depth,
