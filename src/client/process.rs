@@ -54,7 +54,7 @@ impl Failure {
     pub fn message(&self) -> &str {
         match self {
             Failure::NotStarted(m) | Failure::Crashed(m) | Failure::Silent(m) => m,
-            Failure::Cancelled => "the run was stopped",
+            Failure::Cancelled => "the match was stopped",
         }
     }
 }
