@@ -7,32 +7,39 @@
 //! 1. the contract: [`game`] (the `Game` trait, `Points`, `Outcome`, `MAX_PLY`);
 //! 2. generic utilities: [`options`] (game options), [`compositions`] (ranking of pit
 //!    contents), [`memory`] (big zeroed tables, memory limits, prefetch), [`cli`] (Ctrl-C
-//!    token, exit status);
+//!    token, exit status, game words);
 //! 3. [`games`]: one module per game, the only place that knows a rule;
 //! 4. [`tablebase`]: endgame tables, read and built, generic over `Game`;
 //! 5. [`perft`], [`search`], [`solve`]: generic over `Game`;
 //! 6. [`session`]: a game in play behind one object-safe trait;
 //! 7. [`registry`]: the games by name;
 //! 8. [`bench`](mod@bench): the fixed search suite;
-//! 9. [`protocol`] (the text protocol on stdin/stdout), the engine client and the records
-//!    of matches, shared by the tools;
+//! 9. what the tools share: [`protocol`] (the text protocol on stdin/stdout), [`client`]
+//!    (an external engine driven over the protocol), [`openings`] (where the games of a
+//!    match, and the positions of a check, start), [`records`] (match records, written and
+//!    read through one schema);
 //! 10. the tools, one command line each, none importing another: `perft::command`,
 //!     `bench::command`, `solve::command`, `tablebase::command`, [`tournament`] (`sowfan
-//!     match`), [`check`], [`analysis`] (`sowfan analyse`), [`play`], [`tune`];
+//!     match`), [`check`] (an engine's protocol compliance), [`analysis`] (`sowfan analyse`:
+//!     recorded games judged move by move), [`play`] (a game against the engine in a
+//!     terminal), [`tune`] (evaluation weights fitted to records);
 //! 11. `main.rs`: parses the command line and dispatches.
 
 pub mod analysis;
 pub mod bench;
 pub mod check;
 pub mod cli;
+pub mod client;
 pub mod compositions;
 pub mod game;
 pub mod games;
 pub mod memory;
+pub mod openings;
 pub mod options;
 pub mod perft;
 pub mod play;
 pub mod protocol;
+pub mod records;
 pub mod registry;
 pub mod search;
 pub mod session;

@@ -15,9 +15,9 @@
 //! Blank lines and lines starting with `#` between games are skipped. Nothing here knows a
 //! game's rules: a game is checked by replaying it in a [`Session`] from the registry.
 
-use serde_json::Value as Json;
 use thiserror::Error;
 
+use crate::records::{self, RecordError};
 use crate::registry;
 use crate::session::{PositionCommandError, Session};
 
@@ -71,15 +71,9 @@ pub struct InputGame {
 /// Why a game could not be read or replayed.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum InputError {
-    #[error("not a JSON game record: {0}")]
-    Json(String),
-    #[error("the record has no {0}")]
-    MissingField(&'static str),
-    #[error("the record's {field} is not {expected}")]
-    FieldType {
-        field: &'static str,
-        expected: &'static str,
-    },
+    /// A `sowfan match --records` line that is not a record.
+    #[error(transparent)]
+    Record(#[from] RecordError),
     #[error("line {line}: {why}")]
     Syntax { line: usize, why: String },
     #[error("no 'moves:' line")]
@@ -641,97 +635,27 @@ fn fixture_game(
     })
 }
 
-/// A `sowfan match --records` line.
+/// A `sowfan match --records` line, read by [`records::jsonl`].
 fn parse_record(text: &str, number: usize, line: usize) -> Parsed {
-    let fail = |error: InputError| GameError {
+    let record = records::jsonl::read_record(text).map_err(|e| GameError {
         number,
         line,
-        error,
-    };
-    let json: Json =
-        serde_json::from_str(text).map_err(|e| fail(InputError::Json(e.to_string())))?;
-    let object = json.as_object().ok_or_else(|| {
-        fail(InputError::FieldType {
-            field: "line",
-            expected: "an object",
-        })
+        error: e.into(),
     })?;
-    let string = |field: &'static str| -> Result<Option<String>, GameError> {
-        match object.get(field) {
-            None | Some(Json::Null) => Ok(None),
-            Some(Json::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err(fail(InputError::FieldType {
-                field,
-                expected: "a string",
-            })),
-        }
-    };
-    let spec = string("game")?.ok_or_else(|| fail(InputError::MissingField("'game'")))?;
-    let move_list = |value: &Json, field: &'static str| -> Result<Vec<String>, GameError> {
-        let items = value.as_array().ok_or_else(|| {
-            fail(InputError::FieldType {
-                field,
-                expected: "a list",
-            })
-        })?;
-        items
-            .iter()
-            .map(|item| {
-                let text = match item {
-                    Json::String(s) => Some(s.as_str()),
-                    Json::Object(o) => o.get("move").or_else(|| o.get("mv")).and_then(Json::as_str),
-                    _ => None,
-                };
-                text.map(str::to_string).ok_or_else(|| {
-                    fail(InputError::FieldType {
-                        field,
-                        expected: "a list of moves ({\"move\": …} or strings)",
-                    })
-                })
-            })
-            .collect()
-    };
-    let mut fen = None;
-    let mut moves = Vec::new();
-    if let Some(opening) = object.get("opening").filter(|o| !o.is_null()) {
-        let opening = opening.as_object().ok_or_else(|| {
-            fail(InputError::FieldType {
-                field: "opening",
-                expected: "an object",
-            })
-        })?;
-        fen = match opening.get("fen") {
-            None | Some(Json::Null) => None,
-            Some(Json::String(s)) => Some(s.clone()),
-            Some(_) => {
-                return Err(fail(InputError::FieldType {
-                    field: "opening.fen",
-                    expected: "a string",
-                }));
-            }
-        };
-        if let Some(list) = opening.get("moves") {
-            moves = move_list(list, "opening.moves")?;
-        }
-    }
-    let opening = moves.len();
-    let played = object
-        .get("moves")
-        .ok_or_else(|| fail(InputError::MissingField("'moves'")))?;
-    moves.extend(move_list(played, "moves")?);
+    let moves: Vec<String> = record.all_moves().map(str::to_string).collect();
     Ok(InputGame {
         number,
         line,
         format: Format::Records,
-        spec,
-        fen,
+        spec: record.game,
+        fen: record.opening.fen,
         moves,
-        opening,
-        p1: string("p1")?,
-        p2: string("p2")?,
-        result: string("result")?,
-        reason: string("reason")?,
-        termination: string("termination")?,
+        opening: record.opening.moves.len(),
+        p1: record.p1,
+        p2: record.p2,
+        result: record.result,
+        reason: record.reason,
+        termination: record.termination,
     })
 }
 
@@ -831,7 +755,7 @@ moves:
         assert!(matches!(
             parsed[1],
             Err(GameError {
-                error: InputError::Json(_),
+                error: InputError::Record(RecordError::Json(_)),
                 ..
             })
         ));

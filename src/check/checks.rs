@@ -5,9 +5,10 @@ use std::time::Duration;
 
 use super::positions::Line;
 use super::{Broken, Ctx, QUIET, QUIT_GRACE, SHOWN, Verdict, shorten};
+use crate::client::is_bestmove;
+use crate::client::process::{Failure, deadline_after};
+use crate::client::spec::Proto;
 use crate::game::Player;
-use crate::tournament::config::Proto;
-use crate::tournament::engine::Failure;
 
 /// One check: its number, its name in the result line, and what it does.
 pub struct Check {
@@ -168,16 +169,6 @@ pub fn option_to_set(options: &[EngineOption]) -> Option<(&str, &str)> {
         .find(|o| o.name.eq_ignore_ascii_case("Hash"))
         .or_else(|| options.iter().find(usable))?;
     Some((chosen.name.as_str(), chosen.default.as_deref()?))
-}
-
-/// `bestmove <move>` or `bestmove <move> ponder <move>`: the move, and the ponder move.
-pub fn parse_bestmove(line: &str) -> Result<(&str, Option<&str>), String> {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    match words.as_slice() {
-        ["bestmove", mv] => Ok((mv, None)),
-        ["bestmove", mv, "ponder", reply] => Ok((mv, Some(reply))),
-        _ => Err("not 'bestmove <move>' or 'bestmove <move> ponder <move>'".to_string()),
-    }
 }
 
 /// Check 1: `ugi` (`uci` with proto=uci) answered by `ugiok`, with an `id name` line before it.
@@ -359,10 +350,7 @@ fn clock_go(proto: Proto, to_move: Player) -> String {
         Player::P1 => (CLOCK_MS, OTHER_CLOCK_MS),
         Player::P2 => (OTHER_CLOCK_MS, CLOCK_MS),
     };
-    let [t1, t2, i1, i2] = match proto {
-        Proto::Ugi => ["p1time", "p2time", "p1inc", "p2inc"],
-        Proto::Uci => ["wtime", "btime", "winc", "binc"],
-    };
+    let ([t1, t2], [i1, i2]) = proto.clock_words();
     format!("go {t1} {p1} {t2} {p2} {i1} {INC_MS} {i2} {INC_MS}")
 }
 
@@ -425,21 +413,21 @@ fn go_infinite(ctx: &mut Ctx) -> Result<Verdict, Broken> {
             "a bestmove before 'stop' under go infinite",
         ))
     };
-    let until = super::deadline_after(Duration::from_millis(INFINITE_MS));
+    let until = deadline_after(Duration::from_millis(INFINITE_MS));
     while let Some((text, _)) = ctx.recv(until, "nothing (searching)")? {
-        if super::first_word(&text) == Some("bestmove") {
+        if is_bestmove(&text) {
             return early(ctx, &text);
         }
     }
     let asked = ctx.send("isready")?;
-    let deadline = super::deadline_after(ctx.timeout());
+    let deadline = deadline_after(ctx.timeout());
     let mut ready_ms = None;
     while let Some((text, at)) = ctx.recv(deadline, "readyok while searching")? {
         if text.trim() == "readyok" {
             ready_ms = Some(at.saturating_duration_since(asked).as_millis());
             break;
         }
-        if super::first_word(&text) == Some("bestmove") {
+        if is_bestmove(&text) {
             return early(ctx, &text);
         }
     }
@@ -447,10 +435,10 @@ fn go_infinite(ctx: &mut Ctx) -> Result<Verdict, Broken> {
         ctx.latency("isready while searching", ms);
     }
     let stopped = ctx.send("stop")?;
-    let deadline = super::deadline_after(ctx.timeout());
+    let deadline = deadline_after(ctx.timeout());
     let (answer, at) = loop {
         match ctx.recv(deadline, "bestmove after stop")? {
-            Some((text, at)) if super::first_word(&text) == Some("bestmove") => break (text, at),
+            Some((text, at)) if is_bestmove(&text) => break (text, at),
             Some(_) => {}
             None => {
                 ctx.needs_restart = true;
@@ -749,18 +737,6 @@ mod tests {
         assert_eq!(option_to_set(&other), Some(("Ponder", "false")));
         let none = parse(&["option name Name type string default x"]);
         assert_eq!(option_to_set(&none), None);
-    }
-
-    #[test]
-    fn bestmove_lines_are_read() {
-        assert_eq!(parse_bestmove("bestmove C"), Ok(("C", None)));
-        assert_eq!(
-            parse_bestmove("bestmove  C ponder d "),
-            Ok(("C", Some("d")))
-        );
-        assert!(parse_bestmove("bestmove").is_err());
-        assert!(parse_bestmove("bestmove C D").is_err());
-        assert!(parse_bestmove("bestmove C ponder").is_err());
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! and prints one line per check (`ok`, `FAIL` or `skip`, what was sent, what came back,
 //! how long it took), then a summary with the latencies.
 //!
-//! All input and output goes through the match runner's hardened
-//! [`EngineProcess`]: bounded lines and queues, deadlines checked at every line,
+//! All input and output goes through the engine client's hardened [`EngineProcess`]
+//! (shared with `sowfan match`): bounded lines and queues, deadlines checked at every line,
 //! non-blocking writes. Every wait here has a deadline (the `--timeout` per answer, plus the
 //! time a timed search may take), so a hostile engine (flooding, silent, crashing, reading
 //! nothing) costs at most a few timeouts per check and never hangs the checker.
@@ -21,16 +21,17 @@
 //! any game; the positions sent are found by seeded random play ([`positions`]).
 
 pub mod checks;
+pub mod command;
 pub mod positions;
 
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use crate::cli::CancelToken;
+use crate::client::process::{EngineProcess, Failure, deadline_after};
+use crate::client::spec::{EngineSpec, Proto};
+use crate::client::{is_bestmove, parse_bestmove};
 use crate::registry;
 use crate::session::{PositionCommandError, Session};
-use crate::tournament::config::{EngineSpec, Proto, Setup};
-use crate::tournament::engine::{EngineProcess, Failure, deadline_after};
 
 use positions::{Line, Positions};
 
@@ -190,9 +191,10 @@ impl Report {
 
 /// Run every check, printing each result line as it is decided, then the summary, to
 /// stdout. `Err` is a configuration error (unknown game, a program that cannot be started).
-pub fn run(config: &CheckConfig) -> Result<Report, String> {
+/// Cancelling `cancel` (Ctrl-C) ends the run after the summary of the checks decided.
+pub fn run(config: &CheckConfig, cancel: &CancelToken) -> Result<Report, String> {
     use std::io::Write;
-    run_with(config, &mut |line| {
+    run_with(config, cancel, &mut |line| {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
@@ -200,7 +202,11 @@ pub fn run(config: &CheckConfig) -> Result<Report, String> {
 }
 
 /// [`run`], with the output lines given to `out`.
-pub fn run_with(config: &CheckConfig, out: &mut dyn FnMut(&str)) -> Result<Report, String> {
+pub fn run_with(
+    config: &CheckConfig,
+    cancel: &CancelToken,
+    out: &mut dyn FnMut(&str),
+) -> Result<Report, String> {
     let started = Instant::now();
     let base = registry::create_from_spec(&config.game).map_err(|e| format!("--game: {e}"))?;
     let spec = &config.engine;
@@ -208,10 +214,7 @@ pub fn run_with(config: &CheckConfig, out: &mut dyn FnMut(&str)) -> Result<Repor
         "Check: {} (proto {}, setup {}), game {}, timeout {} ms, seed {}",
         spec.command_line(),
         spec.proto.hello(),
-        match spec.setup {
-            Setup::NewGame => "newgame",
-            Setup::SetOption => "setoption",
-        },
+        spec.setup.name(),
         base.spec(),
         config.timeout.as_millis(),
         config.seed
@@ -223,7 +226,7 @@ pub fn run_with(config: &CheckConfig, out: &mut dyn FnMut(&str)) -> Result<Repor
         base,
         positions,
         engine: None,
-        cancel: Arc::new(AtomicBool::new(false)),
+        cancel: cancel.clone(),
         current: 0,
         last_sent: String::new(),
         last_got: None,
@@ -409,7 +412,8 @@ pub(crate) struct Ctx<'a> {
     base: Box<dyn Session>,
     positions: Positions,
     engine: Option<EngineProcess>,
-    cancel: Arc<AtomicBool>,
+    /// Given to every engine process: cancelled, it ends their waits (Ctrl-C).
+    cancel: CancelToken,
     /// The id of the check running.
     current: u32,
     last_sent: String,
@@ -447,12 +451,8 @@ impl Ctx<'_> {
 
     /// A fresh process, for the first check or after a failure: `Err` when it cannot start.
     fn spawn(&mut self) -> Result<(), Broken> {
-        let engine = EngineProcess::spawn(
-            &self.config.engine,
-            self.timeout(),
-            Arc::clone(&self.cancel),
-        )
-        .map_err(broken("the engine to start"))?;
+        let engine = EngineProcess::spawn(&self.config.engine, self.timeout(), self.cancel.clone())
+            .map_err(broken("the engine to start"))?;
         self.engine = Some(engine);
         Ok(())
     }
@@ -503,10 +503,7 @@ impl Ctx<'_> {
     }
 
     fn engine(&mut self) -> Result<&mut EngineProcess, Broken> {
-        self.engine.as_mut().ok_or_else(|| Broken {
-            failure: Failure::Crashed("no engine process".to_string()),
-            waiting: "an engine".to_string(),
-        })
+        running(&mut self.engine)
     }
 
     /// Send one line; remembered for the result line if the engine fails (with the last
@@ -547,9 +544,7 @@ impl Ctx<'_> {
 
     /// Count a `bestmove` towards the last `go` sent.
     fn count_bestmove(&mut self) {
-        if let Some(last) = self.answers.last_mut() {
-            last.1 += 1;
-        }
+        count_bestmove(&mut self.answers);
     }
 
     /// `isready`, and the lines up to `readyok`. No `readyok` within the timeout breaks the
@@ -560,87 +555,85 @@ impl Ctx<'_> {
         let mut lines = Vec::new();
         let mut stray = None;
         let mut seen = 0usize;
-        loop {
-            match self.recv(deadline, "readyok")? {
-                Some((line, at)) => {
-                    if line.trim() == "readyok" {
-                        return Ok(Synced {
-                            ms: at.saturating_duration_since(sent).as_millis(),
-                            lines,
-                            stray,
-                        });
-                    }
-                    if first_word(&line) == Some("bestmove") {
-                        self.count_bestmove();
-                        stray.get_or_insert_with(|| line.clone());
-                    }
-                    seen += 1;
-                    if lines.len() < KEPT_LINES {
-                        lines.push(line);
-                    }
+        let (last_got, answers) = (&mut self.last_got, &mut self.answers);
+        let answer = running(&mut self.engine)?
+            .wait_for("readyok", deadline, &mut |line| {
+                *last_got = Some(line.to_string());
+                if is_bestmove(line) {
+                    count_bestmove(answers);
+                    stray.get_or_insert_with(|| line.to_string());
                 }
-                None => {
-                    let ms = self.timeout().as_millis();
-                    return Err(Broken {
-                        failure: Failure::Silent(match seen {
-                            0 => format!("nothing within {ms} ms"),
-                            n => format!("{n} other lines but none within {ms} ms"),
-                        }),
-                        waiting: "waiting for readyok".to_string(),
-                    });
+                seen += 1;
+                if lines.len() < KEPT_LINES {
+                    lines.push(line.to_string());
                 }
-            }
-        }
+            })
+            .map_err(broken("readyok"))?;
+        let Some((line, at)) = answer else {
+            let ms = self.timeout().as_millis();
+            return Err(Broken {
+                failure: Failure::Silent(match seen {
+                    0 => format!("nothing within {ms} ms"),
+                    n => format!("{n} other lines but none within {ms} ms"),
+                }),
+                waiting: "waiting for readyok".to_string(),
+            });
+        };
+        self.last_got = Some(line);
+        Ok(Synced {
+            ms: at.saturating_duration_since(sent).as_millis(),
+            lines,
+            stray,
+        })
     }
 
     /// `ugi`/`uci` and the lines up to `ugiok`/`uciok` (at most the timeout).
     fn handshake(&mut self) -> Result<Handshake, Broken> {
         let hello = self.proto().hello();
-        let ok = format!("{hello}ok");
+        let ok = self.proto().hello_ok();
         let sent = self.send(hello)?;
         let deadline = deadline_after(self.timeout());
         let mut id_name = None;
         let mut options = Vec::new();
         let mut other = 0usize;
-        loop {
-            match self.recv(deadline, &ok)? {
-                Some((line, at)) => {
-                    let text = line.trim();
-                    if text == ok {
-                        let ms = at.saturating_duration_since(sent).as_millis();
-                        self.options.clone_from(&options);
-                        if let (Some(name), Some(engine)) = (&id_name, self.engine.as_mut()) {
-                            engine.id_name = Some(String::clone(name));
-                        }
-                        return Ok(Handshake {
-                            ms,
-                            ok: true,
-                            id_name,
-                            options,
-                            other,
-                        });
+        let last_got = &mut self.last_got;
+        let answer = running(&mut self.engine)?
+            .wait_for(ok, deadline, &mut |line| {
+                *last_got = Some(line.to_string());
+                let text = line.trim();
+                if let Some(name) = text.strip_prefix("id name ") {
+                    id_name = Some(name.trim().to_string());
+                } else if let Some(option) = checks::EngineOption::parse(text) {
+                    if options.len() < KEPT_LINES {
+                        options.push(option);
                     }
-                    if let Some(name) = text.strip_prefix("id name ") {
-                        id_name = Some(name.trim().to_string());
-                    } else if let Some(option) = checks::EngineOption::parse(text) {
-                        if options.len() < KEPT_LINES {
-                            options.push(option);
-                        }
-                    } else if !text.starts_with("id ") {
-                        other += 1;
-                    }
+                } else if !text.starts_with("id ") {
+                    other += 1;
                 }
-                None => {
-                    return Ok(Handshake {
-                        ms: self.timeout().as_millis(),
-                        ok: false,
-                        id_name,
-                        options,
-                        other,
-                    });
-                }
-            }
+            })
+            .map_err(broken(ok))?;
+        let Some((line, at)) = answer else {
+            return Ok(Handshake {
+                ms: self.timeout().as_millis(),
+                ok: false,
+                id_name,
+                options,
+                other,
+            });
+        };
+        self.last_got = Some(line);
+        let ms = at.saturating_duration_since(sent).as_millis();
+        self.options.clone_from(&options);
+        if let (Some(name), Some(engine)) = (&id_name, self.engine.as_mut()) {
+            engine.id_name = Some(String::clone(name));
         }
+        Ok(Handshake {
+            ms,
+            ok: true,
+            id_name,
+            options,
+            other,
+        })
     }
 
     /// The `option.<Name>=<value>` settings of `--engine`.
@@ -661,27 +654,8 @@ impl Ctx<'_> {
     /// The lines that start a new game of `--game` (as `sowfan match` sends them), then
     /// `uginewgame`/`ucinewgame`.
     fn setup_lines(&self) -> Vec<String> {
-        let reset = match self.proto() {
-            Proto::Ugi => "uginewgame",
-            Proto::Uci => "ucinewgame",
-        };
-        let mut lines = Vec::new();
-        match self.config.engine.setup {
-            Setup::NewGame => lines.push(format!("newgame {}", self.game_spec)),
-            Setup::SetOption => {
-                let mut words = self.game_spec.split_whitespace();
-                let variant = words.next().unwrap_or_default();
-                let options: Vec<&str> = words.collect();
-                let options = if options.is_empty() {
-                    "<empty>".to_string()
-                } else {
-                    options.join(" ")
-                };
-                lines.push(format!("setoption name UCI_Variant value {variant}"));
-                lines.push(format!("setoption name GameOptions value {options}"));
-            }
-        }
-        lines.push(reset.to_string());
+        let mut lines = self.config.engine.setup.game_lines(&self.game_spec);
+        lines.push(self.proto().new_game().to_string());
         lines
     }
 
@@ -690,7 +664,7 @@ impl Ctx<'_> {
         let deadline = deadline_after(QUIET);
         let mut second = None;
         while let Some((line, _)) = self.recv(deadline, "nothing (quiet period)")? {
-            if first_word(&line) == Some("bestmove") {
+            if is_bestmove(&line) {
                 self.count_bestmove();
                 second.get_or_insert(line);
             }
@@ -724,7 +698,7 @@ impl Ctx<'_> {
             .unwrap_or_else(|| deadline_after(wait));
         let (answer, at) = loop {
             match self.recv(deadline, "bestmove")? {
-                Some((text, at)) if first_word(&text) == Some("bestmove") => break (text, at),
+                Some((text, at)) if is_bestmove(&text) => break (text, at),
                 Some(_) => {}
                 None => {
                     self.needs_restart = true;
@@ -776,9 +750,12 @@ impl Ctx<'_> {
                 ),
             ));
         }
-        let mv = match checks::parse_bestmove(answer) {
-            Ok((mv, _ponder)) => mv,
-            Err(why) => return Ok(Verdict::fail(shown, Some(answer), why)),
+        let Some((mv, _ponder)) = parse_bestmove(answer) else {
+            return Ok(Verdict::fail(
+                shown,
+                Some(answer),
+                "not 'bestmove <move>' or 'bestmove <move> ponder <move>'",
+            ));
         };
         if let Err(e) = line.session(self.base.as_ref(), &[mv]) {
             let why = match e {
@@ -798,8 +775,19 @@ impl Ctx<'_> {
     }
 }
 
-fn first_word(line: &str) -> Option<&str> {
-    line.split_whitespace().next()
+/// The engine process of a check, or the failure of having none.
+fn running(engine: &mut Option<EngineProcess>) -> Result<&mut EngineProcess, Broken> {
+    engine.as_mut().ok_or_else(|| Broken {
+        failure: Failure::Crashed("no engine process".to_string()),
+        waiting: "an engine".to_string(),
+    })
+}
+
+/// Count a `bestmove` towards the last `go` sent (`answers`: see [`Ctx`]).
+fn count_bestmove(answers: &mut [(u32, u32)]) {
+    if let Some(last) = answers.last_mut() {
+        last.1 += 1;
+    }
 }
 
 /// Text for a result line: control characters shown as `?`, at most `max` characters.

@@ -9,8 +9,8 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::seq::IndexedRandom;
 
 use crate::game::{MoveError, Player};
+use crate::openings;
 use crate::session::{PositionCommandError, Session};
-use crate::tournament::openings;
 
 /// Random games tried when looking for a kind of position.
 const GAMES_TRIED: usize = 20;

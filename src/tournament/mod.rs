@@ -1,48 +1,37 @@
 //! `sowfan match`: engine-against-engine matches refereed by sowfan's own rules.
 //!
-//! The runner starts every engine as a child process and speaks the protocol to it; a
-//! [`Session`] of the game referees every move ([`play`]). Games run on `--concurrency`
+//! The runner starts every engine as a child process and speaks the protocol to it (the
+//! engine client, [`crate::client`]); a [`Session`] of the game referees every move
+//! ([`play`]). Games run on `--concurrency`
 //! worker threads, each with its own engine processes; the main thread collects finished
 //! games in the order they end, writes their records, keeps the statistics ([`stats`]) and
 //! the progress bar, and stops the match when the SPRT decides.
 //!
 //! Nothing here knows a game's rules: any game in the registry can be played.
 
+pub mod command;
 pub mod config;
-pub mod engine;
-pub mod openings;
 pub mod play;
-pub mod records;
 pub mod stats;
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::cli::CancelToken;
+use crate::client::process::{CANCEL_POLL, EngineProcess, Failure};
 use crate::game::{GameResult, Player};
+use crate::openings::{self, Opening};
+use crate::records::{GameRecord, OpeningRecord, RecordWriter};
 use crate::registry;
 use crate::session::Session;
 
 use config::MatchConfig;
-use engine::{EngineProcess, Failure};
-use openings::Opening;
 use play::{Played, Referee, Seat};
-use records::{GameRecord, OpeningRecord, RecordWriter};
 use stats::{SprtVerdict, Tally};
-
-/// Raised by [`interrupt`] (Ctrl-C): the match stops as when the SPRT decides.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// Ask the running match to stop (the `sowfan match` Ctrl-C handler calls this): games in
-/// flight are abandoned and their engines stopped, finished games keep their records, and
-/// the summary of the finished games is printed. Returns whether a stop was already asked.
-pub fn interrupt() -> bool {
-    INTERRUPTED.swap(true, Ordering::Relaxed)
-}
 
 /// One scheduled game.
 #[derive(Debug, Clone, Copy)]
@@ -65,13 +54,16 @@ pub struct MatchSummary {
     pub games: usize,
     pub terminations: BTreeMap<&'static str, u32>,
     pub sprt: Option<SprtVerdict>,
-    /// Stopped by [`interrupt`] before every game was played.
+    /// Cancelled (Ctrl-C) before every game was played.
     pub interrupted: bool,
     pub elapsed: Duration,
 }
 
-/// Play the match, printing progress and the final summary to stdout.
-pub fn run(config: &MatchConfig) -> Result<MatchSummary, String> {
+/// Play the match, printing progress and the final summary to stdout. Cancelling `cancel`
+/// (Ctrl-C) stops it as when the SPRT decides: games in flight are abandoned and their
+/// engines stopped, finished games keep their records, and the summary of the finished
+/// games is printed.
+pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, String> {
     let base = registry::create_from_spec(&config.game).map_err(|e| format!("--game: {e}"))?;
     let game_spec = base.spec();
     let start_fen = base.start_fen();
@@ -91,8 +83,8 @@ pub fn run(config: &MatchConfig) -> Result<MatchSummary, String> {
     let pairings = config::pairings(engines, config.tournament);
     let rounds = config.games.div_ceil(2);
     let openings = openings::build(config.openings.as_ref(), base.as_ref(), rounds, config.seed)?;
-    let names = resolve_names(config)?;
-    if INTERRUPTED.load(Ordering::Relaxed) {
+    let names = resolve_names(config, cancel)?;
+    if cancel.is_cancelled() {
         return Err("interrupted before the first game".to_string());
     }
     let jobs = schedule(&pairings, config.games);
@@ -116,7 +108,9 @@ pub fn run(config: &MatchConfig) -> Result<MatchSummary, String> {
     }
 
     let progress = progress_bar(jobs.len());
-    let stop = Arc::new(AtomicBool::new(false));
+    // The match's own stop: raised by the SPRT's decision, a records file that cannot be
+    // written, or `cancel`; every engine of every game in flight watches it.
+    let stop = CancelToken::new();
     let next = AtomicUsize::new(0);
     let started = Instant::now();
     let mut tallies = vec![Tally::default(); pairings.len()];
@@ -144,7 +138,7 @@ pub fn run(config: &MatchConfig) -> Result<MatchSummary, String> {
             }
         }
         drop(tx);
-        while let Some((index, played)) = next_finished(&rx, &stop) {
+        while let Some((index, played)) = next_finished(&rx, &stop, cancel) {
             let Some(played) = played else { continue };
             let job = jobs[index];
             let record = make_record(
@@ -158,7 +152,7 @@ pub fn run(config: &MatchConfig) -> Result<MatchSummary, String> {
             );
             if let Err(e) = writer.write(&record) {
                 write_error.get_or_insert(e);
-                stop.store(true, Ordering::Relaxed);
+                stop.cancel();
             }
             finished += 1;
             *terminations.entry(played.termination.as_str()).or_default() += 1;
@@ -183,7 +177,7 @@ pub fn run(config: &MatchConfig) -> Result<MatchSummary, String> {
                         names[job.p1],
                         names[job.p2],
                         record.score,
-                        record.reason
+                        played.reason
                     )
                 });
             }
@@ -196,7 +190,7 @@ pub fn run(config: &MatchConfig) -> Result<MatchSummary, String> {
             {
                 verdict = stats::sprt_verdict(&tallies[0], sprt);
                 if verdict.is_some() {
-                    stop.store(true, Ordering::Relaxed);
+                    stop.cancel();
                 }
             }
         }
@@ -209,7 +203,7 @@ pub fn run(config: &MatchConfig) -> Result<MatchSummary, String> {
         games: finished,
         terminations,
         sprt: verdict,
-        interrupted: INTERRUPTED.load(Ordering::Relaxed),
+        interrupted: cancel.is_cancelled(),
         elapsed: started.elapsed(),
     };
     print_summary(config, &summary);
@@ -220,17 +214,19 @@ pub fn run(config: &MatchConfig) -> Result<MatchSummary, String> {
 }
 
 /// The next game a worker sends (`None` once every worker is done). While it waits, a
-/// Ctrl-C ([`interrupt`]) raises `stop`, which the workers and their referees watch.
+/// cancelled `cancel` (Ctrl-C) raises `stop`, which the workers, their referees and their
+/// engines watch: within [`CANCEL_POLL`], as often as the engines' waits look.
 fn next_finished(
     results: &mpsc::Receiver<(usize, Option<Played>)>,
-    stop: &AtomicBool,
+    stop: &CancelToken,
+    cancel: &CancelToken,
 ) -> Option<(usize, Option<Played>)> {
     loop {
-        match results.recv_timeout(Duration::from_millis(50)) {
+        match results.recv_timeout(CANCEL_POLL) {
             Ok(finished) => return Some(finished),
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                if INTERRUPTED.load(Ordering::Relaxed) {
-                    stop.store(true, Ordering::Relaxed);
+                if cancel.is_cancelled() {
+                    stop.cancel();
                 }
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => return None,
@@ -248,7 +244,7 @@ fn work(
     jobs: &[Job],
     openings: &[Opening],
     next: &AtomicUsize,
-    stop: &Arc<AtomicBool>,
+    stop: &CancelToken,
     results: mpsc::Sender<(usize, Option<Played>)>,
 ) {
     let referee = Referee {
@@ -260,7 +256,7 @@ fn work(
         stop,
     };
     let mut processes: Vec<Option<EngineProcess>> = config.engines.iter().map(|_| None).collect();
-    while !stop.load(Ordering::Relaxed) {
+    while !stop.is_cancelled() {
         let index = next.fetch_add(1, Ordering::Relaxed);
         let Some(job) = jobs.get(index) else { break };
         let (p1_process, p2_process) = two_mut(&mut processes, job.p1, job.p2);
@@ -290,7 +286,7 @@ fn work(
         }
     }
     // A stopped match (Ctrl-C) must end within a second: little grace for `quit` then.
-    let grace = if stop.load(Ordering::Relaxed) {
+    let grace = if stop.is_cancelled() {
         Duration::from_millis(100)
     } else {
         Duration::from_millis(500)
@@ -336,16 +332,15 @@ fn schedule(pairings: &[(usize, usize)], games: usize) -> Vec<Job> {
 
 /// Engine names: `name=`, else the engine's `id name`, else the program's file name; made
 /// unique with `#<n>`. Starting each engine once here also checks its command before the
-/// match begins.
-fn resolve_names(config: &MatchConfig) -> Result<Vec<String>, String> {
+/// match begins (`cancel` ends it).
+fn resolve_names(config: &MatchConfig, cancel: &CancelToken) -> Result<Vec<String>, String> {
     let mut names: Vec<String> = Vec::new();
-    let cancel = Arc::new(AtomicBool::new(false));
     for (i, spec) in config.engines.iter().enumerate() {
         let program_name = std::path::Path::new(&spec.program)
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_else(|| spec.program.clone());
-        let id_name = match EngineProcess::start(spec, config.ready_timeout, Arc::clone(&cancel)) {
+        let id_name = match EngineProcess::start(spec, config.ready_timeout, cancel.clone()) {
             Ok(process) => {
                 let id_name = process.id_name.clone();
                 process.quit(Duration::from_millis(500));
@@ -409,24 +404,25 @@ fn make_record(
         number: job.number + 1,
         round: job.round + 1,
         game: game_spec.to_string(),
-        p1: names[job.p1].clone(),
-        p2: names[job.p2].clone(),
+        p1: Some(names[job.p1].clone()),
+        p2: Some(names[job.p2].clone()),
         p1_limits: config.engines[job.p1].limits.describe(),
         p2_limits: config.engines[job.p2].limits.describe(),
         opening: OpeningRecord {
             source: opening.source.clone(),
-            fen: start_fen,
+            fen: Some(start_fen),
             moves: opening.moves.clone(),
         },
         moves: played.moves.clone(),
-        result: played.result.as_str(),
+        result: Some(played.result.as_str().to_string()),
         score: match played.result {
             GameResult::P1Win => "1-0",
             GameResult::P2Win => "0-1",
             GameResult::Draw => "1/2-1/2",
-        },
-        termination: played.termination.as_str(),
-        reason: played.reason.clone(),
+        }
+        .to_string(),
+        termination: Some(played.termination.as_str().to_string()),
+        reason: Some(played.reason.clone()),
         points: played.points.map(|p| [p[0].to_string(), p[1].to_string()]),
         final_fen: played.final_fen.clone(),
         duration_ms: played.duration.as_millis() as u64,

@@ -5,17 +5,16 @@
 //! included. Engines are never asked whether the game is over. Anything an engine does wrong
 //! (an illegal or malformed move, a crash, silence, running out of time) loses it the game.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::cli::CancelToken;
+use crate::client::process::{EngineProcess, Failure, deadline_after};
+use crate::client::spec::{EngineSpec, SearchLimits, TimeControl};
+use crate::client::{is_bestmove, parse_bestmove};
 use crate::game::{GameResult, Player, Points};
+use crate::openings::Opening;
+use crate::records::MoveRecord;
 use crate::session::{PositionCommandError, Session};
-
-use super::config::{EngineSpec, Proto, SearchLimits, TimeControl};
-use super::engine::{EngineProcess, Failure, deadline_after};
-use super::openings::Opening;
-use super::records::MoveRecord;
 
 /// How a game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -69,8 +68,8 @@ pub struct Referee<'a> {
     pub ready_timeout: Duration,
     pub move_timeout: Duration,
     pub max_plies: Option<usize>,
-    /// Raised when the match stops; engines watch it in every wait.
-    pub stop: &'a Arc<AtomicBool>,
+    /// Cancelled when the match stops; engines watch it in every wait.
+    pub stop: &'a CancelToken,
 }
 
 /// An engine at the board: its settings and its process (started here when missing). After
@@ -240,7 +239,7 @@ pub fn play(referee: &Referee, opening: &Opening, seats: &mut [Seat; 2]) -> Opti
     let mut played: Vec<String> = Vec::new();
     let mut records: Vec<MoveRecord> = Vec::new();
     loop {
-        if referee.stop.load(Ordering::Relaxed) {
+        if referee.stop.is_cancelled() {
             return None;
         }
         if let Some(outcome) = session.outcome() {
@@ -317,7 +316,7 @@ pub fn play(referee: &Referee, opening: &Opening, seats: &mut [Seat; 2]) -> Opti
         });
         records.push(MoveRecord {
             mv: mv.clone(),
-            by: player.name(),
+            by: player.name().to_string(),
             ms: reply.elapsed.as_millis() as u64,
             clock_ms,
             depth: reply.depth,
@@ -330,7 +329,7 @@ pub fn play(referee: &Referee, opening: &Opening, seats: &mut [Seat; 2]) -> Opti
 /// Start the engine if needed, then set up the new game.
 fn prepare(referee: &Referee, seat: &mut Seat) -> Result<(), Fault> {
     if seat.process.is_none() {
-        match EngineProcess::start(seat.spec, referee.ready_timeout, Arc::clone(referee.stop)) {
+        match EngineProcess::start(seat.spec, referee.ready_timeout, referee.stop.clone()) {
             Ok(process) => *seat.process = Some(process),
             Err(failure) => {
                 let mut fault = Fault::from_failure(failure, "at start-up");
@@ -361,10 +360,7 @@ fn go_command(spec: &EngineSpec, clocks: &[Option<Clock>; 2], mover: usize) -> S
         tc: _,
     } = &spec.limits;
     let mut go = String::from("go");
-    let (time_keys, inc_keys) = match spec.proto {
-        Proto::Ugi => (["p1time", "p2time"], ["p1inc", "p2inc"]),
-        Proto::Uci => (["wtime", "btime"], ["winc", "binc"]),
-    };
+    let (time_keys, inc_keys) = spec.proto.clock_words();
     for (i, clock) in clocks.iter().enumerate() {
         if let Some(clock) = clock {
             go.push_str(&format!(" {} {}", time_keys[i], clock.left_ms()));
@@ -436,37 +432,34 @@ fn ask_move(
     loop {
         match engine.next_line(deadline) {
             Ok(Some((line, at))) => {
-                let mut words = line.split_whitespace();
-                match words.next() {
-                    Some("bestmove") => {
-                        let elapsed = at.saturating_duration_since(sent);
-                        if let Some(allowed) = allowed
-                            && elapsed > allowed
-                        {
-                            return Err(Fault::new(
-                                Termination::TimeForfeit,
-                                format!(
-                                    "lost on time: took {} ms, had {} ms",
-                                    elapsed.as_millis(),
-                                    time_had(clock, seat.spec, margin)
-                                ),
-                                false,
-                            ));
-                        }
-                        let rest: Vec<&str> = words.collect();
-                        let mv = match rest.as_slice() {
-                            [mv] | [mv, "ponder", _] => Ok(mv.to_string()),
-                            _ => Err(format!("sent a malformed bestmove line: '{}'", line.trim())),
-                        };
-                        return Ok(Reply {
-                            mv,
-                            elapsed,
-                            depth,
-                            score,
-                        });
+                if is_bestmove(&line) {
+                    let elapsed = at.saturating_duration_since(sent);
+                    if let Some(allowed) = allowed
+                        && elapsed > allowed
+                    {
+                        return Err(Fault::new(
+                            Termination::TimeForfeit,
+                            format!(
+                                "lost on time: took {} ms, had {} ms",
+                                elapsed.as_millis(),
+                                time_had(clock, seat.spec, margin)
+                            ),
+                            false,
+                        ));
                     }
-                    Some("info") => read_info(&line, &mut depth, &mut score),
-                    _ => {}
+                    let mv = match parse_bestmove(&line) {
+                        Some((mv, _ponder)) => Ok(mv.to_string()),
+                        None => Err(format!("sent a malformed bestmove line: '{}'", line.trim())),
+                    };
+                    return Ok(Reply {
+                        mv,
+                        elapsed,
+                        depth,
+                        score,
+                    });
+                }
+                if line.split_whitespace().next() == Some("info") {
+                    read_info(&line, &mut depth, &mut score);
                 }
             }
             Ok(None) => {
@@ -516,9 +509,7 @@ fn stop_search(engine: &mut EngineProcess, timeout: Duration) -> bool {
     let deadline = deadline_after(timeout);
     loop {
         match engine.next_line(deadline) {
-            Ok(Some((line, _))) if line.split_whitespace().next() == Some("bestmove") => {
-                return true;
-            }
+            Ok(Some((line, _))) if is_bestmove(&line) => return true,
             Ok(Some(_)) => {}
             Ok(None) | Err(_) => return false,
         }
@@ -589,7 +580,7 @@ fn forfeit(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournament::config::parse_engine;
+    use crate::client::spec::parse_engine;
 
     #[test]
     fn go_lines_carry_both_clocks_in_the_engines_protocol() {

@@ -1,13 +1,13 @@
 //! Training positions from `sowfan match --records` files (JSON Lines), read by the
-//! same parser as `sowfan analyse`.
+//! records module, as `sowfan analyse` reads them.
 
 use std::path::Path;
 
 use thiserror::Error;
 
 use super::Sample;
-use crate::analysis::input::{Format, Parser};
 use crate::game::Player;
+use crate::records::jsonl;
 use crate::registry;
 
 #[derive(Debug, Error)]
@@ -55,67 +55,50 @@ pub fn read_samples(
         path: name.clone(),
         error,
     })?;
-    let mut parser = Parser::new(&options.game);
-    for (i, line) in text.lines().enumerate() {
-        for parsed in parser.line(line) {
-            let bad = |message: String| RecordsError::Bad {
-                path: name.clone(),
-                line: i + 1,
-                message,
-            };
-            let game = parsed.map_err(|e| bad(e.error.to_string()))?;
-            if game.format != Format::Records {
-                return Err(bad(format!(
-                    "not a match record ({})",
-                    game.format.as_str()
-                )));
-            }
-            let same_game = game.spec.split_whitespace().next() == Some(options.game.as_str());
-            if !same_game || game.termination.as_deref() != Some("rules") {
-                stats.skipped_games += 1;
-                continue;
-            }
-            let result = match game.result.as_deref() {
-                Some("p1win") => Some(Player::P1),
-                Some("p2win") => Some(Player::P2),
-                Some("draw") => None,
-                other => return Err(bad(format!("unknown result {other:?}"))),
-            };
-            let mut session =
-                registry::create_from_spec(&game.spec).map_err(|e| bad(e.to_string()))?;
-            let all: Vec<&str> = game.moves.iter().map(String::as_str).collect();
-            for ply in options.skip_plies..all.len() {
-                session
-                    .set_position(game.fen.as_deref(), &all[..ply])
-                    .map_err(|e| bad(e.to_string()))?;
-                if session.outcome().is_some() {
-                    break;
-                }
-                stats.positions += 1;
-                let Some(features) = session.eval_sample() else {
-                    stats.not_quiet += 1;
-                    continue;
-                };
-                let label = match result {
-                    Some(winner) if winner == session.to_move() => 1.0,
-                    Some(_) => 0.0,
-                    None => 0.5,
-                };
-                samples.push(Sample {
-                    features: features.into_iter().map(f64::from).collect(),
-                    result: label,
-                });
-            }
-            stats.games += 1;
+    for (line, read) in jsonl::records(&text) {
+        let bad = |message: String| RecordsError::Bad {
+            path: name.clone(),
+            line,
+            message,
+        };
+        let record = read.map_err(|e| bad(e.to_string()))?;
+        let same_game = record.game.split_whitespace().next() == Some(options.game.as_str());
+        if !same_game || record.termination.as_deref() != Some("rules") {
+            stats.skipped_games += 1;
+            continue;
         }
-    }
-    // A block still open at the end (PGN, fixture) is not a record either.
-    if parser.finish().into_iter().next().is_some() {
-        return Err(RecordsError::Bad {
-            path: name,
-            line: text.lines().count(),
-            message: "not a match record".to_string(),
-        });
+        let result = match record.result.as_deref() {
+            Some("p1win") => Some(Player::P1),
+            Some("p2win") => Some(Player::P2),
+            Some("draw") => None,
+            other => return Err(bad(format!("unknown result {other:?}"))),
+        };
+        let mut session =
+            registry::create_from_spec(&record.game).map_err(|e| bad(e.to_string()))?;
+        let all: Vec<&str> = record.all_moves().collect();
+        for ply in options.skip_plies..all.len() {
+            session
+                .set_position(record.opening.fen.as_deref(), &all[..ply])
+                .map_err(|e| bad(e.to_string()))?;
+            if session.outcome().is_some() {
+                break;
+            }
+            stats.positions += 1;
+            let Some(features) = session.eval_sample() else {
+                stats.not_quiet += 1;
+                continue;
+            };
+            let label = match result {
+                Some(winner) if winner == session.to_move() => 1.0,
+                Some(_) => 0.0,
+                None => 0.5,
+            };
+            samples.push(Sample {
+                features: features.into_iter().map(f64::from).collect(),
+                result: label,
+            });
+        }
+        stats.games += 1;
     }
     Ok(())
 }

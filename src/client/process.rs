@@ -9,23 +9,22 @@
 //! between the reader and the referee (a flooding engine is slowed down by its full pipe,
 //! never by the runner's memory); every wait has a deadline that the runner checks itself,
 //! however many lines arrive; writes to an engine that does not read its input give up
-//! after the ready timeout; and a cancelled match (Ctrl-C) ends every wait within
-//! [`CANCEL_POLL`].
+//! after the ready timeout; and a cancelled run (Ctrl-C, or a match that has decided)
+//! ends every wait within [`CANCEL_POLL`].
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use super::config::{EngineSpec, Proto, Setup};
+use super::spec::{EngineSpec, Proto, Setup};
+use crate::cli::CancelToken;
 
 /// The longest engine output line the runner reads (64 KiB); longer ones are garbage.
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
 /// Lines read ahead of the referee, per engine.
 pub const QUEUE_LINES: usize = 64;
-/// How often a wait looks at the match's stop flag.
+/// How often a wait looks at its cancellation token.
 pub const CANCEL_POLL: Duration = Duration::from_millis(20);
 
 /// `now + after`, or a far-away moment when that is beyond what `Instant` can hold (the
@@ -46,7 +45,8 @@ pub enum Failure {
     Crashed(String),
     /// No expected answer before the deadline (or it does not read its input).
     Silent(String),
-    /// The match was stopped (Ctrl-C, SPRT decision) while waiting: nobody's fault.
+    /// The run was cancelled (Ctrl-C, a match's SPRT decision) while waiting: nobody's
+    /// fault.
     Cancelled,
 }
 
@@ -74,8 +74,8 @@ pub struct EngineProcess {
     proto: Proto,
     /// How long a write may wait for an engine that does not read its input.
     write_timeout: Duration,
-    /// Raised when the match stops: every wait ends with [`Failure::Cancelled`].
-    cancel: Arc<AtomicBool>,
+    /// Once cancelled, every wait and write ends with [`Failure::Cancelled`].
+    cancel: CancelToken,
     /// From `id name` in the handshake.
     pub id_name: Option<String>,
 }
@@ -85,7 +85,7 @@ impl EngineProcess {
     pub fn start(
         spec: &EngineSpec,
         timeout: Duration,
-        cancel: Arc<AtomicBool>,
+        cancel: CancelToken,
     ) -> Result<EngineProcess, Failure> {
         let mut engine = EngineProcess::spawn(spec, timeout, cancel)?;
         engine.handshake(spec, timeout)?;
@@ -99,7 +99,7 @@ impl EngineProcess {
     pub fn spawn(
         spec: &EngineSpec,
         write_timeout: Duration,
-        cancel: Arc<AtomicBool>,
+        cancel: CancelToken,
     ) -> Result<EngineProcess, Failure> {
         let mut command = Command::new(&spec.program);
         command
@@ -149,28 +149,24 @@ impl EngineProcess {
         Ok(engine)
     }
 
+    /// The handshake: `ugi` (or `uci`) answered by `ugiok` (`uciok`) within `timeout`, the
+    /// `id name` on the way kept; then the `option.` settings, and `readyok`.
     fn handshake(&mut self, spec: &EngineSpec, timeout: Duration) -> Result<(), Failure> {
         let hello = self.proto.hello();
         self.send(hello)?;
-        let ok = format!("{hello}ok");
-        let deadline = deadline_after(timeout);
-        loop {
-            match self.next_line(deadline)? {
-                Some((line, _)) => {
-                    if line.trim() == ok {
-                        break;
-                    }
-                    if let Some(name) = line.trim_start().strip_prefix("id name ") {
-                        self.id_name = Some(name.trim().to_string());
-                    }
-                }
-                None => {
-                    return Err(Failure::Silent(format!(
-                        "no '{ok}' within {} ms after '{hello}'",
-                        timeout.as_millis()
-                    )));
-                }
+        let ok = self.proto.hello_ok();
+        let mut id_name = None;
+        let answer = self.wait_for(ok, deadline_after(timeout), &mut |line| {
+            if let Some(name) = line.trim_start().strip_prefix("id name ") {
+                id_name = Some(name.trim().to_string());
             }
+        })?;
+        self.id_name = id_name;
+        if answer.is_none() {
+            return Err(Failure::Silent(format!(
+                "no '{ok}' within {} ms after '{hello}'",
+                timeout.as_millis()
+            )));
         }
         for (name, value) in &spec.options {
             self.send(&format!("setoption name {name} value {value}"))?;
@@ -185,25 +181,11 @@ impl EngineProcess {
         game_spec: &str,
         timeout: Duration,
     ) -> Result<(), Failure> {
-        match setup {
-            Setup::NewGame => self.send(&format!("newgame {game_spec}"))?,
-            Setup::SetOption => {
-                let mut words = game_spec.split_whitespace();
-                let variant = words.next().unwrap_or_default();
-                let options: Vec<&str> = words.collect();
-                let options = if options.is_empty() {
-                    "<empty>".to_string()
-                } else {
-                    options.join(" ")
-                };
-                self.send(&format!("setoption name UCI_Variant value {variant}"))?;
-                self.send(&format!("setoption name GameOptions value {options}"))?;
-                let reset = match self.proto {
-                    Proto::Ugi => "uginewgame",
-                    Proto::Uci => "ucinewgame",
-                };
-                self.send(reset)?;
-            }
+        for line in setup.game_lines(game_spec) {
+            self.send(&line)?;
+        }
+        if setup == Setup::SetOption {
+            self.send(self.proto.new_game())?;
         }
         self.ping(timeout)
     }
@@ -211,19 +193,32 @@ impl EngineProcess {
     /// `isready`, then wait for `readyok` (other lines before it are dropped).
     pub fn ping(&mut self, timeout: Duration) -> Result<(), Failure> {
         self.send("isready")?;
-        let deadline = deadline_after(timeout);
-        loop {
-            match self.next_line(deadline)? {
-                Some((line, _)) if line.trim() == "readyok" => return Ok(()),
-                Some(_) => {}
-                None => {
-                    return Err(Failure::Silent(format!(
-                        "no readyok within {} ms",
-                        timeout.as_millis()
-                    )));
-                }
-            }
+        match self.wait_for("readyok", deadline_after(timeout), &mut |_| {})? {
+            Some(_) => Ok(()),
+            None => Err(Failure::Silent(format!(
+                "no readyok within {} ms",
+                timeout.as_millis()
+            ))),
         }
+    }
+
+    /// Read up to the line that is `answer` (surrounding blanks aside) and return it with
+    /// the moment it arrived; `Ok(None)` at the deadline. Every line before it is shown to
+    /// `seen` (at most as many as arrive before the deadline: see
+    /// [`next_line`](Self::next_line)).
+    pub fn wait_for(
+        &mut self,
+        answer: &str,
+        deadline: Instant,
+        seen: &mut dyn FnMut(&str),
+    ) -> Result<Option<(String, Instant)>, Failure> {
+        while let Some((line, at)) = self.next_line(deadline)? {
+            if line.trim() == answer {
+                return Ok(Some((line, at)));
+            }
+            seen(&line);
+        }
+        Ok(None)
     }
 
     /// Write one line. The pipe is non-blocking: an engine that does not read its input
@@ -245,7 +240,7 @@ impl EngineProcess {
         let deadline = deadline_after(self.write_timeout);
         let mut written = 0;
         while written < bytes.len() {
-            if self.cancel.load(Ordering::Relaxed) || super::INTERRUPTED.load(Ordering::Relaxed) {
+            if self.cancel.is_cancelled() {
                 return Err(Failure::Cancelled);
             }
             match stdin.write(&bytes[written..]) {
@@ -283,7 +278,7 @@ impl EngineProcess {
     }
 
     /// The next output line, `Ok(None)` at the deadline, `Crashed` when the output ends,
-    /// `Cancelled` when the match stops. The deadline is checked before anything queued is
+    /// `Cancelled` when the run is cancelled. The deadline is checked before anything queued is
     /// taken, so an engine that writes without pause still meets its deadline. Overlong
     /// lines come back as an empty line (garbage to every reader).
     pub fn next_line(&mut self, deadline: Instant) -> Result<Option<(String, Instant)>, Failure> {
@@ -291,7 +286,7 @@ impl EngineProcess {
             return Err(Failure::Crashed(self.exit_text()));
         }
         loop {
-            if self.cancel.load(Ordering::Relaxed) || super::INTERRUPTED.load(Ordering::Relaxed) {
+            if self.cancel.is_cancelled() {
                 return Err(Failure::Cancelled);
             }
             let now = Instant::now();

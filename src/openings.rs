@@ -1,6 +1,9 @@
-//! Openings: where each pair of games starts. Random openings are sequences of random legal
-//! moves from the start position that do not end the game; file openings are read one a line.
-//! Every opening is checked by the rules before the match starts.
+//! Where games start: openings of a match (`sowfan match --openings`) and the random lines
+//! `sowfan check` sends. Random openings are sequences of random legal moves from the start
+//! position that do not end the game; file openings are read one a line. Every opening is
+//! checked by the rules (a [`Session`]) before it is used; nothing here knows a game.
+
+use std::path::PathBuf;
 
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
@@ -8,7 +11,14 @@ use rand::seq::SliceRandom;
 
 use crate::session::Session;
 
-use super::config::OpeningsSpec;
+/// Where the openings come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpeningsSpec {
+    /// Random legal moves from the start position, `plies` of them.
+    Random { plies: usize },
+    /// One opening a line; `random` order shuffles them with the match seed.
+    File { path: PathBuf, random_order: bool },
+}
 
 /// A position to start a game from: a position string (or the start position) and moves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +55,8 @@ impl Opening {
     }
 }
 
-/// The random number generator of the match. Xoshiro256++ is one of rand's generators with
+/// The random number generator of a match's openings and of the positions `sowfan check`
+/// finds. Xoshiro256++ is one of rand's generators with
 /// a documented, portable output stream, so a seed means the same openings everywhere.
 pub fn rng(seed: u64) -> Xoshiro256PlusPlus {
     Xoshiro256PlusPlus::seed_from_u64(seed)
