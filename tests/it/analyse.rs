@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::engine::{BIN, Engine};
+use crate::support::{BIN, Engine};
 use crate::tournament::{args, run_match, scratch};
 
 /// The fields of every `"type":"move"` line, as README.md documents them.

@@ -18,8 +18,8 @@ use sowfan::search::limits::Limits;
 use sowfan::search::tt::TranspositionTable;
 use sowfan::search::{SearchControl, SearchSettings};
 
-use crate::engine::{Engine, field};
-use crate::perft_fixture::{self, PerftLine};
+use crate::support::perft_fixture::{self, PerftLine};
+use crate::support::{Engine, field};
 
 const FIXTURE: &str = include_str!("../../fixtures/perft/anywoli.txt");
 

@@ -7,7 +7,7 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::engine::BIN;
+use crate::support::BIN;
 
 const FAKES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake-engines");
 

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::engine::BIN;
+use crate::support::BIN;
 
 const COMMANDS: &[&[&str]] = &[
     &[],

@@ -68,7 +68,7 @@ use sowfan::protocol::command::{self, Command as Cmd, Query};
 use sowfan::registry::{self, GAMES, GameEntry};
 use sowfan::session::Session;
 
-use super::engine::BIN;
+use crate::support::BIN;
 
 /// `readyok` must follow `isready` within this time.
 const READY_TIMEOUT: Duration = Duration::from_secs(10);

@@ -14,8 +14,8 @@ use sowfan::games::kalah::{self, Kalah, KalahPosition};
 use sowfan::options::GameOptions;
 use sowfan::perft;
 
-use crate::engine::{Engine, field, run_script};
-use crate::perft_fixture;
+use crate::support::perft_fixture;
+use crate::support::{Engine, field, run_script};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Place {

@@ -6,7 +6,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use crate::engine::BIN;
+use crate::support::BIN;
 
 /// A running `sowfan play`, read up to each prompt.
 struct Play {

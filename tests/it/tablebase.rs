@@ -17,7 +17,7 @@ use sowfan::solve::{self, SolveSettings};
 use sowfan::tablebase::Tables;
 use sowfan::tablebase::build::{self, BuildOptions};
 
-use crate::engine::{BIN, Engine, field};
+use crate::support::{BIN, Engine, field};
 
 /// A fresh, empty scratch directory for this test.
 fn scratch_dir(name: &str) -> PathBuf {
@@ -592,7 +592,7 @@ fn published_values() {
 }
 
 /// Games decided by a result, not points: Fanoron-Telo is a win for White (as the
-/// retrograde analysis of tests/it/fanorona_telo.rs finds), `Value: +1`; a game with a
+/// retrograde analysis of tests/it/fanorona/telo.rs finds), `Value: +1`; a game with a
 /// repetition rule is refused with the reason.
 #[test]
 fn the_solver_proves_fanorona_telo_and_refuses_repetition_rules() {

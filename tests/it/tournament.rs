@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::engine::BIN;
+use crate::support::BIN;
 
 const MISBEHAVE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

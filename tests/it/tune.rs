@@ -10,7 +10,7 @@ use sowfan::games::kalah::{self, Kalah};
 use sowfan::options::GameOptions;
 use sowfan::registry;
 
-use crate::engine::BIN;
+use crate::support::BIN;
 
 /// Over random games, `evaluate` is exactly Σ weight × feature (the tuner's model of it).
 fn evaluation_is_the_weighted_features<G: Game>(game: &G) {

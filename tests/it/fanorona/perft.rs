@@ -1,5 +1,5 @@
 //! Fanorona perft table (`fixtures/perft/fanorona.txt`) checked against the independent
-//! brute-force generator of `fanorona_brute`: at every node of the tree, the engine's moves
+//! brute-force generator of `brute.rs`: at every node of the tree, the engine's moves
 //! must be exactly the brute force's moves (as texts, A and W apart), each move text must
 //! parse back to the same move, and playing it must give the position the brute force
 //! computed. Depths beyond the brute force's budget are checked with the fast generator.
@@ -11,10 +11,10 @@ use sowfan::games::fanorona::{Fanorona, OPTIONS, Size};
 use sowfan::options::GameOptions;
 use sowfan::perft;
 
-use super::fanorona_brute::Board;
-use crate::perft_fixture::{self, PerftLine};
+use super::brute::Board;
+use crate::support::perft_fixture::{self, PerftLine};
 
-const FIXTURE: &str = include_str!("../../fixtures/perft/fanorona.txt");
+const FIXTURE: &str = include_str!("../../../fixtures/perft/fanorona.txt");
 
 fn cases() -> Vec<PerftLine> {
     perft_fixture::parse(FIXTURE)

@@ -1,10 +1,16 @@
 //! Fanorona through the real binary: self-play to the end on all three boards, chains as
 //! one `bestmove` token, forced wins as `score mate`, and the protocol's error messages.
+//! The perft table against a brute-force generator, and 3×3 play against a perfect
+//! opponent, are in the files beside this one.
+
+mod brute;
+mod perft;
+mod telo;
 
 use std::time::Duration;
 
-use super::engine::{BIN, Engine, field, run_script};
-use super::tournament::{args, records, run_match, scratch};
+use crate::support::{BIN, Engine, field, run_script};
+use crate::tournament::{args, records, run_match, scratch};
 
 /// Play the engine against itself with `go <limit>` from the start until the game is over;
 /// returns the result and the number of turns.

@@ -13,9 +13,7 @@ use sowfan::game::Game;
 use sowfan::games::afrika::{self, Afrika, AfrikaPosition};
 use sowfan::options::GameOptions;
 
-use crate::perft_fixture;
-
-use crate::engine::Engine;
+use crate::support::{Engine, perft_fixture};
 use reference::{Board, Rules};
 
 fn fixture(path: &str) -> PathBuf {
@@ -678,7 +676,7 @@ fn perft_go_query_and_errors_through_the_protocol() {
                   query gameover\n\
                   query result\n\
                   go depth 6\n";
-    let out = crate::engine::run_script(&[], script, Duration::from_secs(60));
+    let out = crate::support::run_script(&[], script, Duration::from_secs(60));
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines.contains(&"legal a b c d e f g h"), "{out}");
     assert!(lines.contains(&"Nodes searched: 132"), "{out}");
@@ -703,7 +701,7 @@ fn perft_go_query_and_errors_through_the_protocol() {
         .rev()
         .find(|l| l.starts_with("info depth 6 "))
         .unwrap_or_else(|| panic!("no depth-6 info line: {out}"));
-    assert!(crate::engine::field(info, "score").is_some(), "{info}");
+    assert!(crate::support::field(info, "score").is_some(), "{info}");
     let best = lines.last().unwrap().strip_prefix("bestmove ").unwrap();
     assert!(
         ["a", "b", "c", "d", "e", "f", "g", "h"].contains(&best),
