@@ -69,6 +69,7 @@ use sowfan::registry::{self, GAMES, GameEntry};
 use sowfan::session::Session;
 
 use crate::support::BIN;
+use crate::support::run::{status_kb, wait_exit};
 
 /// `readyok` must follow `isready` within this time.
 const READY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -1714,30 +1715,12 @@ impl Proc {
 
     /// Peak and current resident memory in KiB (`VmHWM`, `VmRSS`).
     fn memory(&self) -> Option<(u64, u64)> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
-        let field = |key: &str| -> Option<u64> {
-            let line = status.lines().find(|l| l.starts_with(key))?;
-            line[key.len()..]
-                .trim()
-                .trim_end_matches("kB")
-                .trim()
-                .parse()
-                .ok()
-        };
-        Some((field("VmHWM:")?, field("VmRSS:")?))
+        let pid = self.child.id();
+        Some((status_kb(pid, "VmHWM:")?, status_kb(pid, "VmRSS:")?))
     }
 
     fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return Some(status);
-            }
-            if Instant::now() >= deadline {
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        wait_exit(&mut self.child, timeout)
     }
 }
 

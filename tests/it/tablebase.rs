@@ -3,8 +3,8 @@
 //! the protocol, and perfect play just beyond the tables.
 
 use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -17,7 +17,8 @@ use sowfan::solve::{self, SolveSettings};
 use sowfan::tablebase::Tables;
 use sowfan::tablebase::build::{self, BuildOptions};
 
-use crate::support::{BIN, Engine, field};
+use crate::support::run;
+use crate::support::{Engine, field};
 
 /// A fresh, empty scratch directory for this test.
 fn scratch_dir(name: &str) -> PathBuf {
@@ -198,18 +199,15 @@ fn the_solver_matches_plain_minimax_on_every_small_kalah() {
 
 #[test]
 fn solve_on_the_command_line_prints_value_line_and_every_move() {
-    let out = Command::new(BIN)
-        .args([
-            "solve",
-            "kalah",
-            "pits=4",
-            "seeds=3",
-            "--all-moves",
-            "--hash",
-            "16",
-        ])
-        .output()
-        .expect("run sowfan solve");
+    let out = run::output(&[
+        "solve",
+        "kalah",
+        "pits=4",
+        "seeds=3",
+        "--all-moves",
+        "--hash",
+        "16",
+    ]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     let game = kalah(&["pits=4", "seeds=3"]);
@@ -236,31 +234,25 @@ fn merged_shards_equal_a_single_build() {
     build_tables(&game, &sharded, 8, 2);
     let dir = sharded.display().to_string();
     for shard in ["1/3", "2/3", "3/3"] {
-        let status = Command::new(BIN)
-            .args([
-                "tablebase",
-                "build",
-                "kalah",
-                "pits=4",
-                "--seeds",
-                "9",
-                "--dir",
-                &dir,
-                "--shard",
-                shard,
-            ])
-            .output()
-            .expect("run a shard");
+        let status = run::output(&[
+            "tablebase",
+            "build",
+            "kalah",
+            "pits=4",
+            "--seeds",
+            "9",
+            "--dir",
+            &dir,
+            "--shard",
+            shard,
+        ]);
         assert!(
             status.status.success(),
             "{}",
             String::from_utf8_lossy(&status.stderr)
         );
     }
-    let merge = Command::new(BIN)
-        .args(["tablebase", "merge", "--dir", &dir])
-        .output()
-        .expect("merge");
+    let merge = run::output(&["tablebase", "merge", "--dir", &dir]);
     assert!(
         merge.status.success(),
         "{}",
@@ -271,15 +263,9 @@ fn merged_shards_equal_a_single_build() {
     let b = std::fs::read(sharded.join(folder).join("layer-009.sftb")).expect("merged layer");
     assert!(a == b, "the merged layer differs from the single build");
     // verify sees every file whole, and a damaged byte.
-    let verify = Command::new(BIN)
-        .args(["tablebase", "verify", "--dir", &dir])
-        .output()
-        .expect("verify");
+    let verify = run::output(&["tablebase", "verify", "--dir", &dir]);
     assert!(verify.status.success());
-    let info = Command::new(BIN)
-        .args(["tablebase", "info", "--dir", &dir])
-        .output()
-        .expect("info");
+    let info = run::output(&["tablebase", "info", "--dir", &dir]);
     let text = String::from_utf8_lossy(&info.stdout);
     assert!(text.contains("complete: layers 0..=9"), "{text}");
     let damaged = sharded.join(folder).join("layer-005.sftb");
@@ -287,10 +273,7 @@ fn merged_shards_equal_a_single_build() {
     let last = bytes.len() - 1;
     bytes[last] ^= 0x55;
     std::fs::write(&damaged, bytes).expect("write");
-    let verify = Command::new(BIN)
-        .args(["tablebase", "verify", "--dir", &dir])
-        .output()
-        .expect("verify");
+    let verify = run::output(&["tablebase", "verify", "--dir", &dir]);
     assert!(!verify.status.success());
     assert!(String::from_utf8_lossy(&verify.stdout).contains("FAIL"));
 }
@@ -300,12 +283,10 @@ fn merged_shards_equal_a_single_build() {
 fn an_interrupted_build_resumes() {
     let dir = scratch_dir("interrupted");
     let d = dir.display().to_string();
-    let mut child = Command::new(BIN)
-        .args(["tablebase", "build", "kalah", "--seeds", "30", "--dir", &d])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("start a build");
+    let build = run::start(
+        "tablebase",
+        &["build", "kalah", "--seeds", "30", "--dir", &d],
+    );
     let folder = dir.join("kalah_pits=6_empty-capture=false_end=any-row_leftovers=owner");
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while !folder.join("layer-012.sftb").exists() {
@@ -315,24 +296,16 @@ fn an_interrupted_build_resumes() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let _ = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status();
-    let status = child.wait().expect("wait");
-    assert!(!status.success(), "a stopped build reports it");
-    let verify = Command::new(BIN)
-        .args(["tablebase", "verify", "--dir", &d])
-        .output()
-        .expect("verify");
+    let _ = run::signal(build.id(), "-INT");
+    let stopped = build.finish(Duration::from_secs(60));
+    assert!(!stopped.success, "a stopped build reports it");
+    let verify = run::output(&["tablebase", "verify", "--dir", &d]);
     assert!(
         verify.status.success(),
         "{}",
         String::from_utf8_lossy(&verify.stdout)
     );
-    let rerun = Command::new(BIN)
-        .args(["tablebase", "build", "kalah", "--seeds", "13", "--dir", &d])
-        .output()
-        .expect("rerun");
+    let rerun = run::output(&["tablebase", "build", "kalah", "--seeds", "13", "--dir", &d]);
     let text = String::from_utf8_lossy(&rerun.stdout);
     assert!(rerun.status.success());
     assert!(
@@ -571,13 +544,11 @@ fn published_values() {
         build_tables(&game, &dir, seeds, 2);
         let built = started.elapsed();
         let started = std::time::Instant::now();
-        let out = Command::new(BIN)
-            .args(["solve"])
-            .args(spec.split_whitespace())
-            .args(["--threads", "2", "--hash", "512", "--tablebases"])
-            .arg(&dir)
-            .output()
-            .expect("run sowfan solve");
+        let mut all: Vec<&OsStr> = vec![OsStr::new("solve")];
+        all.extend(spec.split_whitespace().map(OsStr::new));
+        all.extend(["--threads", "2", "--hash", "512", "--tablebases"].map(OsStr::new));
+        all.push(dir.as_os_str());
+        let out = run::output(&all);
         let text = String::from_utf8_lossy(&out.stdout);
         println!(
             "{spec}: {} (tables {built:?}, solve {:?})",
@@ -596,19 +567,13 @@ fn published_values() {
 /// repetition rule is refused with the reason.
 #[test]
 fn the_solver_proves_fanorona_telo_and_refuses_repetition_rules() {
-    let out = Command::new(BIN)
-        .args(["solve", "fanorona-telo", "repetition=off", "--hash", "16"])
-        .output()
-        .expect("run sowfan solve");
+    let out = run::output(&["solve", "fanorona-telo", "repetition=off", "--hash", "16"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && text.starts_with("Value: +1\n"),
         "{text}"
     );
-    let out = Command::new(BIN)
-        .args(["solve", "fanorona-telo", "--hash", "16"])
-        .output()
-        .expect("run sowfan solve");
+    let out = run::output(&["solve", "fanorona-telo", "--hash", "16"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("repetition"));
 }

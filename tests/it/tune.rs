@@ -1,7 +1,5 @@
 //! The evaluation as weights × features, documented, and the tuner end to end.
 
-use std::process::Command;
-
 use sowfan::game::Game;
 use sowfan::games::afrika::{self, Afrika};
 use sowfan::games::anywoli::{self, Anywoli};
@@ -10,7 +8,8 @@ use sowfan::games::kalah::{self, Kalah};
 use sowfan::options::GameOptions;
 use sowfan::registry;
 
-use crate::support::BIN;
+use crate::support::run;
+use crate::support::{BIN, scratch};
 
 /// Over random games, `evaluate` is exactly Σ weight × feature (the tuner's model of it).
 fn evaluation_is_the_weighted_features<G: Game>(game: &G) {
@@ -123,49 +122,44 @@ fn the_weights_table_in_the_docs_matches_the_code() {
 /// `sowfan tune` on records `sowfan match` writes: loss before and after, and the new table.
 #[test]
 fn the_tuner_runs_on_match_records() {
-    let records = crate::tournament::scratch("tune.jsonl");
-    let out = Command::new(BIN)
-        .args([
-            "match",
-            "--engine",
-            &format!("cmd={BIN}"),
-            "name=a",
-            "nodes=500",
-            "--engine",
-            &format!("cmd={BIN}"),
-            "name=b",
-            "nodes=500",
-            "--game",
-            "kalah",
-            "--games",
-            "40",
-            "--concurrency",
-            "2",
-            "--openings",
-            "plies=6",
-            "--seed",
-            "3",
-            "--quiet",
-            "--records",
-        ])
-        .arg(&records)
-        .output()
-        .expect("match");
+    let records = scratch("tune.jsonl");
+    let records = records.to_str().expect("a UTF-8 path");
+    let out = run::output(&[
+        "match",
+        "--engine",
+        &format!("cmd={BIN}"),
+        "name=a",
+        "nodes=500",
+        "--engine",
+        &format!("cmd={BIN}"),
+        "name=b",
+        "nodes=500",
+        "--game",
+        "kalah",
+        "--games",
+        "40",
+        "--concurrency",
+        "2",
+        "--openings",
+        "plies=6",
+        "--seed",
+        "3",
+        "--quiet",
+        "--records",
+        records,
+    ]);
     assert!(out.status.success());
     let tune = |seed: &str| {
-        Command::new(BIN)
-            .args([
-                "tune",
-                "kalah",
-                "--iterations",
-                "200",
-                "--seed",
-                seed,
-                "--records",
-            ])
-            .arg(&records)
-            .output()
-            .expect("tune")
+        run::output(&[
+            "tune",
+            "kalah",
+            "--iterations",
+            "200",
+            "--seed",
+            seed,
+            "--records",
+            records,
+        ])
     };
     let first = tune("1");
     let text = String::from_utf8_lossy(&first.stdout).to_string();

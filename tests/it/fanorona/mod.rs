@@ -9,8 +9,8 @@ mod telo;
 
 use std::time::Duration;
 
-use crate::support::{BIN, Engine, field, run_script};
-use crate::tournament::{args, records, run_match, scratch};
+use crate::support::run::{args, sowfan};
+use crate::support::{BIN, Engine, field, records, run_script, scratch};
 
 /// Play the engine against itself with `go <limit>` from the start until the game is over;
 /// returns the result and the number of turns.
@@ -78,7 +78,8 @@ fn fanorona_self_play_ends_on_every_board() {
 fn fanorona_depth_four_games_from_varied_openings_all_end() {
     for game in ["fanorona", "fanorona-dimy", "fanorona-telo"] {
         let path = scratch(&format!("{game}-depth4.jsonl"));
-        let run = run_match(
+        let run = sowfan(
+            "match",
             &args(&format!(
                 "--engine cmd={BIN} name=a depth=4 --engine cmd={BIN} name=b depth=4 \
                  --game {game} --games 20 --concurrency 2 --openings plies=4 --seed 7 \

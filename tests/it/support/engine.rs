@@ -102,14 +102,7 @@ impl Engine {
 
     /// Wait for the process to exit; `None` if it is still running after `timeout`.
     pub fn wait_exit(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
-        let deadline = Instant::now() + timeout;
-        while Instant::now() < deadline {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return Some(status);
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        None
+        super::run::wait_exit(&mut self.child, timeout)
     }
 }
 
