@@ -19,6 +19,7 @@ use sowfan::search::tt::TranspositionTable;
 use sowfan::search::{SearchControl, SearchSettings};
 
 use crate::support::perft_fixture::{self, PerftLine};
+use crate::support::rng::Rng;
 use crate::support::{Engine, field};
 
 const FIXTURE: &str = include_str!("../../fixtures/perft/anywoli.txt");
@@ -397,29 +398,13 @@ fn anywoli_full_perft_fixture() {
     eprintln!("{stats:?}");
 }
 
-/// A small random generator, so that the test needs no dependency and is repeatable.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 #[test]
 fn random_positions_agree_move_by_move() {
     // Small boards are where relays cycle: the loop guard is met often there.
-    let mut rng = Rng(0x05EE_DA11);
+    let mut rng = Rng::new(0x05EE_DA11);
     let mut stats = reference::Stats::default();
     for round in 0..40000 {
-        let houses = 2 + rng.below(5) as usize;
+        let houses = 2 + rng.below(5);
         let spec = match round % 3 {
             0 => format!("anywoli houses={houses}"),
             1 => format!("anywoli houses={houses} last-four=first-final-capture"),
@@ -430,19 +415,19 @@ fn random_positions_agree_move_by_move() {
         let mut rpos = rules.start();
         // Few seeds cycle most; many make long laps.
         let seeds = if round % 2 == 0 {
-            1 + rng.below(4 * houses as u64)
+            1 + rng.below(4 * houses)
         } else {
-            1 + rng.below(16 * houses as u64)
+            1 + rng.below(16 * houses)
         };
         rpos.board.iter_mut().for_each(|c| *c = 0);
         for _ in 0..seeds {
-            let house = rng.below(2 * houses as u64) as usize;
+            let house = rng.below(2 * houses);
             rpos.board[house] += 1;
         }
         rpos.store = [4 * rng.below(5) as u32, 4 * rng.below(5) as u32];
-        rpos.mover = rng.below(2) as usize;
+        rpos.mover = rng.below(2);
         rpos.quiet = rng.below(6) as u32;
-        let who = |r: u64| [None, Some(0), Some(1)][r as usize];
+        let who = |r: usize| [None, Some(0), Some(1)][r];
         rpos.last = who(1 + rng.below(2));
         rpos.first_final = who(rng.below(3));
         let pos = g.parse_position(&rules.show(&rpos)).unwrap();
@@ -468,7 +453,7 @@ fn self_play_games_end_with_every_seed_counted() {
     ];
     let tt = TranspositionTable::new(4).unwrap();
     let settings = SearchSettings::default();
-    let mut rng = Rng(0xA11_0A11);
+    let mut rng = Rng::new(0xA11_0A11);
     for (spec, total) in variants {
         for game_no in 0..6 {
             let mut session = registry::create_from_spec(spec).unwrap();
@@ -478,7 +463,7 @@ fn self_play_games_end_with_every_seed_counted() {
                 assert!(moves.len() < 3000, "{spec}: game {game_no} does not end");
                 let legal = session.legal_moves();
                 let mv = if moves.len() < 2 + game_no {
-                    legal[rng.below(legal.len() as u64) as usize].clone()
+                    rng.pick(&legal).clone()
                 } else {
                     let control = SearchControl::default();
                     let summary = session

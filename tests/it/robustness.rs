@@ -7,6 +7,8 @@ use proptest::prelude::*;
 use sowfan::protocol::command;
 use sowfan::registry;
 
+use crate::support::rng::Rng;
+
 /// Text that looks like protocol input: mostly printable, often protocol words.
 fn protocol_like() -> impl Strategy<Value = String> {
     let word = prop_oneof![
@@ -73,9 +75,7 @@ proptest! {
 /// position, and the game's moves print and parse back to themselves.
 #[test]
 fn random_games_round_trip_positions_and_moves() {
-    let mut rng = proptest::test_runner::TestRng::deterministic_rng(
-        proptest::test_runner::RngAlgorithm::ChaCha,
-    );
+    let mut rng = Rng::new(0x0DD_BA11);
     for entry in registry::GAMES {
         for _ in 0..20 {
             let mut session = registry::create(entry.name, &[]).unwrap();
@@ -85,7 +85,7 @@ fn random_games_round_trip_positions_and_moves() {
                 if legal.is_empty() {
                     break;
                 }
-                let mv = legal[rng.next_u32() as usize % legal.len()].clone();
+                let mv = rng.pick(&legal).clone();
                 moves.push(mv);
                 let refs: Vec<&str> = moves.iter().map(String::as_str).collect();
                 session.set_position(None, &refs).unwrap();

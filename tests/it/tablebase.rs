@@ -17,6 +17,7 @@ use sowfan::solve::{self, SolveSettings};
 use sowfan::tablebase::Tables;
 use sowfan::tablebase::build::{self, BuildOptions};
 
+use crate::support::rng::Rng;
 use crate::support::run;
 use crate::support::{Engine, field};
 
@@ -464,7 +465,7 @@ fn sample_positions(
     use sowfan::search::{SearchControl, SearchSettings};
     let tt = TranspositionTable::new(4).expect("table");
     let mut found = Vec::new();
-    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
     let mut moves = Vec::new();
     for _ in 0..200 {
         if found.len() >= wanted {
@@ -478,10 +479,7 @@ fn sample_positions(
             }
             game.legal_moves(&pos, &mut moves);
             let mv = if ply < 6 {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                moves[(seed % moves.len() as u64) as usize]
+                *rng.pick(&moves)
             } else {
                 let result = sowfan::search::search(
                     game,

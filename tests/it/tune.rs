@@ -8,6 +8,7 @@ use sowfan::games::kalah::{self, Kalah};
 use sowfan::options::GameOptions;
 use sowfan::registry;
 
+use crate::support::rng::Rng;
 use crate::support::run;
 use crate::support::{BIN, scratch};
 
@@ -22,7 +23,7 @@ fn evaluation_is_the_weighted_features<G: Game>(game: &G) {
     );
     let mut features = vec![0; terms.len()];
     let mut moves = Vec::new();
-    let mut seed = 0x9E37_79B9u64;
+    let mut rng = Rng::new(0x9E37_79B9);
     for _ in 0..30 {
         let mut pos = game.start_position();
         for _ in 0..300 {
@@ -39,10 +40,7 @@ fn evaluation_is_the_weighted_features<G: Game>(game: &G) {
             if moves.is_empty() {
                 break;
             }
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            game.play(&mut pos, moves[(seed % moves.len() as u64) as usize]);
+            game.play(&mut pos, *rng.pick(&moves));
         }
     }
 }

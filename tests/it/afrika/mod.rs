@@ -13,6 +13,7 @@ use sowfan::game::Game;
 use sowfan::games::afrika::{self, Afrika, AfrikaPosition};
 use sowfan::options::GameOptions;
 
+use crate::support::rng::Rng;
 use crate::support::{Engine, perft_fixture};
 use reference::{Board, Rules};
 
@@ -546,13 +547,7 @@ fn engine_and_reference_agree_node_by_node_and_moves_round_trip() {
 fn engine_and_reference_agree_along_random_games() {
     // Long random games reach what shallow trees do not: big pits, multi-lap sowing, empty
     // rows, the end of the board, targets.
-    let mut seed = 0x5EED_AF71_CA00_0001u64;
-    let mut next = move |n: usize| {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 33) as usize % n
-    };
+    let mut rng = Rng::new(0x5EED_AF71_CA00_0001);
     for options in [&[][..], &["komi=2.5", "target=60"], &["target=40"]] {
         let game = Afrika::new(GameOptions::parse(afrika::NAME, afrika::OPTIONS, options).unwrap());
         let rules = Rules::from_options(options);
@@ -567,7 +562,7 @@ fn engine_and_reference_agree_along_random_games() {
                 if moves.is_empty() {
                     break;
                 }
-                let mv = moves[next(moves.len())];
+                let mv = *rng.pick(&moves);
                 let text = game.format_move(&pos, mv);
                 game.play(&mut pos, mv);
                 board = board.play(&text);
@@ -582,13 +577,7 @@ fn engine_and_reference_agree_along_random_games() {
 
 #[test]
 fn self_play_at_depth_3_always_ends_with_every_stone_accounted_for() {
-    let mut seed = 0xA5F1_C4A0u64;
-    let mut next = move |n: usize| {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 33) as usize % n
-    };
+    let mut rng = Rng::new(0xA5F1_C4A0);
     for options in [
         "",
         "komi=2.5",
@@ -616,7 +605,7 @@ fn self_play_at_depth_3_always_ends_with_every_stone_accounted_for() {
                     let legal = engine.ask("legal", "legal");
                     let legal: Vec<&str> =
                         legal.last().unwrap().split_whitespace().skip(1).collect();
-                    legal[next(legal.len())].to_string()
+                    rng.pick(&legal).to_string()
                 } else {
                     let lines = engine.ask("go depth 3", "bestmove ");
                     lines.last().unwrap()["bestmove ".len()..].to_string()

@@ -1,9 +1,10 @@
 //! What the integration tests share, written once: the pipe driver of the real binary
-//! ([`Engine`]), runs of its subcommands with a time limit ([`run`]), the perft fixture
-//! format, and the files tests read and write.
+//! ([`Engine`]), runs of its subcommands with a time limit ([`run`]), a seeded random
+//! generator ([`rng`]), the perft fixture format, and the files tests read and write.
 
 mod engine;
 pub mod perft_fixture;
+pub mod rng;
 pub mod run;
 
 use std::path::{Path, PathBuf};
