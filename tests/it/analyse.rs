@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::support::run::{self, args, output_with_input, sowfan};
+use crate::support::selfplay::play_out;
 use crate::support::{BIN, Engine, fixture, scratch};
 
 /// The fields of every `"type":"move"` line, as README.md documents them.
@@ -457,11 +458,14 @@ fn analyse_with_tables_gives_exact_values_losses_and_only_moves() {
     };
     // A game from a covered position to the end: each side plays its last legal move.
     let fen = "1,0,2,0,0,3,20/0,1,0,0,2,1,18 S";
-    let mut pos = game.parse_position(fen).expect("position");
+    let start = game.parse_position(fen).expect("position");
     let mut line = Vec::new();
     let mut expected = Vec::new();
-    while game.outcome(&pos).is_none() {
-        let all = values(&pos);
+    play_out(&game, start, |_, pos, _| {
+        if game.outcome(pos).is_some() {
+            return None;
+        }
+        let all = values(pos);
         let (played, value) = all.last().unwrap().clone();
         let best = all.iter().map(|(_, v)| *v).max().unwrap();
         let unique = all.iter().filter(|(_, v)| *v == best).count() == 1;
@@ -478,10 +482,10 @@ fn analyse_with_tables_gives_exact_values_losses_and_only_moves() {
             loss,
             value == best && unique && all.len() > 1,
         ));
-        let mv = game.parse_move(&pos, &played).expect("legal");
-        game.play(&mut pos, mv);
+        let mv = game.parse_move(pos, &played).expect("legal");
         line.push(played);
-    }
+        Some(mv)
+    });
     assert!(expected.len() >= 3, "{line:?}");
     let output = analyse(
         &["--depth", "8", "--tablebases", &d, "--format", "jsonl"],

@@ -20,6 +20,7 @@ use sowfan::search::{SearchControl, SearchSettings};
 
 use crate::support::perft_fixture::{self, PerftLine};
 use crate::support::rng::Rng;
+use crate::support::selfplay::{protocol_game, session_game};
 use crate::support::{Engine, field};
 
 const FIXTURE: &str = include_str!("../../fixtures/perft/anywoli.txt");
@@ -457,13 +458,14 @@ fn self_play_games_end_with_every_seed_counted() {
     for (spec, total) in variants {
         for game_no in 0..6 {
             let mut session = registry::create_from_spec(spec).unwrap();
-            let mut moves: Vec<String> = Vec::new();
             tt.clear();
-            while session.outcome().is_none() {
+            let moves = session_game(&mut *session, |session, moves, legal| {
+                if session.outcome().is_some() {
+                    return None;
+                }
                 assert!(moves.len() < 3000, "{spec}: game {game_no} does not end");
-                let legal = session.legal_moves();
                 let mv = if moves.len() < 2 + game_no {
-                    rng.pick(&legal).clone()
+                    rng.pick(legal).clone()
                 } else {
                     let control = SearchControl::default();
                     let summary = session
@@ -479,10 +481,8 @@ fn self_play_games_end_with_every_seed_counted() {
                     summary.bestmove
                 };
                 assert!(legal.contains(&mv), "{spec}: {mv} not in {legal:?}");
-                moves.push(mv);
-                let texts: Vec<&str> = moves.iter().map(String::as_str).collect();
-                session.set_position(None, &texts).unwrap();
-            }
+                Some(mv)
+            });
             let outcome = session.outcome().unwrap();
             let sum = outcome.scores[0] + outcome.scores[1];
             assert_eq!(
@@ -500,30 +500,21 @@ fn self_play_games_end_with_every_seed_counted() {
 fn protocol_plays_to_the_end_and_reports_the_result() {
     let mut engine = Engine::start(&[]);
     engine.send("newgame anywoli houses=7");
-    let mut moves: Vec<String> = Vec::new();
-    loop {
-        let position = format!("position startpos moves {}", moves.join(" "));
-        engine.send(position.trim_end());
-        if engine.query("gameover") == "true" {
-            break;
-        }
-        assert!(moves.len() < 3000, "game does not end: {moves:?}");
+    protocol_game(&mut engine, 3000, |engine, _| {
         let p1 = engine.query("p1turn") == "true";
         let lines = engine.ask("go depth 3", "bestmove");
         let best = field(lines.last().unwrap(), "bestmove")
             .unwrap()
             .to_string();
-        let legal = engine.ask("legal", "legal");
-        assert!(
-            legal.last().unwrap().split_whitespace().any(|m| m == best),
-            "{best} {legal:?}"
-        );
+        let legal = engine.legal();
+        assert!(legal.contains(&best), "{best} {legal:?}");
         // South (p1) moves with upper-case letters, North with lower-case (or pass).
         if best != "pass" {
             assert_eq!(p1, best.chars().all(|c| c.is_ascii_uppercase()), "{best}");
         }
-        moves.push(best);
-    }
+        best
+    })
+    .unwrap_or_else(|moves| panic!("game does not end: {moves:?}"));
     let result = engine.query("result");
     let d = engine.ask("d", "Result:");
     let score = d.iter().find(|l| l.starts_with("Score:")).unwrap();

@@ -15,6 +15,7 @@ use sowfan::options::GameOptions;
 use sowfan::perft;
 
 use crate::support::perft_fixture;
+use crate::support::selfplay::protocol_game;
 use crate::support::{Engine, field, run_script};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -364,13 +365,7 @@ fn self_play_game_ends_with_the_right_result() {
     ] {
         let mut engine = Engine::start(&[]);
         engine.send(&format!("newgame {spec}"));
-        let mut moves: Vec<String> = Vec::new();
-        loop {
-            engine.send(&format!("position startpos moves {}", moves.join(" ")));
-            if engine.query("gameover") == "true" {
-                break;
-            }
-            assert!(moves.len() < 400, "game does not end");
+        protocol_game(&mut engine, 400, |engine, _| {
             let lines = engine.ask("go depth 4", "bestmove ");
             assert!(lines.iter().any(|l| l.starts_with("info depth")));
             let best = lines
@@ -380,13 +375,11 @@ fn self_play_game_ends_with_the_right_result() {
                 .nth(1)
                 .unwrap()
                 .to_string();
-            let legal = engine.ask("legal", "legal");
-            assert!(
-                legal[0].split_whitespace().skip(1).any(|m| m == best),
-                "{best} not in {legal:?}"
-            );
-            moves.push(best);
-        }
+            let legal = engine.legal();
+            assert!(legal.contains(&best), "{best} not in {legal:?}");
+            best
+        })
+        .unwrap_or_else(|_| panic!("game does not end"));
         let display = engine.ask("d", "Score: ");
         let score_line = display.last().unwrap();
         let p1: u32 = field(score_line, "p1").unwrap().parse().unwrap();

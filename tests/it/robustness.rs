@@ -8,6 +8,7 @@ use sowfan::protocol::command;
 use sowfan::registry;
 
 use crate::support::rng::Rng;
+use crate::support::selfplay::session_game;
 
 /// Text that looks like protocol input: mostly printable, often protocol words.
 fn protocol_like() -> impl Strategy<Value = String> {
@@ -79,21 +80,19 @@ fn random_games_round_trip_positions_and_moves() {
     for entry in registry::GAMES {
         for _ in 0..20 {
             let mut session = registry::create(entry.name, &[]).unwrap();
-            let mut moves: Vec<String> = Vec::new();
-            for _ in 0..300 {
-                let legal = session.legal_moves();
-                if legal.is_empty() {
-                    break;
+            session_game(&mut *session, |session, moves, legal| {
+                // Every position after a move.
+                if !moves.is_empty() {
+                    let fen = session.fen();
+                    let mut copy = registry::create(entry.name, &[]).unwrap();
+                    copy.set_position(Some(&fen), &[]).unwrap();
+                    assert_eq!(copy.fen(), fen, "{}", entry.name);
                 }
-                let mv = rng.pick(&legal).clone();
-                moves.push(mv);
-                let refs: Vec<&str> = moves.iter().map(String::as_str).collect();
-                session.set_position(None, &refs).unwrap();
-                let fen = session.fen();
-                let mut copy = registry::create(entry.name, &[]).unwrap();
-                copy.set_position(Some(&fen), &[]).unwrap();
-                assert_eq!(copy.fen(), fen, "{}", entry.name);
-            }
+                if moves.len() == 300 || legal.is_empty() {
+                    return None;
+                }
+                Some(rng.pick(legal).clone())
+            });
         }
     }
 }

@@ -19,6 +19,7 @@ use sowfan::tablebase::build::{self, BuildOptions};
 
 use crate::support::rng::Rng;
 use crate::support::run;
+use crate::support::selfplay::play_out;
 use crate::support::{Engine, field};
 
 /// A fresh, empty scratch directory for this test.
@@ -466,24 +467,27 @@ fn sample_positions(
     let tt = TranspositionTable::new(4).expect("table");
     let mut found = Vec::new();
     let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
-    let mut moves = Vec::new();
     for _ in 0..200 {
         if found.len() >= wanted {
             break;
         }
-        let mut pos = game.start_position();
-        let mut history = vec![game.hash(&pos)];
-        for ply in 0..200 {
-            if game.outcome(&pos).is_some() {
-                break;
+        let mut history = Vec::new();
+        play_out(game, game.start_position(), |ply, pos, moves| {
+            history.push(game.hash(pos));
+            let stake = game.value_at_stake(pos).unwrap_or(0) / 2;
+            if ply > 0 && range.contains(&stake) && game.outcome(pos).is_none() {
+                found.push(*pos);
+                return None; // one position a game: varied positions
             }
-            game.legal_moves(&pos, &mut moves);
-            let mv = if ply < 6 {
-                *rng.pick(&moves)
+            if ply == 200 || game.outcome(pos).is_some() {
+                return None;
+            }
+            Some(if ply < 6 {
+                *rng.pick(moves)
             } else {
                 let result = sowfan::search::search(
                     game,
-                    &pos,
+                    pos,
                     &history,
                     &[],
                     &Limits::depth(3),
@@ -494,15 +498,8 @@ fn sample_positions(
                     &mut |_| {},
                 );
                 result.best.expect("a move")
-            };
-            game.play(&mut pos, mv);
-            history.push(game.hash(&pos));
-            let stake = game.value_at_stake(&pos).unwrap_or(0) / 2;
-            if range.contains(&stake) && game.outcome(&pos).is_none() {
-                found.push(pos);
-                break; // one position a game: varied positions
-            }
-        }
+            })
+        });
     }
     found
 }

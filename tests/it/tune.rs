@@ -10,6 +10,7 @@ use sowfan::registry;
 
 use crate::support::rng::Rng;
 use crate::support::run;
+use crate::support::selfplay::play_out;
 use crate::support::{BIN, scratch};
 
 /// Over random games, `evaluate` is exactly Σ weight × feature (the tuner's model of it).
@@ -22,26 +23,26 @@ fn evaluation_is_the_weighted_features<G: Game>(game: &G) {
         game.spec()
     );
     let mut features = vec![0; terms.len()];
-    let mut moves = Vec::new();
     let mut rng = Rng::new(0x9E37_79B9);
     for _ in 0..30 {
-        let mut pos = game.start_position();
-        for _ in 0..300 {
-            game.eval_features(&pos, &mut features);
+        play_out(game, game.start_position(), |ply, pos, moves| {
+            if ply == 300 {
+                return None;
+            }
+            game.eval_features(pos, &mut features);
             let sum: i32 = terms.iter().zip(&features).map(|(t, f)| t.value * f).sum();
             assert_eq!(
-                game.evaluate(&pos),
+                game.evaluate(pos),
                 sum,
                 "{}: {}",
                 game.spec(),
-                game.format_position(&pos)
+                game.format_position(pos)
             );
-            game.legal_moves(&pos, &mut moves);
             if moves.is_empty() {
-                break;
+                return None;
             }
-            game.play(&mut pos, *rng.pick(&moves));
-        }
+            Some(*rng.pick(moves))
+        });
     }
 }
 

@@ -14,6 +14,7 @@ use sowfan::games::afrika::{self, Afrika, AfrikaPosition};
 use sowfan::options::GameOptions;
 
 use crate::support::rng::Rng;
+use crate::support::selfplay::{play_out, protocol_game};
 use crate::support::{Engine, perft_fixture};
 use reference::{Board, Rules};
 
@@ -552,21 +553,17 @@ fn engine_and_reference_agree_along_random_games() {
         let game = Afrika::new(GameOptions::parse(afrika::NAME, afrika::OPTIONS, options).unwrap());
         let rules = Rules::from_options(options);
         for _ in 0..300 {
-            let mut pos = game.start_position();
             let mut board = Board::start();
-            loop {
+            play_out(&game, game.start_position(), |_, pos, moves| {
                 // Every node of the last two plies below each position is compared too.
-                walk(&game, &pos, &board, &rules, 1);
-                let mut moves = Vec::new();
-                game.legal_moves(&pos, &mut moves);
+                walk(&game, pos, &board, &rules, 1);
                 if moves.is_empty() {
-                    break;
+                    return None;
                 }
-                let mv = *rng.pick(&moves);
-                let text = game.format_move(&pos, mv);
-                game.play(&mut pos, mv);
-                board = board.play(&text);
-            }
+                let mv = *rng.pick(moves);
+                board = board.play(&game.format_move(pos, mv));
+                Some(mv)
+            });
             assert!(board.is_over(&rules));
         }
     }
@@ -589,34 +586,19 @@ fn self_play_at_depth_3_always_ends_with_every_stone_accounted_for() {
         let mut engine = Engine::start(&[]);
         engine.send(&format!("newgame afrika {options}"));
         for game in 0..5 {
-            let mut moves: Vec<String> = Vec::new();
             // Varied openings: up to four random plies before the engines take over.
             let opening = game % 5;
-            let ended = loop {
-                let command = format!("position startpos moves {}", moves.join(" "));
-                engine.send(&command);
-                if engine.query("gameover") == "true" {
-                    break true;
-                }
-                if moves.len() >= 300 {
-                    break false;
-                }
-                let mv = if moves.len() < opening {
-                    let legal = engine.ask("legal", "legal");
-                    let legal: Vec<&str> =
-                        legal.last().unwrap().split_whitespace().skip(1).collect();
-                    rng.pick(&legal).to_string()
+            let moves = protocol_game(&mut engine, 300, |engine, moves| {
+                if moves.len() < opening {
+                    rng.pick(&engine.legal()).clone()
                 } else {
                     let lines = engine.ask("go depth 3", "bestmove ");
                     lines.last().unwrap()["bestmove ".len()..].to_string()
-                };
-                moves.push(mv);
-            };
-            assert!(
-                ended,
-                "[{options}] game {game} did not end: {}",
-                moves.join(" ")
-            );
+                }
+            })
+            .unwrap_or_else(|moves| {
+                panic!("[{options}] game {game} did not end: {}", moves.join(" "))
+            });
             let end = show(
                 &mut engine,
                 &format!("position startpos moves {}", moves.join(" ")),

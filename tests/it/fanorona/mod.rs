@@ -10,6 +10,7 @@ mod telo;
 use std::time::Duration;
 
 use crate::support::run::{args, sowfan};
+use crate::support::selfplay::protocol_game;
 use crate::support::{BIN, Engine, field, records, run_script, scratch};
 
 /// Play the engine against itself with `go <limit>` from the start until the game is over;
@@ -17,25 +18,8 @@ use crate::support::{BIN, Engine, field, records, run_script, scratch};
 fn self_play(game: &str, limit: &str) -> (String, usize) {
     let mut engine = Engine::start(&[]);
     engine.send(&format!("newgame {game}"));
-    let mut moves: Vec<String> = Vec::new();
-    loop {
-        engine.send(&format!("position startpos moves {}", moves.join(" ")));
-        if engine.query("gameover") == "true" {
-            break;
-        }
-        assert!(
-            moves.len() < 2000,
-            "{game}: no end after {} turns",
-            moves.len()
-        );
-        let legal = engine.ask("legal", "legal");
-        let legal: Vec<String> = legal
-            .last()
-            .expect("legal line")
-            .split_whitespace()
-            .skip(1)
-            .map(str::to_string)
-            .collect();
+    let moves = protocol_game(&mut engine, 2000, |engine, _| {
+        let legal = engine.legal();
         let lines = engine.ask(&format!("go {limit}"), "bestmove");
         assert!(
             lines
@@ -50,8 +34,9 @@ fn self_play(game: &str, limit: &str) -> (String, usize) {
             legal.iter().any(|m| m == words[1]),
             "{best} not in {legal:?}"
         );
-        moves.push(words[1].to_string());
-    }
+        words[1].to_string()
+    })
+    .unwrap_or_else(|moves| panic!("{game}: no end after {} turns", moves.len()));
     let result = engine.query("result");
     assert!(
         ["p1win", "p2win", "draw"].contains(&result.as_str()),

@@ -91,6 +91,16 @@ impl Engine {
         lines.last().expect("a line")["response ".len()..].to_string()
     }
 
+    /// The legal moves, as `legal` lists them.
+    pub fn legal(&mut self) -> Vec<String> {
+        let lines = self.ask("legal", "legal");
+        let line = lines.last().expect("a legal line");
+        line.split_whitespace()
+            .skip(1)
+            .map(str::to_string)
+            .collect()
+    }
+
     /// Nothing more arrives within `wait`.
     pub fn silent_for(&self, wait: Duration) -> Option<String> {
         self.line(wait)

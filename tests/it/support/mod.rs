@@ -1,11 +1,13 @@
 //! What the integration tests share, written once: the pipe driver of the real binary
 //! ([`Engine`]), runs of its subcommands with a time limit ([`run`]), a seeded random
-//! generator ([`rng`]), the perft fixture format, and the files tests read and write.
+//! generator ([`rng`]), games played to their end ([`selfplay`]), the perft fixture format,
+//! and the files tests read and write.
 
 mod engine;
 pub mod perft_fixture;
 pub mod rng;
 pub mod run;
+pub mod selfplay;
 
 use std::path::{Path, PathBuf};
 
