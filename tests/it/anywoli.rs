@@ -4,12 +4,14 @@
 //! Why the perft numbers in `fixtures/perft/anywoli.txt` are trusted: [`reference`] is a
 //! deliberately plain implementation of `rules/anywoli.md` written for this test (vectors,
 //! one seed at a time, every lap end of a turn kept in a list for the loop guard), sharing
-//! no code with the engine. The walk below runs both side by side over the whole tree and
-//! compares, at every node, the legal move texts, the position string of every child, the
-//! end of the game with its scores, and that every move replayed from its text gives the
-//! same position as the move itself.
+//! no code with the engine. The tree walk of `support/walk.rs` runs both side by side over
+//! the whole tree and compares, at every node, the legal move texts (in order), the position
+//! string, the end of the game with its scores, and that every move text parses back to the
+//! move itself.
 
-use sowfan::game::{Game, GameResult, Points};
+use std::cell::RefCell;
+
+use sowfan::game::{Game, GameResult, Outcome, Points};
 use sowfan::games::anywoli::{self, Anywoli, AnywoliPosition};
 use sowfan::options::GameOptions;
 use sowfan::perft;
@@ -21,6 +23,7 @@ use sowfan::search::{SearchControl, SearchSettings};
 use crate::support::perft_fixture::{self, PerftLine};
 use crate::support::rng::Rng;
 use crate::support::selfplay::{protocol_game, session_game};
+use crate::support::walk::{self, Walk};
 use crate::support::{Engine, field};
 
 const FIXTURE: &str = include_str!("../../fixtures/perft/anywoli.txt");
@@ -278,49 +281,65 @@ fn engine_position(g: &Anywoli, text: &str) -> AnywoliPosition {
     }
 }
 
-/// Check the engine against the reference at `pos`, then below it to `depth`, adding every
-/// node `k` moves below the root to `counts[k]` (so `counts[k]` ends as perft(k)).
-fn walk(
+/// The reference rules as the tree walk sees them, counting what happens in the turns it
+/// plays.
+struct Walked<'a> {
+    rules: &'a reference::Rules,
+    stats: RefCell<&'a mut reference::Stats>,
+}
+
+impl walk::Reference for Walked<'_> {
+    type Pos = reference::Pos;
+
+    fn text(&self, p: &reference::Pos) -> String {
+        self.rules.show(p)
+    }
+
+    fn moves(&self, p: &reference::Pos) -> Vec<(String, reference::Pos)> {
+        let mut stats = self.stats.borrow_mut();
+        self.rules
+            .moves(p)
+            .into_iter()
+            .map(|(text, mv)| {
+                let after = self.rules.play(p, mv, &mut stats);
+                (text, after)
+            })
+            .collect()
+    }
+
+    fn check_end(&self, p: &reference::Pos, outcome: Option<&Outcome>, text: &str) {
+        let outcome = outcome.map(|o| (o.scores, o.result));
+        let expected = self.rules.result(p).map(|s| {
+            let scores = s.map(|x| Points::whole(x as i32));
+            (scores, GameResult::from_scores(scores))
+        });
+        assert_eq!(outcome, expected, "end of game differs at {text}");
+    }
+}
+
+/// Check the engine against the reference at `pos`, then below it to `depth` (the reference
+/// lists the moves in the engine's order); returns the nodes at each ply below `pos`.
+fn check_tree(
     g: &Anywoli,
     rules: &reference::Rules,
     pos: &AnywoliPosition,
     rpos: &reference::Pos,
     depth: usize,
-    counts: &mut [u64],
     stats: &mut reference::Stats,
-) {
-    let ply = counts.len() - 1 - depth;
-    counts[ply] += 1;
-    let text = g.format_position(pos);
-    assert_eq!(text, rules.show(rpos), "positions differ");
-    let outcome = g.outcome(pos).map(|o| (o.scores, o.result));
-    let expected = rules.result(rpos).map(|s| {
-        let scores = s.map(|x| Points::whole(x as i32));
-        (scores, GameResult::from_scores(scores))
-    });
-    assert_eq!(outcome, expected, "end of game differs at {text}");
-    if depth == 0 {
-        return;
-    }
-    let mut moves = Vec::new();
-    g.legal_moves(pos, &mut moves);
-    let rmoves = rules.moves(rpos);
-    let texts: Vec<String> = moves.iter().map(|&m| g.format_move(pos, m)).collect();
-    let rtexts: Vec<&String> = rmoves.iter().map(|(t, _)| t).collect();
-    assert_eq!(
-        texts.iter().collect::<Vec<_>>(),
-        rtexts,
-        "moves differ at {text}"
-    );
-    for ((&mv, mv_text), (_, rmv)) in moves.iter().zip(&texts).zip(&rmoves) {
-        let mut child = *pos;
-        g.play(&mut child, mv);
-        let mut replayed = *pos;
-        g.play(&mut replayed, g.parse_move(pos, mv_text).unwrap());
-        assert_eq!(child, replayed, "{mv_text} from text differs at {text}");
-        let rchild = rules.play(rpos, *rmv, stats);
-        walk(g, rules, &child, &rchild, depth - 1, counts, stats);
-    }
+) -> Vec<u64> {
+    let reference = Walked {
+        rules,
+        stats: RefCell::new(stats),
+    };
+    // Position strings are not read back here: that would double the time, and
+    // robustness.rs reads back every position of random games of every game.
+    let how = Walk {
+        ordered: true,
+        read_back: false,
+        replay_leaves: true,
+        leaf_moves: false,
+    };
+    walk::walk(g, &reference, pos, rpos, depth, &how)
 }
 
 fn fixture() -> Vec<PerftLine> {
@@ -356,8 +375,7 @@ fn check_fixture(reference_budget: u64, engine_budget: u64) -> reference::Stats 
             .iter()
             .take_while(|&&n| n <= reference_budget)
             .count();
-        let mut counts = vec![0; depth + 1];
-        walk(&g, &rules, &pos, &rpos, depth, &mut counts, &mut stats);
+        let counts = check_tree(&g, &rules, &pos, &rpos, depth, &mut stats);
         assert_eq!(
             counts[1..],
             line.counts[..depth],
@@ -432,7 +450,7 @@ fn random_positions_agree_move_by_move() {
         rpos.last = who(1 + rng.below(2));
         rpos.first_final = who(rng.below(3));
         let pos = g.parse_position(&rules.show(&rpos)).unwrap();
-        walk(&g, &rules, &pos, &rpos, 2, &mut [0; 3], &mut stats);
+        check_tree(&g, &rules, &pos, &rpos, 2, &mut stats);
     }
     assert!(stats.late_loop_guards > 30, "{stats:?}");
     assert!(stats.long_laps > 100, "{stats:?}");

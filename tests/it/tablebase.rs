@@ -20,6 +20,7 @@ use sowfan::tablebase::build::{self, BuildOptions};
 use crate::support::rng::Rng;
 use crate::support::run;
 use crate::support::selfplay::play_out;
+use crate::support::walk::{self, Node};
 use crate::support::{Engine, field};
 
 /// A fresh, empty scratch directory for this test.
@@ -40,31 +41,23 @@ fn afrika() -> Afrika {
 
 /// Plain minimax without pruning: the mover's final value (half-points), memoised by the
 /// game's full 64-bit hash (a position on the current path again would be a cycle: a panic).
-fn minimax<G: Game>(game: &G, pos: &G::Position, memo: &mut HashMap<u64, Option<i32>>) -> i32 {
-    let key = game.hash(pos);
-    match memo.get(&key) {
-        Some(Some(value)) => return *value,
-        Some(None) => panic!("a cycle through {}", game.format_position(pos)),
-        None => {}
-    }
-    let mover = game.to_move(pos);
-    let value = if let Some(outcome) = game.outcome(pos) {
-        game.final_value(&outcome, mover)
-    } else {
-        memo.insert(key, None);
+fn minimax<G: Game>(game: &G, pos: &G::Position, memo: &mut HashMap<u64, Option<i64>>) -> i32 {
+    let value = walk::minimax(pos, memo, &|pos| game.hash(pos), &|pos| {
+        let mover = game.to_move(pos);
+        if let Some(outcome) = game.outcome(pos) {
+            return Node::Over(game.final_value(&outcome, mover).into());
+        }
         let mut moves = Vec::new();
         game.legal_moves(pos, &mut moves);
-        let mut best = i32::MIN;
-        for mv in moves {
+        let children = moves.into_iter().map(|mv| {
             let mut child = pos.clone();
             game.play(&mut child, mv);
-            let v = minimax(game, &child, memo);
-            best = best.max(if game.to_move(&child) == mover { v } else { -v });
-        }
-        best
-    };
-    memo.insert(key, Some(value));
-    value
+            let again = game.to_move(&child) == mover;
+            (child, again)
+        });
+        Node::Moves(children.collect())
+    });
+    i32::try_from(value).expect("a value in half-points")
 }
 
 fn build_tables<G: Game>(game: &G, dir: &Path, max_layer: u32, threads: usize) -> Tables {

@@ -15,6 +15,7 @@ use sowfan::options::GameOptions;
 
 use crate::support::rng::Rng;
 use crate::support::selfplay::{play_out, protocol_game};
+use crate::support::walk::{self, Walk, walk};
 use crate::support::{Engine, perft_fixture};
 use reference::{Board, Rules};
 
@@ -463,7 +464,7 @@ fn perft_fixture_agrees_with_the_engine_and_the_reference() {
             let engine = sowfan::perft::perft(&game, &pos, depth);
             assert_eq!(engine, expected, "engine perft({depth}) of {}", line.name());
             if expected <= reference_budget() {
-                let slow = board.perft(&rules, depth);
+                let slow = walk::perft(&rules, &board, depth as usize);
                 assert_eq!(
                     slow,
                     expected,
@@ -481,50 +482,14 @@ fn perft_fixture_agrees_with_the_engine_and_the_reference() {
     }
 }
 
-/// Walk the engine's tree and the reference's side by side: same legal moves (as text) at
-/// every node, every move text parses back to the same move, every child position equals
-/// the reference's and round-trips through its position string, same game ends and results.
-fn walk(game: &Afrika, pos: &AfrikaPosition, board: &Board, rules: &Rules, depth: u32) -> u64 {
-    let text = game.format_position(pos);
-    assert_eq!(text, board.text());
-    assert_eq!(
-        &game.parse_position(&text).unwrap(),
-        pos,
-        "round trip of {text}"
-    );
-    let outcome = game.outcome(pos);
-    assert_eq!(outcome.is_some(), board.is_over(rules), "game over? {text}");
-    if let Some(outcome) = outcome {
-        assert_eq!(
-            outcome.result.as_str(),
-            board.result(rules),
-            "result of {text}"
-        );
-    }
-    if depth == 0 {
-        return 1;
-    }
-    let mut moves = Vec::new();
-    game.legal_moves(pos, &mut moves);
-    let mut texts: Vec<String> = moves.iter().map(|&m| game.format_move(pos, m)).collect();
-    let mut expected = board.moves(rules);
-    texts.sort();
-    expected.sort();
-    assert_eq!(texts, expected, "legal moves of {text}");
-    let mut leaves = 0;
-    for &mv in &moves {
-        let move_text = game.format_move(pos, mv);
-        assert_eq!(
-            game.parse_move(pos, &move_text),
-            Ok(mv),
-            "{move_text} in {text}"
-        );
-        let mut child = *pos;
-        game.play(&mut child, mv);
-        leaves += walk(game, &child, &board.play(&move_text), rules, depth - 1);
-    }
-    leaves
-}
+/// The engine's tree beside the reference's: Afrika's reference lists its moves in no
+/// particular order.
+const WALK: Walk = Walk {
+    ordered: false,
+    read_back: true,
+    replay_leaves: true,
+    leaf_moves: false,
+};
 
 #[test]
 fn engine_and_reference_agree_node_by_node_and_moves_round_trip() {
@@ -537,10 +502,10 @@ fn engine_and_reference_agree_node_by_node_and_moves_round_trip() {
     for line in perft_lines() {
         let (game, pos, board) = line.positions();
         let rules = line.rules();
-        let depth = line.counts.iter().take_while(|&&n| n <= budget).count() as u32;
+        let depth = line.counts.iter().take_while(|&&n| n <= budget).count();
         assert!(depth >= 3, "{}: too shallow", line.name());
-        let leaves = walk(&game, &pos, &board, &rules, depth);
-        assert_eq!(leaves, line.counts[depth as usize - 1], "{}", line.name());
+        let counts = walk(&game, &rules, &pos, &board, depth, &WALK);
+        assert_eq!(counts[depth], line.counts[depth - 1], "{}", line.name());
     }
 }
 
@@ -556,7 +521,7 @@ fn engine_and_reference_agree_along_random_games() {
             let mut board = Board::start();
             play_out(&game, game.start_position(), |_, pos, moves| {
                 // Every node of the last two plies below each position is compared too.
-                walk(&game, pos, &board, &rules, 1);
+                walk(&game, &rules, pos, &board, 1, &WALK);
                 if moves.is_empty() {
                     return None;
                 }

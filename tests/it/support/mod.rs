@@ -1,13 +1,15 @@
 //! What the integration tests share, written once: the pipe driver of the real binary
 //! ([`Engine`]), runs of its subcommands with a time limit ([`run`]), a seeded random
-//! generator ([`rng`]), games played to their end ([`selfplay`]), the perft fixture format,
-//! and the files tests read and write.
+//! generator ([`rng`]), games played to their end ([`selfplay`]), move trees walked beside
+//! a reference implementation and plain minimax ([`walk`]), the perft fixture format, and
+//! the files tests read and write.
 
 mod engine;
 pub mod perft_fixture;
 pub mod rng;
 pub mod run;
 pub mod selfplay;
+pub mod walk;
 
 use std::path::{Path, PathBuf};
 
