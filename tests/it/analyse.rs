@@ -2,15 +2,15 @@
 //! SVG chart, every input form (match records, PGN, the Afrika fixture, plain lines),
 //! malformed games, and byte-identical repeated runs.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::Output;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::engine::{BIN, Engine};
-use crate::tournament::{args, run_match, scratch};
+use crate::support::run::{self, args, output_with_input, sowfan};
+use crate::support::selfplay::play_out;
+use crate::support::{BIN, Engine, fixture, scratch};
 
 /// The fields of every `"type":"move"` line, as README.md documents them.
 const MOVE_FIELDS: &[&str] = &[
@@ -71,22 +71,9 @@ const ERROR_FIELDS: &[&str] = &["type", "game", "line", "error"];
 
 /// Run `sowfan analyse ARGS` with `input` on stdin.
 fn analyse(arguments: &[&str], input: &str) -> Output {
-    let mut child = Command::new(BIN)
-        .arg("analyse")
-        .args(arguments)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start sowfan analyse");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let input = input.to_string();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
-    });
-    let output = child.wait_with_output().expect("sowfan analyse ends");
-    writer.join().expect("input written");
-    output
+    let mut all = vec!["analyse"];
+    all.extend_from_slice(arguments);
+    output_with_input(&all, input)
 }
 
 fn stdout(output: &Output) -> String {
@@ -126,12 +113,6 @@ fn sorted(fields: &[&'static str]) -> Vec<&'static str> {
     let mut fields = fields.to_vec();
     fields.sort_unstable();
     fields
-}
-
-fn fixture(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(path)
 }
 
 /// The engine's `go depth N` score of a position, from a fresh process (a fresh table, as
@@ -202,7 +183,8 @@ fn analyse_marks_a_planted_kalah_blunder_with_the_right_loss() {
 fn match_files(name: &str) -> (PathBuf, PathBuf) {
     let records = scratch(&format!("{name}.jsonl"));
     let pgn = scratch(&format!("{name}.pgn"));
-    let run = run_match(
+    let run = sowfan(
+        "match",
         &args(&format!(
             "--engine cmd={BIN} name=d1 depth=1 --engine cmd={BIN} name=d4 depth=4 \
              --game kalah --games 2 --openings plies=2 --seed 7 --quiet --records {} --pgn {}",
@@ -253,7 +235,7 @@ fn analyse_json_lines_parse_with_the_documented_fields_and_records_equal_pgn() {
             .unwrap()
             .contains("'C' is illegal")
     );
-    let stored: Vec<Value> = crate::tournament::records(&records);
+    let stored: Vec<Value> = crate::support::records(&records);
     for game in &games {
         let number = game["game"].as_u64().unwrap() as usize;
         let record = stored
@@ -441,13 +423,8 @@ fn analyse_with_tables_gives_exact_values_losses_and_only_moves() {
     let dir = scratch("analyse-tables");
     let _ = std::fs::remove_dir_all(&dir);
     let d = dir.display().to_string();
-    let built = Command::new(BIN)
-        .args(["tablebase", "build", "kalah", "--seeds", "10", "--dir", &d])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .expect("build tables");
-    assert!(built.success());
+    let built = run::output(&["tablebase", "build", "kalah", "--seeds", "10", "--dir", &d]);
+    assert!(built.status.success());
     let game = Kalah::new(GameOptions::parse(kalah::NAME, kalah::OPTIONS, &[]).expect("options"));
     let tables = Tables::open(&game, &dir).expect("tables").expect("present");
     // The mover's exact final margin (half-points).
@@ -481,11 +458,14 @@ fn analyse_with_tables_gives_exact_values_losses_and_only_moves() {
     };
     // A game from a covered position to the end: each side plays its last legal move.
     let fen = "1,0,2,0,0,3,20/0,1,0,0,2,1,18 S";
-    let mut pos = game.parse_position(fen).expect("position");
+    let start = game.parse_position(fen).expect("position");
     let mut line = Vec::new();
     let mut expected = Vec::new();
-    while game.outcome(&pos).is_none() {
-        let all = values(&pos);
+    play_out(&game, start, |_, pos, _| {
+        if game.outcome(pos).is_some() {
+            return None;
+        }
+        let all = values(pos);
         let (played, value) = all.last().unwrap().clone();
         let best = all.iter().map(|(_, v)| *v).max().unwrap();
         let unique = all.iter().filter(|(_, v)| *v == best).count() == 1;
@@ -502,10 +482,10 @@ fn analyse_with_tables_gives_exact_values_losses_and_only_moves() {
             loss,
             value == best && unique && all.len() > 1,
         ));
-        let mv = game.parse_move(&pos, &played).expect("legal");
-        game.play(&mut pos, mv);
+        let mv = game.parse_move(pos, &played).expect("legal");
         line.push(played);
-    }
+        Some(mv)
+    });
     assert!(expected.len() >= 3, "{line:?}");
     let output = analyse(
         &["--depth", "8", "--tablebases", &d, "--format", "jsonl"],

@@ -2,14 +2,16 @@
 //! move by move, and self-play games to the end.
 //!
 //! Why the perft numbers in `fixtures/perft/anywoli.txt` are trusted: [`reference`] is a
-//! deliberately plain implementation of `rules/anywoli.md` written for this test (vectors,
+//! deliberately plain implementation of Anywoli (protocol.md, *Anywoli*) written for this test (vectors,
 //! one seed at a time, every lap end of a turn kept in a list for the loop guard), sharing
-//! no code with the engine. The walk below runs both side by side over the whole tree and
-//! compares, at every node, the legal move texts, the position string of every child, the
-//! end of the game with its scores, and that every move replayed from its text gives the
-//! same position as the move itself.
+//! no code with the engine. The tree walk of `support/walk.rs` runs both side by side over
+//! the whole tree and compares, at every node, the legal move texts (in order), the position
+//! string, the end of the game with its scores, and that every move text parses back to the
+//! move itself.
 
-use sowfan::game::{Game, GameResult, Points};
+use std::cell::RefCell;
+
+use sowfan::game::{Game, GameResult, Outcome, Points};
 use sowfan::games::anywoli::{self, Anywoli, AnywoliPosition};
 use sowfan::options::GameOptions;
 use sowfan::perft;
@@ -18,8 +20,11 @@ use sowfan::search::limits::Limits;
 use sowfan::search::tt::TranspositionTable;
 use sowfan::search::{SearchControl, SearchSettings};
 
-use crate::engine::{Engine, field};
-use crate::perft_fixture::{self, PerftLine};
+use crate::support::perft_fixture::{self, PerftLine};
+use crate::support::rng::Rng;
+use crate::support::selfplay::{protocol_game, session_game};
+use crate::support::walk::{self, Walk};
+use crate::support::{Engine, field};
 
 const FIXTURE: &str = include_str!("../../fixtures/perft/anywoli.txt");
 
@@ -276,49 +281,65 @@ fn engine_position(g: &Anywoli, text: &str) -> AnywoliPosition {
     }
 }
 
-/// Check the engine against the reference at `pos`, then below it to `depth`, adding every
-/// node `k` moves below the root to `counts[k]` (so `counts[k]` ends as perft(k)).
-fn walk(
+/// The reference rules as the tree walk sees them, counting what happens in the turns it
+/// plays.
+struct Walked<'a> {
+    rules: &'a reference::Rules,
+    stats: RefCell<&'a mut reference::Stats>,
+}
+
+impl walk::Reference for Walked<'_> {
+    type Pos = reference::Pos;
+
+    fn text(&self, p: &reference::Pos) -> String {
+        self.rules.show(p)
+    }
+
+    fn moves(&self, p: &reference::Pos) -> Vec<(String, reference::Pos)> {
+        let mut stats = self.stats.borrow_mut();
+        self.rules
+            .moves(p)
+            .into_iter()
+            .map(|(text, mv)| {
+                let after = self.rules.play(p, mv, &mut stats);
+                (text, after)
+            })
+            .collect()
+    }
+
+    fn check_end(&self, p: &reference::Pos, outcome: Option<&Outcome>, text: &str) {
+        let outcome = outcome.map(|o| (o.scores, o.result));
+        let expected = self.rules.result(p).map(|s| {
+            let scores = s.map(|x| Points::whole(x as i32));
+            (scores, GameResult::from_scores(scores))
+        });
+        assert_eq!(outcome, expected, "end of game differs at {text}");
+    }
+}
+
+/// Check the engine against the reference at `pos`, then below it to `depth` (the reference
+/// lists the moves in the engine's order); returns the nodes at each ply below `pos`.
+fn check_tree(
     g: &Anywoli,
     rules: &reference::Rules,
     pos: &AnywoliPosition,
     rpos: &reference::Pos,
     depth: usize,
-    counts: &mut [u64],
     stats: &mut reference::Stats,
-) {
-    let ply = counts.len() - 1 - depth;
-    counts[ply] += 1;
-    let text = g.format_position(pos);
-    assert_eq!(text, rules.show(rpos), "positions differ");
-    let outcome = g.outcome(pos).map(|o| (o.scores, o.result));
-    let expected = rules.result(rpos).map(|s| {
-        let scores = s.map(|x| Points::whole(x as i32));
-        (scores, GameResult::from_scores(scores))
-    });
-    assert_eq!(outcome, expected, "end of game differs at {text}");
-    if depth == 0 {
-        return;
-    }
-    let mut moves = Vec::new();
-    g.legal_moves(pos, &mut moves);
-    let rmoves = rules.moves(rpos);
-    let texts: Vec<String> = moves.iter().map(|&m| g.format_move(pos, m)).collect();
-    let rtexts: Vec<&String> = rmoves.iter().map(|(t, _)| t).collect();
-    assert_eq!(
-        texts.iter().collect::<Vec<_>>(),
-        rtexts,
-        "moves differ at {text}"
-    );
-    for ((&mv, mv_text), (_, rmv)) in moves.iter().zip(&texts).zip(&rmoves) {
-        let mut child = *pos;
-        g.play(&mut child, mv);
-        let mut replayed = *pos;
-        g.play(&mut replayed, g.parse_move(pos, mv_text).unwrap());
-        assert_eq!(child, replayed, "{mv_text} from text differs at {text}");
-        let rchild = rules.play(rpos, *rmv, stats);
-        walk(g, rules, &child, &rchild, depth - 1, counts, stats);
-    }
+) -> Vec<u64> {
+    let reference = Walked {
+        rules,
+        stats: RefCell::new(stats),
+    };
+    // Position strings are not read back here: that would double the time, and
+    // robustness.rs reads back every position of random games of every game.
+    let how = Walk {
+        ordered: true,
+        read_back: false,
+        replay_leaves: true,
+        leaf_moves: false,
+    };
+    walk::walk(g, &reference, pos, rpos, depth, &how)
 }
 
 fn fixture() -> Vec<PerftLine> {
@@ -354,8 +375,7 @@ fn check_fixture(reference_budget: u64, engine_budget: u64) -> reference::Stats 
             .iter()
             .take_while(|&&n| n <= reference_budget)
             .count();
-        let mut counts = vec![0; depth + 1];
-        walk(&g, &rules, &pos, &rpos, depth, &mut counts, &mut stats);
+        let counts = check_tree(&g, &rules, &pos, &rpos, depth, &mut stats);
         assert_eq!(
             counts[1..],
             line.counts[..depth],
@@ -397,29 +417,13 @@ fn anywoli_full_perft_fixture() {
     eprintln!("{stats:?}");
 }
 
-/// A small random generator, so that the test needs no dependency and is repeatable.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 #[test]
 fn random_positions_agree_move_by_move() {
     // Small boards are where relays cycle: the loop guard is met often there.
-    let mut rng = Rng(0x05EE_DA11);
+    let mut rng = Rng::new(0x05EE_DA11);
     let mut stats = reference::Stats::default();
     for round in 0..40000 {
-        let houses = 2 + rng.below(5) as usize;
+        let houses = 2 + rng.below(5);
         let spec = match round % 3 {
             0 => format!("anywoli houses={houses}"),
             1 => format!("anywoli houses={houses} last-four=first-final-capture"),
@@ -430,23 +434,23 @@ fn random_positions_agree_move_by_move() {
         let mut rpos = rules.start();
         // Few seeds cycle most; many make long laps.
         let seeds = if round % 2 == 0 {
-            1 + rng.below(4 * houses as u64)
+            1 + rng.below(4 * houses)
         } else {
-            1 + rng.below(16 * houses as u64)
+            1 + rng.below(16 * houses)
         };
         rpos.board.iter_mut().for_each(|c| *c = 0);
         for _ in 0..seeds {
-            let house = rng.below(2 * houses as u64) as usize;
+            let house = rng.below(2 * houses);
             rpos.board[house] += 1;
         }
         rpos.store = [4 * rng.below(5) as u32, 4 * rng.below(5) as u32];
-        rpos.mover = rng.below(2) as usize;
+        rpos.mover = rng.below(2);
         rpos.quiet = rng.below(6) as u32;
-        let who = |r: u64| [None, Some(0), Some(1)][r as usize];
+        let who = |r: usize| [None, Some(0), Some(1)][r];
         rpos.last = who(1 + rng.below(2));
         rpos.first_final = who(rng.below(3));
         let pos = g.parse_position(&rules.show(&rpos)).unwrap();
-        walk(&g, &rules, &pos, &rpos, 2, &mut [0; 3], &mut stats);
+        check_tree(&g, &rules, &pos, &rpos, 2, &mut stats);
     }
     assert!(stats.late_loop_guards > 30, "{stats:?}");
     assert!(stats.long_laps > 100, "{stats:?}");
@@ -468,17 +472,18 @@ fn self_play_games_end_with_every_seed_counted() {
     ];
     let tt = TranspositionTable::new(4).unwrap();
     let settings = SearchSettings::default();
-    let mut rng = Rng(0xA11_0A11);
+    let mut rng = Rng::new(0xA11_0A11);
     for (spec, total) in variants {
         for game_no in 0..6 {
             let mut session = registry::create_from_spec(spec).unwrap();
-            let mut moves: Vec<String> = Vec::new();
             tt.clear();
-            while session.outcome().is_none() {
+            let moves = session_game(&mut *session, |session, moves, legal| {
+                if session.outcome().is_some() {
+                    return None;
+                }
                 assert!(moves.len() < 3000, "{spec}: game {game_no} does not end");
-                let legal = session.legal_moves();
                 let mv = if moves.len() < 2 + game_no {
-                    legal[rng.below(legal.len() as u64) as usize].clone()
+                    rng.pick(legal).clone()
                 } else {
                     let control = SearchControl::default();
                     let summary = session
@@ -494,10 +499,8 @@ fn self_play_games_end_with_every_seed_counted() {
                     summary.bestmove
                 };
                 assert!(legal.contains(&mv), "{spec}: {mv} not in {legal:?}");
-                moves.push(mv);
-                let texts: Vec<&str> = moves.iter().map(String::as_str).collect();
-                session.set_position(None, &texts).unwrap();
-            }
+                Some(mv)
+            });
             let outcome = session.outcome().unwrap();
             let sum = outcome.scores[0] + outcome.scores[1];
             assert_eq!(
@@ -515,30 +518,21 @@ fn self_play_games_end_with_every_seed_counted() {
 fn protocol_plays_to_the_end_and_reports_the_result() {
     let mut engine = Engine::start(&[]);
     engine.send("newgame anywoli houses=7");
-    let mut moves: Vec<String> = Vec::new();
-    loop {
-        let position = format!("position startpos moves {}", moves.join(" "));
-        engine.send(position.trim_end());
-        if engine.query("gameover") == "true" {
-            break;
-        }
-        assert!(moves.len() < 3000, "game does not end: {moves:?}");
+    protocol_game(&mut engine, 3000, |engine, _| {
         let p1 = engine.query("p1turn") == "true";
         let lines = engine.ask("go depth 3", "bestmove");
         let best = field(lines.last().unwrap(), "bestmove")
             .unwrap()
             .to_string();
-        let legal = engine.ask("legal", "legal");
-        assert!(
-            legal.last().unwrap().split_whitespace().any(|m| m == best),
-            "{best} {legal:?}"
-        );
+        let legal = engine.legal();
+        assert!(legal.contains(&best), "{best} {legal:?}");
         // South (p1) moves with upper-case letters, North with lower-case (or pass).
         if best != "pass" {
             assert_eq!(p1, best.chars().all(|c| c.is_ascii_uppercase()), "{best}");
         }
-        moves.push(best);
-    }
+        best
+    })
+    .unwrap_or_else(|moves| panic!("game does not end: {moves:?}"));
     let result = engine.query("result");
     let d = engine.ask("d", "Result:");
     let score = d.iter().find(|l| l.starts_with("Score:")).unwrap();

@@ -3,11 +3,10 @@
 //! and the checker never hangs).
 
 use std::collections::BTreeMap;
-use std::io::Read;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::engine::BIN;
+use crate::support::BIN;
+use crate::support::run::{args, sowfan};
 
 const FAKES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake-engines");
 
@@ -51,69 +50,29 @@ fn status_of(line: &str) -> Option<(u32, &str)> {
 
 /// Run `sowfan check ARGS`; panics if it does not finish within `limit`.
 fn run_check(args: &[String], limit: Duration) -> CheckRun {
-    let started = Instant::now();
-    let mut child = Command::new(BIN)
-        .arg("check")
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start sowfan check");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let mut stderr = child.stderr.take().expect("stderr");
-    let out = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stdout.read_to_string(&mut text);
-        text
-    });
-    let err = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "sowfan check did not finish within {limit:?}; output so far:\n{}",
-                out.join().unwrap_or_default()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let elapsed = started.elapsed();
-    let stdout = out.join().unwrap_or_default();
-    let statuses = stdout
+    let run = sowfan("check", args, limit);
+    let statuses = run
+        .stdout
         .lines()
         .filter_map(status_of)
         .map(|(id, s)| (id, s.to_string()))
         .collect();
     CheckRun {
-        stdout,
-        stderr: err.join().unwrap_or_default(),
-        code: status.code(),
-        elapsed,
+        stdout: run.stdout,
+        stderr: run.stderr,
+        code: run.code,
+        elapsed: run.elapsed,
         statuses,
     }
-}
-
-/// Words split at spaces.
-fn words(text: &str) -> Vec<String> {
-    text.split_whitespace().map(String::from).collect()
 }
 
 /// Check sowfan itself in `game`: every check passes, except `skips` (checks the game has
 /// no position for). The margin for timed searches is wider than the default, since the
 /// tests share a loaded machine.
 fn sowfan_passes(game: &str, extra: &str, skips: &[u32]) {
-    let mut args = words(&format!("--engine cmd={BIN} timemargin=300 {extra}"));
-    args.extend(["--game".to_string(), game.to_string()]);
-    let run = run_check(&args, Duration::from_secs(60));
+    let mut all = args(&format!("--engine cmd={BIN} timemargin=300 {extra}"));
+    all.extend(["--game".to_string(), game.to_string()]);
+    let run = run_check(&all, Duration::from_secs(60));
     eprintln!("{game}: {:.1} s\n{}", run.elapsed.as_secs_f64(), run.stdout);
     assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
     assert_eq!(run.statuses.len(), 18, "{}", run.stdout);
@@ -180,10 +139,10 @@ fn sowfan_passes_with_uci_the_setoption_way_and_game_options() {
 
 /// Check a fake engine with a short timeout: exit status 1, within `limit`.
 fn check_fake(engine: &str, limit: Duration) -> CheckRun {
-    let mut args = vec!["--engine".to_string(), "cmd=bash".to_string()];
-    args.extend(engine.split_whitespace().map(|w| format!("arg={w}")));
-    args.extend(words("--game kalah --timeout 500"));
-    let run = run_check(&args, limit);
+    let mut all = vec!["--engine".to_string(), "cmd=bash".to_string()];
+    all.extend(engine.split_whitespace().map(|w| format!("arg={w}")));
+    all.extend(args("--game kalah --timeout 500"));
+    let run = run_check(&all, limit);
     eprintln!(
         "{engine}: {:.1} s\n{}",
         run.elapsed.as_secs_f64(),
@@ -368,14 +327,14 @@ fn an_engine_that_ignores_quit_is_killed_and_fails_the_quit_check() {
     // Answers the handshake and isready, nothing else, and never exits by itself.
     let script = "while IFS= read -r c; do case $c in ugi) echo 'id name deaf'; echo ugiok;; \
                   isready) echo readyok;; esac; done; sleep 60";
-    let mut args = vec![
+    let mut all = vec![
         "--engine".to_string(),
         "cmd=bash".to_string(),
         "arg=-c".to_string(),
         format!("arg={script}"),
     ];
-    args.extend(words("--timeout 300"));
-    let run = run_check(&args, Duration::from_secs(60));
+    all.extend(args("--timeout 300"));
+    let run = run_check(&all, Duration::from_secs(60));
     assert_eq!(run.code, Some(1), "{}", run.stdout);
     assert!(
         run.line(18)
@@ -388,13 +347,13 @@ fn an_engine_that_ignores_quit_is_killed_and_fails_the_quit_check() {
 #[test]
 fn configuration_errors_exit_with_status_2() {
     let run = run_check(
-        &words("--engine cmd=/nonexistent/engine"),
+        &args("--engine cmd=/nonexistent/engine"),
         Duration::from_secs(10),
     );
     assert_eq!(run.code, Some(2), "{}", run.stdout);
     assert!(run.stderr.contains("cannot start"), "{}", run.stderr);
     let run = run_check(
-        &words(&format!("--engine cmd={BIN} --game chess")),
+        &args(&format!("--engine cmd={BIN} --game chess")),
         Duration::from_secs(10),
     );
     assert_eq!(run.code, Some(2));
@@ -404,7 +363,7 @@ fn configuration_errors_exit_with_status_2() {
         run.stderr
     );
     let run = run_check(
-        &words(&format!("--engine cmd={BIN} proto=xboard")),
+        &args(&format!("--engine cmd={BIN} proto=xboard")),
         Duration::from_secs(10),
     );
     assert_eq!(run.code, Some(2));

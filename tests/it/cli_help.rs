@@ -3,10 +3,8 @@
 //! lines moved into their own modules; they hold the help (and so the accepted arguments,
 //! defaults and conflicts each help lists) to what users and scripts already rely on.
 
+use crate::support::run;
 use std::path::Path;
-use std::process::Command;
-
-use crate::engine::BIN;
 
 const COMMANDS: &[&[&str]] = &[
     &[],
@@ -31,11 +29,9 @@ fn every_help_text_matches_its_snapshot() {
     let mut differences = Vec::new();
     for command in COMMANDS {
         for (flag, kind) in [("--help", "long"), ("-h", "short")] {
-            let output = Command::new(BIN)
-                .args(*command)
-                .arg(flag)
-                .output()
-                .expect("run sowfan");
+            let mut args = command.to_vec();
+            args.push(flag);
+            let output = run::output(&args);
             assert!(output.status.success(), "sowfan {command:?} {flag} failed");
             let name = std::iter::once("sowfan")
                 .chain(command.iter().copied())

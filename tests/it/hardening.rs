@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::engine::Engine;
+use crate::support::Engine;
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -240,7 +240,7 @@ fn hash_respects_the_memory_cgroup() {
     let script = format!(
         "echo $$ > {} && exec {}",
         group.procs_file(),
-        crate::engine::BIN
+        crate::support::BIN
     );
     let mut engine = Engine::start_command("sh", &["-c", &script]);
     let lines = engine.ask("setoption name Hash value 2048\nisready", "readyok");
@@ -329,7 +329,7 @@ fn a_search_with_only_the_opponents_clock_is_open_ended() {
     assert!(took < SECOND / 2, "{took:?}");
     let took = latency(&mut engine, "stop", "bestmove");
     assert!(took < SECOND / 2, "{took:?}");
-    let out = crate::engine::run_script(&[], "go btime 1000\n", Duration::from_secs(10));
+    let out = crate::support::run_script(&[], "go btime 1000\n", Duration::from_secs(10));
     assert!(out.contains("bestmove"), "{out}");
 }
 
@@ -359,7 +359,7 @@ fn a_line_longer_than_a_mebibyte_is_an_error_and_nothing_else() {
 #[test]
 fn a_ponder_search_after_ponderhit_finishes_at_the_end_of_input() {
     let started = Instant::now();
-    let out = crate::engine::run_script(
+    let out = crate::support::run_script(
         &[],
         "go ponder wtime 8000 btime 8000\nponderhit\n",
         Duration::from_secs(10),
@@ -367,7 +367,7 @@ fn a_ponder_search_after_ponderhit_finishes_at_the_end_of_input() {
     assert!(out.contains("bestmove"), "{out}");
     let depth: u32 = out
         .lines()
-        .filter_map(|l| crate::engine::field(l, "depth"))
+        .filter_map(|l| crate::support::field(l, "depth"))
         .filter_map(|d| d.parse().ok())
         .max()
         .unwrap_or(0);

@@ -1,21 +1,24 @@
 //! Kalah rules through perft, a second implementation, and whole games through the protocol.
 //!
 //! Why the perft numbers in `fixtures/perft/kalah.txt` are trusted: `Reference` below is a
-//! deliberately plain second implementation of `rules/kalah.md` (rows as vectors, one seed at
+//! deliberately plain second implementation of Kalah (protocol.md, *Kalah*) (rows as vectors, one seed at
 //! a time, an explicit "next place" function, no tables, no lap arithmetic), written apart
 //! from `src/games/kalah.rs`. Every fixture line is checked against both implementations at
 //! every depth the reference can reach within a node budget, and the engine's positions are
 //! compared with the reference's, string by string, over whole trees.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use sowfan::game::Game;
-use sowfan::games::kalah::{self, Kalah, KalahPosition};
+use sowfan::games::kalah::{self, Kalah};
 use sowfan::options::GameOptions;
 use sowfan::perft;
 
-use crate::engine::{Engine, field, run_script};
-use crate::perft_fixture;
+use crate::support::perft_fixture;
+use crate::support::selfplay::protocol_game;
+use crate::support::walk::{self, Node, Walk, walk};
+use crate::support::{Engine, field, run_script};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Place {
@@ -213,15 +216,30 @@ impl Reference {
         }
         s
     }
+}
 
-    fn perft(&self, s: &State, depth: u32) -> u64 {
-        if depth == 0 {
-            return 1;
-        }
+/// The reference as the tree walks see it.
+impl walk::Reference for Reference {
+    type Pos = State;
+
+    fn text(&self, s: &State) -> String {
+        self.format(s)
+    }
+
+    fn moves(&self, s: &State) -> Vec<(String, State)> {
         self.moves(s)
             .into_iter()
-            .map(|mv| self.perft(&self.play(s, mv), depth - 1))
-            .sum()
+            .map(|mv| {
+                let text = match mv {
+                    RefMove::Swap => "swap".to_string(),
+                    RefMove::Sow(i) => {
+                        let base = if s.turn == 0 { b'A' } else { b'a' };
+                        ((base + i as u8) as char).to_string()
+                    }
+                };
+                (text, self.play(s, mv))
+            })
+            .collect()
     }
 }
 
@@ -262,7 +280,7 @@ fn perft_fixture_matches_engine_and_reference() {
             if expected <= reference_budget {
                 reference_budget -= expected;
                 assert_eq!(
-                    reference.perft(&state, depth),
+                    walk::perft(&reference, &state, depth as usize),
                     expected,
                     "reference disagrees: {} {} depth {depth}",
                     case.spec,
@@ -273,46 +291,15 @@ fn perft_fixture_matches_engine_and_reference() {
     }
 }
 
-/// Walk both trees together: same legal moves (as text), same positions after each move, and
-/// every move text parses back to the same move.
-fn compare_trees(game: &Kalah, reference: &Reference, pos: &KalahPosition, s: &State, depth: u32) {
-    let mut moves = Vec::new();
-    game.legal_moves(pos, &mut moves);
-    let ref_moves = reference.moves(s);
-    assert_eq!(moves.len(), ref_moves.len(), "at {}", reference.format(s));
-    assert_eq!(game.outcome(pos).is_some(), ref_moves.is_empty());
-    if depth == 0 {
-        return;
-    }
-    for (&mv, &rmv) in moves.iter().zip(&ref_moves) {
-        let text = game.format_move(pos, mv);
-        let expected_text = match rmv {
-            RefMove::Swap => "swap".to_string(),
-            RefMove::Sow(i) => {
-                let base = if s.turn == 0 { b'A' } else { b'a' };
-                ((base + i as u8) as char).to_string()
-            }
-        };
-        assert_eq!(text, expected_text);
-        assert_eq!(game.parse_move(pos, &text).unwrap(), mv);
-        let mut child = *pos;
-        game.play(&mut child, mv);
-        let rchild = reference.play(s, rmv);
-        let fen = game.format_position(&child);
-        assert_eq!(
-            fen,
-            reference.format(&rchild),
-            "after {text} from {}",
-            reference.format(s)
-        );
-        assert_eq!(
-            game.parse_position(&fen).unwrap(),
-            child,
-            "round trip of {fen}"
-        );
-        compare_trees(game, reference, &child, &rchild, depth - 1);
-    }
-}
+/// Walk both trees together: the same legal moves (as text, in the same order), the same
+/// positions after each move, every move text parses back to the same move, and the same
+/// moves at the leaves too.
+const WALK: Walk = Walk {
+    ordered: true,
+    read_back: true,
+    replay_leaves: true,
+    leaf_moves: true,
+};
 
 #[test]
 fn positions_agree_with_reference_over_whole_trees() {
@@ -324,8 +311,8 @@ fn positions_agree_with_reference_over_whole_trees() {
             None => (game.start_position(), reference.start(seeds_of(&case.spec))),
         };
         // About ten thousand positions per case.
-        let depth = case.counts.iter().take_while(|&&n| n <= 10_000).count() as u32;
-        compare_trees(&game, &reference, &pos, &state, depth);
+        let depth = case.counts.iter().take_while(|&&n| n <= 10_000).count();
+        walk(&game, &reference, &pos, &state, depth, &WALK);
     }
 }
 
@@ -364,13 +351,7 @@ fn self_play_game_ends_with_the_right_result() {
     ] {
         let mut engine = Engine::start(&[]);
         engine.send(&format!("newgame {spec}"));
-        let mut moves: Vec<String> = Vec::new();
-        loop {
-            engine.send(&format!("position startpos moves {}", moves.join(" ")));
-            if engine.query("gameover") == "true" {
-                break;
-            }
-            assert!(moves.len() < 400, "game does not end");
+        protocol_game(&mut engine, 400, |engine, _| {
             let lines = engine.ask("go depth 4", "bestmove ");
             assert!(lines.iter().any(|l| l.starts_with("info depth")));
             let best = lines
@@ -380,13 +361,11 @@ fn self_play_game_ends_with_the_right_result() {
                 .nth(1)
                 .unwrap()
                 .to_string();
-            let legal = engine.ask("legal", "legal");
-            assert!(
-                legal[0].split_whitespace().skip(1).any(|m| m == best),
-                "{best} not in {legal:?}"
-            );
-            moves.push(best);
-        }
+            let legal = engine.legal();
+            assert!(legal.contains(&best), "{best} not in {legal:?}");
+            best
+        })
+        .unwrap_or_else(|_| panic!("game does not end"));
         let display = engine.ask("d", "Score: ");
         let score_line = display.last().unwrap();
         let p1: u32 = field(score_line, "p1").unwrap().parse().unwrap();
@@ -412,36 +391,37 @@ fn self_play_game_ends_with_the_right_result() {
 
 /// The game value of a position by plain minimax over the reference rules: the final
 /// margin (South minus North, in seeds) under best play, each side maximising its margin.
-fn reference_value(
-    reference: &Reference,
-    s: &State,
-    memo: &mut std::collections::HashMap<String, i64>,
-) -> i64 {
-    let key = reference.format(s);
-    if let Some(&v) = memo.get(&key) {
-        return v;
-    }
-    let moves = reference.moves(s);
-    let value = if moves.is_empty() {
-        let mut totals = [s.stores[0] as i64, s.stores[1] as i64];
-        if !reference.rules.leftovers_none {
-            for (side, total) in totals.iter_mut().enumerate() {
-                *total += s.rows[side].iter().sum::<u32>() as i64;
+fn reference_value(reference: &Reference, s: &State) -> i64 {
+    let south = |s: &State, value: i64| if s.turn == 0 { value } else { -value };
+    let value = walk::minimax(
+        s,
+        &mut HashMap::new(),
+        &|s: &State| reference.format(s),
+        &|s: &State| {
+            let moves = reference.moves(s);
+            if moves.is_empty() {
+                let mut totals = [s.stores[0] as i64, s.stores[1] as i64];
+                if !reference.rules.leftovers_none {
+                    for (side, total) in totals.iter_mut().enumerate() {
+                        *total += s.rows[side].iter().sum::<u32>() as i64;
+                    }
+                }
+                Node::Over(south(s, totals[0] - totals[1]))
+            } else {
+                Node::Moves(
+                    moves
+                        .into_iter()
+                        .map(|mv| {
+                            let child = reference.play(s, mv);
+                            let again = child.turn == s.turn;
+                            (child, again)
+                        })
+                        .collect(),
+                )
             }
-        }
-        totals[0] - totals[1]
-    } else {
-        let values = moves
-            .iter()
-            .map(|&mv| reference_value(reference, &reference.play(s, mv), memo));
-        if s.turn == 0 {
-            values.max().unwrap()
-        } else {
-            values.min().unwrap()
-        }
-    };
-    memo.insert(key, value);
-    value
+        },
+    );
+    south(s, value)
 }
 
 /// Small boards solved twice: by exhaustive minimax over the reference rules, and by the
@@ -467,11 +447,7 @@ fn search_proves_the_values_of_small_boards() {
         "kalah pits=3 seeds=2 pie=true",
     ] {
         let reference = Reference::from_spec(spec);
-        let value = reference_value(
-            &reference,
-            &reference.start(seeds_of(spec)),
-            &mut Default::default(),
-        );
+        let value = reference_value(&reference, &reference.start(seeds_of(spec)));
         let session = registry::create_from_spec(spec).unwrap();
         tt.clear();
         let summary = session

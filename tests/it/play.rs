@@ -6,7 +6,8 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use crate::engine::BIN;
+use crate::support::BIN;
+use crate::support::run::output_with_input;
 
 /// A running `sowfan play`, read up to each prompt.
 struct Play {
@@ -190,14 +191,10 @@ fn play_a_whole_kalah_game_through_a_pipe() {
     assert!(status.success());
     assert!(!play.transcript.contains('\x1b'), "no colours in a pipe");
     // Analysing the game line works end to end.
-    let mut analyse = Command::new(BIN)
-        .args(["analyse", "--depth", "2", "--format", "jsonl"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("analyse");
-    writeln!(analyse.stdin.take().unwrap(), "{line}").unwrap();
-    let output = analyse.wait_with_output().expect("analysed");
+    let output = output_with_input(
+        &["analyse", "--depth", "2", "--format", "jsonl"],
+        &format!("{line}\n"),
+    );
     assert!(output.status.success());
     let text = String::from_utf8(output.stdout).unwrap();
     let game: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();

@@ -2,7 +2,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::engine::{Engine, field, run_script};
+use crate::support::run;
+use crate::support::{Engine, field, run_script};
 
 const SHORT: Duration = Duration::from_millis(300);
 const LONG: Duration = Duration::from_secs(20);
@@ -222,13 +223,7 @@ fn command_line_game_preselects_the_game() {
     assert!(out.contains("Fen: 2,2,2,0/2,2,2,0 S"), "{out}");
     assert!(out.contains("legal A B C"), "{out}");
     // A bad --game is refused at start with a message and a failing exit code.
-    let status = std::process::Command::new(crate::engine::BIN)
-        .args(["--game", "kalah pits=0"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .output()
-        .unwrap();
+    let status = run::output(&["--game", "kalah pits=0"]);
     assert!(!status.status.success());
     assert!(String::from_utf8_lossy(&status.stderr).contains("pits"));
 }
@@ -402,10 +397,7 @@ fn bench_node_total_is_the_same_every_run() {
     assert!(totals[0] > 1000, "{totals:?}");
     assert_eq!(totals[0], totals[1]);
     // The command line prints the totals.
-    let out = std::process::Command::new(crate::engine::BIN)
-        .args(["bench", "3"])
-        .output()
-        .unwrap();
+    let out = run::output(&["bench", "3"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Nodes searched  : "), "{text}");
     assert!(text.contains("Nodes/second    : "), "{text}");

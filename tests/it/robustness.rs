@@ -7,6 +7,9 @@ use proptest::prelude::*;
 use sowfan::protocol::request;
 use sowfan::registry;
 
+use crate::support::rng::Rng;
+use crate::support::selfplay::session_game;
+
 /// Text that looks like protocol input: mostly printable, often protocol words.
 fn protocol_like() -> impl Strategy<Value = String> {
     let word = prop_oneof![
@@ -73,27 +76,23 @@ proptest! {
 /// position, and the game's moves print and parse back to themselves.
 #[test]
 fn random_games_round_trip_positions_and_moves() {
-    let mut rng = proptest::test_runner::TestRng::deterministic_rng(
-        proptest::test_runner::RngAlgorithm::ChaCha,
-    );
+    let mut rng = Rng::new(0x0DD_BA11);
     for entry in registry::GAMES {
         for _ in 0..20 {
             let mut session = registry::create(entry.name, &[]).unwrap();
-            let mut moves: Vec<String> = Vec::new();
-            for _ in 0..300 {
-                let legal = session.legal_moves();
-                if legal.is_empty() {
-                    break;
+            session_game(&mut *session, |session, moves, legal| {
+                // Every position after a move.
+                if !moves.is_empty() {
+                    let fen = session.fen();
+                    let mut copy = registry::create(entry.name, &[]).unwrap();
+                    copy.set_position(Some(&fen), &[]).unwrap();
+                    assert_eq!(copy.fen(), fen, "{}", entry.name);
                 }
-                let mv = legal[rng.next_u32() as usize % legal.len()].clone();
-                moves.push(mv);
-                let refs: Vec<&str> = moves.iter().map(String::as_str).collect();
-                session.set_position(None, &refs).unwrap();
-                let fen = session.fen();
-                let mut copy = registry::create(entry.name, &[]).unwrap();
-                copy.set_position(Some(&fen), &[]).unwrap();
-                assert_eq!(copy.fen(), fen, "{}", entry.name);
-            }
+                if moves.len() == 300 || legal.is_empty() {
+                    return None;
+                }
+                Some(rng.pick(legal).clone())
+            });
         }
     }
 }

@@ -3,8 +3,8 @@
 //! the protocol, and perfect play just beyond the tables.
 
 use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -17,7 +17,11 @@ use sowfan::solve::{self, SolveSettings};
 use sowfan::tablebase::Tables;
 use sowfan::tablebase::build::{self, BuildOptions};
 
-use crate::engine::{BIN, Engine, field};
+use crate::support::rng::Rng;
+use crate::support::run;
+use crate::support::selfplay::play_out;
+use crate::support::walk::{self, Node};
+use crate::support::{Engine, field};
 
 /// A fresh, empty scratch directory for this test.
 fn scratch_dir(name: &str) -> PathBuf {
@@ -37,31 +41,23 @@ fn afrika() -> Afrika {
 
 /// Plain minimax without pruning: the mover's final value (half-points), memoised by the
 /// game's full 64-bit hash (a position on the current path again would be a cycle: a panic).
-fn minimax<G: Game>(game: &G, pos: &G::Position, memo: &mut HashMap<u64, Option<i32>>) -> i32 {
-    let key = game.hash(pos);
-    match memo.get(&key) {
-        Some(Some(value)) => return *value,
-        Some(None) => panic!("a cycle through {}", game.format_position(pos)),
-        None => {}
-    }
-    let mover = game.to_move(pos);
-    let value = if let Some(outcome) = game.outcome(pos) {
-        game.final_value(&outcome, mover)
-    } else {
-        memo.insert(key, None);
+fn minimax<G: Game>(game: &G, pos: &G::Position, memo: &mut HashMap<u64, Option<i64>>) -> i32 {
+    let value = walk::minimax(pos, memo, &|pos| game.hash(pos), &|pos| {
+        let mover = game.to_move(pos);
+        if let Some(outcome) = game.outcome(pos) {
+            return Node::Over(game.final_value(&outcome, mover).into());
+        }
         let mut moves = Vec::new();
         game.legal_moves(pos, &mut moves);
-        let mut best = i32::MIN;
-        for mv in moves {
+        let children = moves.into_iter().map(|mv| {
             let mut child = pos.clone();
             game.play(&mut child, mv);
-            let v = minimax(game, &child, memo);
-            best = best.max(if game.to_move(&child) == mover { v } else { -v });
-        }
-        best
-    };
-    memo.insert(key, Some(value));
-    value
+            let again = game.to_move(&child) == mover;
+            (child, again)
+        });
+        Node::Moves(children.collect())
+    });
+    i32::try_from(value).expect("a value in half-points")
 }
 
 fn build_tables<G: Game>(game: &G, dir: &Path, max_layer: u32, threads: usize) -> Tables {
@@ -198,18 +194,15 @@ fn the_solver_matches_plain_minimax_on_every_small_kalah() {
 
 #[test]
 fn solve_on_the_command_line_prints_value_line_and_every_move() {
-    let out = Command::new(BIN)
-        .args([
-            "solve",
-            "kalah",
-            "pits=4",
-            "seeds=3",
-            "--all-moves",
-            "--hash",
-            "16",
-        ])
-        .output()
-        .expect("run sowfan solve");
+    let out = run::output(&[
+        "solve",
+        "kalah",
+        "pits=4",
+        "seeds=3",
+        "--all-moves",
+        "--hash",
+        "16",
+    ]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     let game = kalah(&["pits=4", "seeds=3"]);
@@ -236,31 +229,25 @@ fn merged_shards_equal_a_single_build() {
     build_tables(&game, &sharded, 8, 2);
     let dir = sharded.display().to_string();
     for shard in ["1/3", "2/3", "3/3"] {
-        let status = Command::new(BIN)
-            .args([
-                "tablebase",
-                "build",
-                "kalah",
-                "pits=4",
-                "--seeds",
-                "9",
-                "--dir",
-                &dir,
-                "--shard",
-                shard,
-            ])
-            .output()
-            .expect("run a shard");
+        let status = run::output(&[
+            "tablebase",
+            "build",
+            "kalah",
+            "pits=4",
+            "--seeds",
+            "9",
+            "--dir",
+            &dir,
+            "--shard",
+            shard,
+        ]);
         assert!(
             status.status.success(),
             "{}",
             String::from_utf8_lossy(&status.stderr)
         );
     }
-    let merge = Command::new(BIN)
-        .args(["tablebase", "merge", "--dir", &dir])
-        .output()
-        .expect("merge");
+    let merge = run::output(&["tablebase", "merge", "--dir", &dir]);
     assert!(
         merge.status.success(),
         "{}",
@@ -271,15 +258,9 @@ fn merged_shards_equal_a_single_build() {
     let b = std::fs::read(sharded.join(folder).join("layer-009.sftb")).expect("merged layer");
     assert!(a == b, "the merged layer differs from the single build");
     // verify sees every file whole, and a damaged byte.
-    let verify = Command::new(BIN)
-        .args(["tablebase", "verify", "--dir", &dir])
-        .output()
-        .expect("verify");
+    let verify = run::output(&["tablebase", "verify", "--dir", &dir]);
     assert!(verify.status.success());
-    let info = Command::new(BIN)
-        .args(["tablebase", "info", "--dir", &dir])
-        .output()
-        .expect("info");
+    let info = run::output(&["tablebase", "info", "--dir", &dir]);
     let text = String::from_utf8_lossy(&info.stdout);
     assert!(text.contains("complete: layers 0..=9"), "{text}");
     let damaged = sharded.join(folder).join("layer-005.sftb");
@@ -287,10 +268,7 @@ fn merged_shards_equal_a_single_build() {
     let last = bytes.len() - 1;
     bytes[last] ^= 0x55;
     std::fs::write(&damaged, bytes).expect("write");
-    let verify = Command::new(BIN)
-        .args(["tablebase", "verify", "--dir", &dir])
-        .output()
-        .expect("verify");
+    let verify = run::output(&["tablebase", "verify", "--dir", &dir]);
     assert!(!verify.status.success());
     assert!(String::from_utf8_lossy(&verify.stdout).contains("FAIL"));
 }
@@ -300,12 +278,10 @@ fn merged_shards_equal_a_single_build() {
 fn an_interrupted_build_resumes() {
     let dir = scratch_dir("interrupted");
     let d = dir.display().to_string();
-    let mut child = Command::new(BIN)
-        .args(["tablebase", "build", "kalah", "--seeds", "30", "--dir", &d])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("start a build");
+    let build = run::start(
+        "tablebase",
+        &["build", "kalah", "--seeds", "30", "--dir", &d],
+    );
     let folder = dir.join("kalah_pits=6_empty-capture=false_end=any-row_leftovers=owner");
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while !folder.join("layer-012.sftb").exists() {
@@ -315,24 +291,16 @@ fn an_interrupted_build_resumes() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let _ = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status();
-    let status = child.wait().expect("wait");
-    assert!(!status.success(), "a stopped build reports it");
-    let verify = Command::new(BIN)
-        .args(["tablebase", "verify", "--dir", &d])
-        .output()
-        .expect("verify");
+    let _ = run::signal(build.id(), "-INT");
+    let stopped = build.finish(Duration::from_secs(60));
+    assert!(!stopped.success, "a stopped build reports it");
+    let verify = run::output(&["tablebase", "verify", "--dir", &d]);
     assert!(
         verify.status.success(),
         "{}",
         String::from_utf8_lossy(&verify.stdout)
     );
-    let rerun = Command::new(BIN)
-        .args(["tablebase", "build", "kalah", "--seeds", "13", "--dir", &d])
-        .output()
-        .expect("rerun");
+    let rerun = run::output(&["tablebase", "build", "kalah", "--seeds", "13", "--dir", &d]);
     let text = String::from_utf8_lossy(&rerun.stdout);
     assert!(rerun.status.success());
     assert!(
@@ -491,28 +459,28 @@ fn sample_positions(
     use sowfan::search::{SearchControl, SearchSettings};
     let tt = TranspositionTable::new(4).expect("table");
     let mut found = Vec::new();
-    let mut seed = 0x2545_F491_4F6C_DD1Du64;
-    let mut moves = Vec::new();
+    let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
     for _ in 0..200 {
         if found.len() >= wanted {
             break;
         }
-        let mut pos = game.start_position();
-        let mut history = vec![game.hash(&pos)];
-        for ply in 0..200 {
-            if game.outcome(&pos).is_some() {
-                break;
+        let mut history = Vec::new();
+        play_out(game, game.start_position(), |ply, pos, moves| {
+            history.push(game.hash(pos));
+            let stake = game.value_at_stake(pos).unwrap_or(0) / 2;
+            if ply > 0 && range.contains(&stake) && game.outcome(pos).is_none() {
+                found.push(*pos);
+                return None; // one position a game: varied positions
             }
-            game.legal_moves(&pos, &mut moves);
-            let mv = if ply < 6 {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                moves[(seed % moves.len() as u64) as usize]
+            if ply == 200 || game.outcome(pos).is_some() {
+                return None;
+            }
+            Some(if ply < 6 {
+                *rng.pick(moves)
             } else {
                 let result = sowfan::search::search(
                     game,
-                    &pos,
+                    pos,
                     &history,
                     &[],
                     &Limits::depth(3),
@@ -523,15 +491,8 @@ fn sample_positions(
                     &mut |_| {},
                 );
                 result.best.expect("a move")
-            };
-            game.play(&mut pos, mv);
-            history.push(game.hash(&pos));
-            let stake = game.value_at_stake(&pos).unwrap_or(0) / 2;
-            if range.contains(&stake) && game.outcome(&pos).is_none() {
-                found.push(pos);
-                break; // one position a game: varied positions
-            }
-        }
+            })
+        });
     }
     found
 }
@@ -571,13 +532,11 @@ fn published_values() {
         build_tables(&game, &dir, seeds, 2);
         let built = started.elapsed();
         let started = std::time::Instant::now();
-        let out = Command::new(BIN)
-            .args(["solve"])
-            .args(spec.split_whitespace())
-            .args(["--threads", "2", "--hash", "512", "--tablebases"])
-            .arg(&dir)
-            .output()
-            .expect("run sowfan solve");
+        let mut all: Vec<&OsStr> = vec![OsStr::new("solve")];
+        all.extend(spec.split_whitespace().map(OsStr::new));
+        all.extend(["--threads", "2", "--hash", "512", "--tablebases"].map(OsStr::new));
+        all.push(dir.as_os_str());
+        let out = run::output(&all);
         let text = String::from_utf8_lossy(&out.stdout);
         println!(
             "{spec}: {} (tables {built:?}, solve {:?})",
@@ -592,23 +551,17 @@ fn published_values() {
 }
 
 /// Games decided by a result, not points: Fanoron-Telo is a win for White (as the
-/// retrograde analysis of tests/it/fanorona_telo.rs finds), `Value: +1`; a game with a
+/// retrograde analysis of tests/it/fanorona/telo.rs finds), `Value: +1`; a game with a
 /// repetition rule is refused with the reason.
 #[test]
 fn the_solver_proves_fanorona_telo_and_refuses_repetition_rules() {
-    let out = Command::new(BIN)
-        .args(["solve", "fanorona-telo", "repetition=off", "--hash", "16"])
-        .output()
-        .expect("run sowfan solve");
+    let out = run::output(&["solve", "fanorona-telo", "repetition=off", "--hash", "16"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && text.starts_with("Value: +1\n"),
         "{text}"
     );
-    let out = Command::new(BIN)
-        .args(["solve", "fanorona-telo", "--hash", "16"])
-        .output()
-        .expect("run sowfan solve");
+    let out = run::output(&["solve", "fanorona-telo", "--hash", "16"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("repetition"));
 }

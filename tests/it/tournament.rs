@@ -1,131 +1,17 @@
 //! `sowfan match` through the real binary, with misbehaving engines from
 //! `tests/fake-engines/` (a bash relay to a real sowfan that misbehaves on cue).
 
-use std::io::Read;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::engine::BIN;
+use crate::support::run::{self, args, sowfan, start};
+use crate::support::{BIN, records, scratch};
 
 const MISBEHAVE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fake-engines/misbehave.sh"
 );
-
-/// A scratch file name unique to this test.
-pub(crate) fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sowfan-match-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir.join(name)
-}
-
-pub(crate) struct MatchRun {
-    pub(crate) stdout: String,
-    pub(crate) stderr: String,
-    pub(crate) success: bool,
-    /// The exit status, if the process exited (not killed by a signal).
-    pub(crate) code: Option<i32>,
-}
-
-/// A `sowfan match` started by [`start_match`], its output read as it comes.
-pub(crate) struct RunningMatch {
-    child: Child,
-    out: JoinHandle<String>,
-    err: JoinHandle<String>,
-}
-
-/// Start `sowfan match ARGS`.
-pub(crate) fn start_match(args: &[String]) -> RunningMatch {
-    let mut child = Command::new(BIN)
-        .arg("match")
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start sowfan match");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let mut stderr = child.stderr.take().expect("stderr");
-    let out = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stdout.read_to_string(&mut text);
-        text
-    });
-    let err = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    RunningMatch { child, out, err }
-}
-
-impl RunningMatch {
-    /// Wait for the end; panics if it does not come within `limit`.
-    pub(crate) fn finish(mut self, limit: Duration) -> MatchRun {
-        let deadline = Instant::now() + limit;
-        let status = loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                break status;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                panic!(
-                    "sowfan match did not finish within {limit:?}; output so far:\n{}",
-                    self.out.join().unwrap_or_default()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        MatchRun {
-            stdout: self.out.join().unwrap_or_default(),
-            stderr: self.err.join().unwrap_or_default(),
-            success: status.success(),
-            code: status.code(),
-        }
-    }
-}
-
-/// The peak resident memory (VmHWM) of a running process in KiB, if it can be read.
-fn peak_rss_kb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-impl RunningMatch {
-    /// Like [`RunningMatch::finish`], also measuring the runner's peak memory (read from
-    /// /proc while it runs; the peak only grows) and its run time from now.
-    pub(crate) fn finish_measured(mut self, limit: Duration) -> (MatchRun, Duration, u64) {
-        let started = Instant::now();
-        let pid = self.child.id();
-        let mut peak = 0;
-        while self.child.try_wait().expect("wait").is_none() && started.elapsed() < limit {
-            if let Some(kb) = peak_rss_kb(pid) {
-                peak = peak.max(kb);
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let run = self.finish(Duration::from_millis(100));
-        (run, started.elapsed(), peak)
-    }
-}
-
-/// Run `sowfan match ARGS`; panics if it does not finish within `limit`.
-pub(crate) fn run_match(args: &[String], limit: Duration) -> MatchRun {
-    start_match(args).finish(limit)
-}
-
-/// Words split at spaces; `~` stands for a space inside a word (`--game kalah~pits=4`).
-pub(crate) fn args(text: &str) -> Vec<String> {
-    text.split_whitespace()
-        .map(|w| w.replace('~', " "))
-        .collect()
-}
 
 /// `--engine` words for a sowfan misbehaving as `mode` at its `at`-th move of each game.
 fn bad_engine(mode: &str, at: u32, extra: &str) -> Vec<String> {
@@ -138,16 +24,6 @@ fn bad_engine(mode: &str, at: u32, extra: &str) -> Vec<String> {
 
 fn good_engine(extra: &str) -> Vec<String> {
     args(&format!("--engine cmd={BIN} name=good {extra}"))
-}
-
-pub(crate) fn records(path: &PathBuf) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).expect("records file");
-    let mut games: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
-        .collect();
-    games.sort_by_key(|g| g["number"].as_u64());
-    games
 }
 
 /// Play 4 games of `bad` against a sound sowfan and check every game went to the sound one
@@ -168,7 +44,7 @@ fn bad_engine_loses_every_game(
         path.display()
     )));
     all.extend(args(extra));
-    let run = run_match(&all, Duration::from_secs(60));
+    let run = sowfan("match", &all, Duration::from_secs(60));
     assert!(run.success, "{}\n{}", run.stdout, run.stderr);
     assert!(
         run.stdout
@@ -284,7 +160,7 @@ fn junk_lines_from_an_engine_are_ignored() {
         "--game kalah --games 2 --records {} --seed 1",
         path.display()
     )));
-    let run = run_match(&all, Duration::from_secs(60));
+    let run = sowfan("match", &all, Duration::from_secs(60));
     assert!(run.success, "{}\n{}", run.stdout, run.stderr);
     for game in records(&path) {
         assert_eq!(game["termination"], "rules", "{game}");
@@ -301,7 +177,7 @@ fn the_same_seed_gives_the_same_openings_and_games() {
              --concurrency 2 --openings plies=3 --seed {seed} --records {}",
             path.display()
         )));
-        let run = run_match(&all, Duration::from_secs(60));
+        let run = sowfan("match", &all, Duration::from_secs(60));
         assert!(run.success, "{}\n{}", run.stdout, run.stderr);
         records(&path)
     };
@@ -346,7 +222,7 @@ fn openings_file_and_the_setoption_way_of_choosing_the_game() {
         path.display(),
         pgn.display()
     )));
-    let run = run_match(&all, Duration::from_secs(60));
+    let run = sowfan("match", &all, Duration::from_secs(60));
     assert!(run.success, "{}\n{}", run.stdout, run.stderr);
     let games = records(&path);
     let shape: Vec<(String, String, String)> = games
@@ -387,7 +263,7 @@ fn sprt_stops_the_match_when_it_decides() {
         "--engine cmd={BIN} name=weak depth=1 --game kalah --games 400 --concurrency 2 \
          --openings plies=4 --seed 3 --sprt elo0=0 elo1=20 --quiet"
     )));
-    let run = run_match(&all, Duration::from_secs(120));
+    let run = sowfan("match", &all, Duration::from_secs(120));
     assert!(run.success, "{}\n{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("H1 was accepted"), "{}", run.stdout);
     let games: u32 = run
@@ -411,7 +287,7 @@ fn three_engines_round_robin_and_gauntlet() {
         "--engine cmd={BIN} name=e1 depth=1 --engine cmd={BIN} name=e2 depth=2 \
          --engine cmd={BIN} name=e3 depth=3 --game kalah~pits=4 --games 2"
     );
-    let run = run_match(&args(&engines), Duration::from_secs(60));
+    let run = sowfan("match", &args(&engines), Duration::from_secs(60));
     assert!(run.success, "{}\n{}", run.stdout, run.stderr);
     for pair in ["e1 vs e2", "e1 vs e3", "e2 vs e3"] {
         assert!(
@@ -422,7 +298,8 @@ fn three_engines_round_robin_and_gauntlet() {
     }
     assert!(run.stdout.contains("Rank Name"), "{}", run.stdout);
     assert!(run.stdout.contains("Games: 6 "), "{}", run.stdout);
-    let run = run_match(
+    let run = sowfan(
+        "match",
         &args(&format!("{engines} --tournament gauntlet")),
         Duration::from_secs(60),
     );
@@ -461,7 +338,7 @@ fn configuration_errors_are_explained() {
             "either plies= or file=",
         ),
     ] {
-        let run = run_match(&args(&words), Duration::from_secs(30));
+        let run = sowfan("match", &args(&words), Duration::from_secs(30));
         assert!(!run.success, "{words}: {}", run.stdout);
         assert!(run.stderr.contains(expected), "{words}: {}", run.stderr);
     }
@@ -470,11 +347,14 @@ fn configuration_errors_are_explained() {
 #[test]
 fn ctrl_c_stops_the_match_with_a_summary_of_the_finished_games() {
     let path = scratch("interrupted.jsonl");
-    let running = start_match(&args(&format!(
-        "--engine cmd={BIN} name=a movetime=20 --engine cmd={BIN} name=b movetime=20 \
+    let running = start(
+        "match",
+        &args(&format!(
+            "--engine cmd={BIN} name=a movetime=20 --engine cmd={BIN} name=b movetime=20 \
          --game kalah --games 1000 --concurrency 2 --openings plies=2 --seed 1 --records {}",
-        path.display()
-    )));
+            path.display()
+        )),
+    );
     // Interrupt once some games have ended, so that the summary has something to show.
     let deadline = Instant::now() + Duration::from_secs(60);
     let written = || {
@@ -486,11 +366,7 @@ fn ctrl_c_stops_the_match_with_a_summary_of_the_finished_games() {
         assert!(Instant::now() < deadline, "no game ended within a minute");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let kill = Command::new("kill")
-        .args(["-INT", &running.child.id().to_string()])
-        .status()
-        .expect("run kill");
-    assert!(kill.success());
+    assert!(run::signal(running.id(), "-INT"));
     let run = running.finish(Duration::from_secs(10));
     let stdout = run.stdout;
     assert_eq!(run.code, Some(130), "{stdout}");
@@ -523,7 +399,8 @@ fn flooder_is_forfeited(script: &str, bad_limits: &str, timeouts: &str, reason: 
         fake_engine(script),
         path.display()
     );
-    let (run, took, peak_kb) = start_match(&args(&words)).finish_measured(Duration::from_secs(60));
+    let (run, took, peak_kb) =
+        start("match", &args(&words)).finish_measured(Duration::from_secs(60));
     println!("{script}: match of 2 games in {took:?}, runner peak RSS {peak_kb} KiB");
     assert!(run.success, "{}\n{}", run.stdout, run.stderr);
     assert!(
@@ -587,13 +464,9 @@ fn interrupts_stop_a_match_at_once_while_engines_flood() {
             fake_engine("flood-info.sh"),
             fake_engine("flood-info.sh").replace("name=bad", "name=bad2"),
         );
-        let running = start_match(&args(&words));
+        let running = start("match", &args(&words));
         std::thread::sleep(Duration::from_millis(1500));
-        let kill = Command::new("kill")
-            .args([signal, &running.child.id().to_string()])
-            .status()
-            .expect("run kill");
-        assert!(kill.success());
+        assert!(run::signal(running.id(), signal));
         let (run, took, peak_kb) = running.finish_measured(Duration::from_secs(10));
         println!("{signal}: match ended {took:?} after the signal, peak RSS {peak_kb} KiB");
         assert_eq!(run.code, Some(130), "{}\n{}", run.stdout, run.stderr);

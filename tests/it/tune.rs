@@ -1,7 +1,5 @@
 //! The evaluation as weights × features, documented, and the tuner end to end.
 
-use std::process::Command;
-
 use sowfan::game::Game;
 use sowfan::games::afrika::{self, Afrika};
 use sowfan::games::anywoli::{self, Anywoli};
@@ -10,7 +8,10 @@ use sowfan::games::kalah::{self, Kalah};
 use sowfan::options::GameOptions;
 use sowfan::registry;
 
-use crate::engine::BIN;
+use crate::support::rng::Rng;
+use crate::support::run;
+use crate::support::selfplay::play_out;
+use crate::support::{BIN, scratch};
 
 /// Over random games, `evaluate` is exactly Σ weight × feature (the tuner's model of it).
 fn evaluation_is_the_weighted_features<G: Game>(game: &G) {
@@ -22,29 +23,26 @@ fn evaluation_is_the_weighted_features<G: Game>(game: &G) {
         game.spec()
     );
     let mut features = vec![0; terms.len()];
-    let mut moves = Vec::new();
-    let mut seed = 0x9E37_79B9u64;
+    let mut rng = Rng::new(0x9E37_79B9);
     for _ in 0..30 {
-        let mut pos = game.start_position();
-        for _ in 0..300 {
-            game.eval_features(&pos, &mut features);
+        play_out(game, game.start_position(), |ply, pos, moves| {
+            if ply == 300 {
+                return None;
+            }
+            game.eval_features(pos, &mut features);
             let sum: i32 = terms.iter().zip(&features).map(|(t, f)| t.value * f).sum();
             assert_eq!(
-                game.evaluate(&pos),
+                game.evaluate(pos),
                 sum,
                 "{}: {}",
                 game.spec(),
-                game.format_position(&pos)
+                game.format_position(pos)
             );
-            game.legal_moves(&pos, &mut moves);
             if moves.is_empty() {
-                break;
+                return None;
             }
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            game.play(&mut pos, moves[(seed % moves.len() as u64) as usize]);
-        }
+            Some(*rng.pick(moves))
+        });
     }
 }
 
@@ -123,49 +121,44 @@ fn the_weights_table_in_the_docs_matches_the_code() {
 /// `sowfan tune` on records `sowfan match` writes: loss before and after, and the new table.
 #[test]
 fn the_tuner_runs_on_match_records() {
-    let records = crate::tournament::scratch("tune.jsonl");
-    let out = Command::new(BIN)
-        .args([
-            "match",
-            "--engine",
-            &format!("cmd={BIN}"),
-            "name=a",
-            "nodes=500",
-            "--engine",
-            &format!("cmd={BIN}"),
-            "name=b",
-            "nodes=500",
-            "--game",
-            "kalah",
-            "--games",
-            "40",
-            "--concurrency",
-            "2",
-            "--openings",
-            "plies=6",
-            "--seed",
-            "3",
-            "--quiet",
-            "--records",
-        ])
-        .arg(&records)
-        .output()
-        .expect("match");
+    let records = scratch("tune.jsonl");
+    let records = records.to_str().expect("a UTF-8 path");
+    let out = run::output(&[
+        "match",
+        "--engine",
+        &format!("cmd={BIN}"),
+        "name=a",
+        "nodes=500",
+        "--engine",
+        &format!("cmd={BIN}"),
+        "name=b",
+        "nodes=500",
+        "--game",
+        "kalah",
+        "--games",
+        "40",
+        "--concurrency",
+        "2",
+        "--openings",
+        "plies=6",
+        "--seed",
+        "3",
+        "--quiet",
+        "--records",
+        records,
+    ]);
     assert!(out.status.success());
     let tune = |seed: &str| {
-        Command::new(BIN)
-            .args([
-                "tune",
-                "kalah",
-                "--iterations",
-                "200",
-                "--seed",
-                seed,
-                "--records",
-            ])
-            .arg(&records)
-            .output()
-            .expect("tune")
+        run::output(&[
+            "tune",
+            "kalah",
+            "--iterations",
+            "200",
+            "--seed",
+            seed,
+            "--records",
+            records,
+        ])
     };
     let first = tune("1");
     let text = String::from_utf8_lossy(&first.stdout).to_string();

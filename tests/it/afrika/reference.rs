@@ -1,7 +1,11 @@
-//! A deliberately simple second implementation of `rules/afrika.md`, written from the rules
+//! A deliberately simple second implementation of Afrika (protocol.md, *Afrika*), written from the rules
 //! text alone and sharing nothing with `src/games/afrika.rs`: two rows of counts lettered
 //! from their owners' left, moves as text, sowing one stone at a time along the cycle the
 //! rules describe, new boards by cloning. Slow on purpose; the engine is checked against it.
+
+use sowfan::game::Outcome;
+
+use crate::support::walk;
 
 /// The game's options as the rules state them.
 #[derive(Clone, Copy, Debug, Default)]
@@ -182,14 +186,35 @@ impl Board {
         next.north_to_move = !north;
         next
     }
+}
 
-    pub fn perft(&self, rules: &Rules, depth: u32) -> u64 {
-        if depth == 0 {
-            return 1;
+/// The reference as the tree walks see it.
+impl walk::Reference for Rules {
+    type Pos = Board;
+
+    fn text(&self, board: &Board) -> String {
+        board.text()
+    }
+
+    fn moves(&self, board: &Board) -> Vec<(String, Board)> {
+        board
+            .moves(self)
+            .into_iter()
+            .map(|text| {
+                let after = board.play(&text);
+                (text, after)
+            })
+            .collect()
+    }
+
+    fn check_end(&self, board: &Board, outcome: Option<&Outcome>, text: &str) {
+        assert_eq!(outcome.is_some(), board.is_over(self), "game over? {text}");
+        if let Some(outcome) = outcome {
+            assert_eq!(
+                outcome.result.as_str(),
+                board.result(self),
+                "result of {text}"
+            );
         }
-        self.moves(rules)
-            .iter()
-            .map(|m| self.play(m).perft(rules, depth - 1))
-            .sum()
     }
 }

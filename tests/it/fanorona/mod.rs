@@ -1,35 +1,25 @@
 //! Fanorona through the real binary: self-play to the end on all three boards, chains as
 //! one `bestmove` token, forced wins as `score mate`, and the protocol's error messages.
+//! The perft table against a brute-force generator, and 3×3 play against a perfect
+//! opponent, are in the files beside this one.
+
+mod brute;
+mod perft;
+mod telo;
 
 use std::time::Duration;
 
-use super::engine::{BIN, Engine, field, run_script};
-use super::tournament::{args, records, run_match, scratch};
+use crate::support::run::{args, sowfan};
+use crate::support::selfplay::protocol_game;
+use crate::support::{BIN, Engine, field, records, run_script, scratch};
 
 /// Play the engine against itself with `go <limit>` from the start until the game is over;
 /// returns the result and the number of turns.
 fn self_play(game: &str, limit: &str) -> (String, usize) {
     let mut engine = Engine::start(&[]);
     engine.send(&format!("newgame {game}"));
-    let mut moves: Vec<String> = Vec::new();
-    loop {
-        engine.send(&format!("position startpos moves {}", moves.join(" ")));
-        if engine.query("gameover") == "true" {
-            break;
-        }
-        assert!(
-            moves.len() < 2000,
-            "{game}: no end after {} turns",
-            moves.len()
-        );
-        let legal = engine.ask("legal", "legal");
-        let legal: Vec<String> = legal
-            .last()
-            .expect("legal line")
-            .split_whitespace()
-            .skip(1)
-            .map(str::to_string)
-            .collect();
+    let moves = protocol_game(&mut engine, 2000, |engine, _| {
+        let legal = engine.legal();
         let lines = engine.ask(&format!("go {limit}"), "bestmove");
         assert!(
             lines
@@ -44,8 +34,9 @@ fn self_play(game: &str, limit: &str) -> (String, usize) {
             legal.iter().any(|m| m == words[1]),
             "{best} not in {legal:?}"
         );
-        moves.push(words[1].to_string());
-    }
+        words[1].to_string()
+    })
+    .unwrap_or_else(|moves| panic!("{game}: no end after {} turns", moves.len()));
     let result = engine.query("result");
     assert!(
         ["p1win", "p2win", "draw"].contains(&result.as_str()),
@@ -72,7 +63,8 @@ fn fanorona_self_play_ends_on_every_board() {
 fn fanorona_depth_four_games_from_varied_openings_all_end() {
     for game in ["fanorona", "fanorona-dimy", "fanorona-telo"] {
         let path = scratch(&format!("{game}-depth4.jsonl"));
-        let run = run_match(
+        let run = sowfan(
+            "match",
             &args(&format!(
                 "--engine cmd={BIN} name=a depth=4 --engine cmd={BIN} name=b depth=4 \
                  --game {game} --games 20 --concurrency 2 --openings plies=4 --seed 7 \

@@ -4,7 +4,7 @@
 //!
 //! Why the check is sound:
 //! - The solver works on the game graph: a state is the board and the side to move, moves
-//!   come from the independent brute-force generator (`fanorona_brute`, itself checked
+//!   come from the independent brute-force generator (`brute.rs`, itself checked
 //!   against the engine by perft), and states are valued by retrograde analysis: no move =
 //!   loss; a win if some move reaches a lost state, a loss if every move reaches a won
 //!   state, each with its distance in plies; everything left is a draw (neither side can
@@ -28,7 +28,7 @@ use sowfan::search::tt::TranspositionTable;
 use sowfan::search::{SearchControl, SearchSettings};
 use sowfan::session::Session;
 
-use super::fanorona_brute::{Board, Cell};
+use super::brute::{Board, Cell};
 
 /// A state of the game graph: the board and the side to move.
 type State = ([[Cell; 9]; 5], bool);

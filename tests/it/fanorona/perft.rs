@@ -1,20 +1,19 @@
 //! Fanorona perft table (`fixtures/perft/fanorona.txt`) checked against the independent
-//! brute-force generator of `fanorona_brute`: at every node of the tree, the engine's moves
+//! brute-force generator of `brute.rs`: at every node of the tree, the engine's moves
 //! must be exactly the brute force's moves (as texts, A and W apart), each move text must
 //! parse back to the same move, and playing it must give the position the brute force
 //! computed. Depths beyond the brute force's budget are checked with the fast generator.
-
-use std::collections::HashMap;
 
 use sowfan::game::Game;
 use sowfan::games::fanorona::{Fanorona, OPTIONS, Size};
 use sowfan::options::GameOptions;
 use sowfan::perft;
 
-use super::fanorona_brute::Board;
-use crate::perft_fixture::{self, PerftLine};
+use super::brute::Board;
+use crate::support::perft_fixture::{self, PerftLine};
+use crate::support::walk::{self, Walk, walk};
 
-const FIXTURE: &str = include_str!("../../fixtures/perft/fanorona.txt");
+const FIXTURE: &str = include_str!("../../../fixtures/perft/fanorona.txt");
 
 fn cases() -> Vec<PerftLine> {
     perft_fixture::parse(FIXTURE)
@@ -26,8 +25,7 @@ struct Setup {
     game: Fanorona,
     files: usize,
     ranks: usize,
-    quiet_limit: Option<u32>,
-    single: bool,
+    brute: BruteForce,
 }
 
 fn setup(spec: &str) -> Setup {
@@ -55,66 +53,28 @@ fn setup(spec: &str) -> Setup {
         game: Fanorona::new(size, parsed),
         files,
         ranks,
-        quiet_limit,
-        single,
+        brute: BruteForce {
+            quiet_limit,
+            single,
+        },
     }
 }
 
-/// Compare engine and brute force at every node down to `depth`; adds the number of nodes
-/// at each depth to `counts[depth - 1]`. `replay_leaves`: also re-parse the text of the
-/// moves of the last ply (the deep run skips that: `parse_move` regenerates the moves to
-/// double-check its verdict, which makes it too slow for hundreds of millions).
-fn walk(
-    replay_leaves: bool,
-    s: &Setup,
-    pos: &<Fanorona as Game>::Position,
-    board: &Board,
-    depth: usize,
-    ply: usize,
-    counts: &mut [u64],
-) {
-    let game = &s.game;
-    let mut fast = Vec::new();
-    game.legal_moves(pos, &mut fast);
-    let brute = board.moves(s.quiet_limit, s.single);
-    let here = game.format_position(pos);
-    assert_eq!(
-        fast.len(),
-        brute.len(),
-        "{here}: engine {:?} vs brute {:?}",
-        fast.iter()
-            .map(|&m| game.format_move(pos, m))
-            .collect::<Vec<_>>(),
-        brute.iter().map(|(t, _)| t).collect::<Vec<_>>()
-    );
-    // Terminal exactly when there are no moves.
-    assert_eq!(fast.is_empty(), game.outcome(pos).is_some(), "{here}");
-    let mut expected: HashMap<String, Board> = brute.into_iter().collect();
-    counts[ply] += fast.len() as u64;
-    for mv in fast {
-        let text = game.format_move(pos, mv);
-        let Some(after) = expected.remove(&text) else {
-            panic!("{here}: engine move {text} is not a brute-force move (or is repeated)");
-        };
-        let replay = replay_leaves || depth > 1;
-        if replay {
-            assert_eq!(
-                game.parse_move(pos, &text),
-                Ok(mv),
-                "{here}: {text} reparsed"
-            );
-        }
-        let mut child = *pos;
-        game.play(&mut child, mv);
-        let child_text = game.format_position(&child);
-        assert_eq!(child_text, after.format(s.single), "{here}: after {text}");
-        if replay {
-            let round_trip = game.parse_position(&child_text);
-            assert_eq!(round_trip, Ok(child), "{child_text} round trip");
-        }
-        if depth > 1 {
-            walk(replay_leaves, s, &child, &after, depth - 1, ply + 1, counts);
-        }
+/// The brute force as the tree walk sees it: the rule settings it needs.
+struct BruteForce {
+    quiet_limit: Option<u32>,
+    single: bool,
+}
+
+impl walk::Reference for BruteForce {
+    type Pos = Board;
+
+    fn text(&self, board: &Board) -> String {
+        board.format(self.single)
+    }
+
+    fn moves(&self, board: &Board) -> Vec<(String, Board)> {
+        board.moves(self.quiet_limit, self.single)
     }
 }
 
@@ -127,7 +87,8 @@ fn start_text(s: &Setup, fen: Option<&str>) -> String {
 
 /// Brute-force-check every fixture line to the deepest depth whose count is within the
 /// brute budget (`start_budget` for start positions, `brute_budget` for the others), and
-/// the deeper counts within `fast_budget` with the fast generator.
+/// the deeper counts within `fast_budget` with the fast generator. `replay_leaves` as in
+/// [`Walk`]: the deep run leaves it out.
 fn check_fixture(
     replay_leaves: bool,
     start_budget: u64,
@@ -155,9 +116,20 @@ fn check_fixture(
             "{}: the brute force must cover depth 2",
             case.spec
         );
-        let mut counts = vec![0; brute_depth];
-        walk(replay_leaves, &s, &pos, &board, brute_depth, 0, &mut counts);
-        assert_eq!(counts, case.counts[..brute_depth], "{} | {text}", case.spec);
+        // The brute force lists its moves in its own order.
+        let how = Walk {
+            ordered: false,
+            read_back: true,
+            replay_leaves,
+            leaf_moves: false,
+        };
+        let counts = walk(&s.game, &s.brute, &pos, &board, brute_depth, &how);
+        assert_eq!(
+            counts[1..],
+            case.counts[..brute_depth],
+            "{} | {text}",
+            case.spec
+        );
         let mut fast_depth = brute_depth;
         for (i, &n) in case.counts.iter().enumerate().skip(brute_depth) {
             if n > fast_budget {

@@ -91,6 +91,16 @@ impl Engine {
         lines.last().expect("a line")["response ".len()..].to_string()
     }
 
+    /// The legal moves, as `legal` lists them.
+    pub fn legal(&mut self) -> Vec<String> {
+        let lines = self.ask("legal", "legal");
+        let line = lines.last().expect("a legal line");
+        line.split_whitespace()
+            .skip(1)
+            .map(str::to_string)
+            .collect()
+    }
+
     /// Nothing more arrives within `wait`.
     pub fn silent_for(&self, wait: Duration) -> Option<String> {
         self.line(wait)
@@ -102,14 +112,7 @@ impl Engine {
 
     /// Wait for the process to exit; `None` if it is still running after `timeout`.
     pub fn wait_exit(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
-        let deadline = Instant::now() + timeout;
-        while Instant::now() < deadline {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return Some(status);
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        None
+        super::run::wait_exit(&mut self.child, timeout)
     }
 }
 

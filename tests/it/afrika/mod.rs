@@ -13,9 +13,10 @@ use sowfan::game::Game;
 use sowfan::games::afrika::{self, Afrika, AfrikaPosition};
 use sowfan::options::GameOptions;
 
-use crate::perft_fixture;
-
-use crate::engine::Engine;
+use crate::support::rng::Rng;
+use crate::support::selfplay::{play_out, protocol_game};
+use crate::support::walk::{self, Walk, walk};
+use crate::support::{Engine, perft_fixture};
 use reference::{Board, Rules};
 
 fn fixture(path: &str) -> PathBuf {
@@ -463,7 +464,7 @@ fn perft_fixture_agrees_with_the_engine_and_the_reference() {
             let engine = sowfan::perft::perft(&game, &pos, depth);
             assert_eq!(engine, expected, "engine perft({depth}) of {}", line.name());
             if expected <= reference_budget() {
-                let slow = board.perft(&rules, depth);
+                let slow = walk::perft(&rules, &board, depth as usize);
                 assert_eq!(
                     slow,
                     expected,
@@ -481,50 +482,14 @@ fn perft_fixture_agrees_with_the_engine_and_the_reference() {
     }
 }
 
-/// Walk the engine's tree and the reference's side by side: same legal moves (as text) at
-/// every node, every move text parses back to the same move, every child position equals
-/// the reference's and round-trips through its position string, same game ends and results.
-fn walk(game: &Afrika, pos: &AfrikaPosition, board: &Board, rules: &Rules, depth: u32) -> u64 {
-    let text = game.format_position(pos);
-    assert_eq!(text, board.text());
-    assert_eq!(
-        &game.parse_position(&text).unwrap(),
-        pos,
-        "round trip of {text}"
-    );
-    let outcome = game.outcome(pos);
-    assert_eq!(outcome.is_some(), board.is_over(rules), "game over? {text}");
-    if let Some(outcome) = outcome {
-        assert_eq!(
-            outcome.result.as_str(),
-            board.result(rules),
-            "result of {text}"
-        );
-    }
-    if depth == 0 {
-        return 1;
-    }
-    let mut moves = Vec::new();
-    game.legal_moves(pos, &mut moves);
-    let mut texts: Vec<String> = moves.iter().map(|&m| game.format_move(pos, m)).collect();
-    let mut expected = board.moves(rules);
-    texts.sort();
-    expected.sort();
-    assert_eq!(texts, expected, "legal moves of {text}");
-    let mut leaves = 0;
-    for &mv in &moves {
-        let move_text = game.format_move(pos, mv);
-        assert_eq!(
-            game.parse_move(pos, &move_text),
-            Ok(mv),
-            "{move_text} in {text}"
-        );
-        let mut child = *pos;
-        game.play(&mut child, mv);
-        leaves += walk(game, &child, &board.play(&move_text), rules, depth - 1);
-    }
-    leaves
-}
+/// The engine's tree beside the reference's: Afrika's reference lists its moves in no
+/// particular order.
+const WALK: Walk = Walk {
+    ordered: false,
+    read_back: true,
+    replay_leaves: true,
+    leaf_moves: false,
+};
 
 #[test]
 fn engine_and_reference_agree_node_by_node_and_moves_round_trip() {
@@ -537,10 +502,10 @@ fn engine_and_reference_agree_node_by_node_and_moves_round_trip() {
     for line in perft_lines() {
         let (game, pos, board) = line.positions();
         let rules = line.rules();
-        let depth = line.counts.iter().take_while(|&&n| n <= budget).count() as u32;
+        let depth = line.counts.iter().take_while(|&&n| n <= budget).count();
         assert!(depth >= 3, "{}: too shallow", line.name());
-        let leaves = walk(&game, &pos, &board, &rules, depth);
-        assert_eq!(leaves, line.counts[depth as usize - 1], "{}", line.name());
+        let counts = walk(&game, &rules, &pos, &board, depth, &WALK);
+        assert_eq!(counts[depth], line.counts[depth - 1], "{}", line.name());
     }
 }
 
@@ -548,32 +513,22 @@ fn engine_and_reference_agree_node_by_node_and_moves_round_trip() {
 fn engine_and_reference_agree_along_random_games() {
     // Long random games reach what shallow trees do not: big pits, multi-lap sowing, empty
     // rows, the end of the board, targets.
-    let mut seed = 0x5EED_AF71_CA00_0001u64;
-    let mut next = move |n: usize| {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 33) as usize % n
-    };
+    let mut rng = Rng::new(0x5EED_AF71_CA00_0001);
     for options in [&[][..], &["komi=2.5", "target=60"], &["target=40"]] {
         let game = Afrika::new(GameOptions::parse(afrika::NAME, afrika::OPTIONS, options).unwrap());
         let rules = Rules::from_options(options);
         for _ in 0..300 {
-            let mut pos = game.start_position();
             let mut board = Board::start();
-            loop {
+            play_out(&game, game.start_position(), |_, pos, moves| {
                 // Every node of the last two plies below each position is compared too.
-                walk(&game, &pos, &board, &rules, 1);
-                let mut moves = Vec::new();
-                game.legal_moves(&pos, &mut moves);
+                walk(&game, &rules, pos, &board, 1, &WALK);
                 if moves.is_empty() {
-                    break;
+                    return None;
                 }
-                let mv = moves[next(moves.len())];
-                let text = game.format_move(&pos, mv);
-                game.play(&mut pos, mv);
-                board = board.play(&text);
-            }
+                let mv = *rng.pick(moves);
+                board = board.play(&game.format_move(pos, mv));
+                Some(mv)
+            });
             assert!(board.is_over(&rules));
         }
     }
@@ -584,13 +539,7 @@ fn engine_and_reference_agree_along_random_games() {
 
 #[test]
 fn self_play_at_depth_3_always_ends_with_every_stone_accounted_for() {
-    let mut seed = 0xA5F1_C4A0u64;
-    let mut next = move |n: usize| {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 33) as usize % n
-    };
+    let mut rng = Rng::new(0xA5F1_C4A0);
     for options in [
         "",
         "komi=2.5",
@@ -602,34 +551,19 @@ fn self_play_at_depth_3_always_ends_with_every_stone_accounted_for() {
         let mut engine = Engine::start(&[]);
         engine.send(&format!("newgame afrika {options}"));
         for game in 0..5 {
-            let mut moves: Vec<String> = Vec::new();
             // Varied openings: up to four random plies before the engines take over.
             let opening = game % 5;
-            let ended = loop {
-                let command = format!("position startpos moves {}", moves.join(" "));
-                engine.send(&command);
-                if engine.query("gameover") == "true" {
-                    break true;
-                }
-                if moves.len() >= 300 {
-                    break false;
-                }
-                let mv = if moves.len() < opening {
-                    let legal = engine.ask("legal", "legal");
-                    let legal: Vec<&str> =
-                        legal.last().unwrap().split_whitespace().skip(1).collect();
-                    legal[next(legal.len())].to_string()
+            let moves = protocol_game(&mut engine, 300, |engine, moves| {
+                if moves.len() < opening {
+                    rng.pick(&engine.legal()).clone()
                 } else {
                     let lines = engine.ask("go depth 3", "bestmove ");
                     lines.last().unwrap()["bestmove ".len()..].to_string()
-                };
-                moves.push(mv);
-            };
-            assert!(
-                ended,
-                "[{options}] game {game} did not end: {}",
-                moves.join(" ")
-            );
+                }
+            })
+            .unwrap_or_else(|moves| {
+                panic!("[{options}] game {game} did not end: {}", moves.join(" "))
+            });
             let end = show(
                 &mut engine,
                 &format!("position startpos moves {}", moves.join(" ")),
@@ -678,7 +612,7 @@ fn perft_go_query_and_errors_through_the_protocol() {
                   query gameover\n\
                   query result\n\
                   go depth 6\n";
-    let out = crate::engine::run_script(&[], script, Duration::from_secs(60));
+    let out = crate::support::run_script(&[], script, Duration::from_secs(60));
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines.contains(&"legal a b c d e f g h"), "{out}");
     assert!(lines.contains(&"Nodes searched: 132"), "{out}");
@@ -703,7 +637,7 @@ fn perft_go_query_and_errors_through_the_protocol() {
         .rev()
         .find(|l| l.starts_with("info depth 6 "))
         .unwrap_or_else(|| panic!("no depth-6 info line: {out}"));
-    assert!(crate::engine::field(info, "score").is_some(), "{info}");
+    assert!(crate::support::field(info, "score").is_some(), "{info}");
     let best = lines.last().unwrap().strip_prefix("bestmove ").unwrap();
     assert!(
         ["a", "b", "c", "d", "e", "f", "g", "h"].contains(&best),

@@ -1,0 +1,43 @@
+//! What the integration tests share, written once: the pipe driver of the real binary
+//! ([`Engine`]), runs of its subcommands with a time limit ([`run`]), a seeded random
+//! generator ([`rng`]), games played to their end ([`selfplay`]), move trees walked beside
+//! a reference implementation and plain minimax ([`walk`]), the perft fixture format, and
+//! the files tests read and write.
+
+mod engine;
+pub mod perft_fixture;
+pub mod rng;
+pub mod run;
+pub mod selfplay;
+pub mod walk;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+pub use engine::{BIN, Engine, field, run_script};
+
+/// A file of the repository's `fixtures/` folder.
+pub fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(path)
+}
+
+/// A scratch file name unique to this test run (one folder per test process).
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sowfan-match-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir.join(name)
+}
+
+/// The games of a `sowfan match --records` file, in game order.
+pub fn records(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).expect("records file");
+    let mut games: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+        .collect();
+    games.sort_by_key(|g| g["number"].as_u64());
+    games
+}
