@@ -2,12 +2,12 @@
 //! move by move, and self-play games to the end.
 //!
 //! Why the perft numbers in `fixtures/perft/anywoli.txt` are trusted: [`reference`] is a
-//! deliberately plain implementation of Anywoli (protocol.md, *Anywoli*) written for this test (vectors,
-//! one seed at a time, every lap end of a turn kept in a list for the loop guard), sharing
-//! no code with the engine. The tree walk of `support/walk.rs` runs both side by side over
+//! deliberately plain implementation of Anywoli (protocol.md, *Anywoli*) written for this test
+//! (vectors, one seed at a time, every lap end of a turn kept in a list for the loop guard),
+//! sharing no code with the engine. The tree walk of `support/walk.rs` runs both side by side over
 //! the whole tree and compares, at every node, the legal move texts (in order), the position
-//! string, the end of the game with its scores, and that every move text parses back to the
-//! move itself.
+//! string, the end of the game with its scores, and that every move text parses back to the move
+//! itself.
 
 use std::cell::RefCell;
 
