@@ -125,7 +125,7 @@ const NAME_WIDTH: usize = 24;
 
 /// A whole run.
 #[derive(Debug, Clone)]
-pub struct Report {
+pub struct CheckReport {
     pub results: Vec<CheckResult>,
     /// `(what, milliseconds)`: handshake, isready idle and while searching, stop, quit, …
     pub latencies: Vec<(String, u128)>,
@@ -136,7 +136,7 @@ pub struct Report {
     pub elapsed: Duration,
 }
 
-impl Report {
+impl CheckReport {
     fn count(&self, status: Status) -> usize {
         self.results.iter().filter(|r| r.status == status).count()
     }
@@ -192,7 +192,7 @@ impl Report {
 /// Run every check, printing each result line as it is decided, then the summary, to
 /// stdout. `Err` is a configuration error (unknown game, a program that cannot be started).
 /// Cancelling `cancel` (Ctrl-C) ends the run after the summary of the checks decided.
-pub fn run(config: &CheckConfig, cancel: &CancelToken) -> Result<Report, String> {
+pub fn run(config: &CheckConfig, cancel: &CancelToken) -> Result<CheckReport, String> {
     use std::io::Write;
     run_with(config, cancel, &mut |line| {
         let mut out = std::io::stdout().lock();
@@ -206,7 +206,7 @@ pub fn run_with(
     config: &CheckConfig,
     cancel: &CancelToken,
     out: &mut dyn FnMut(&str),
-) -> Result<Report, String> {
+) -> Result<CheckReport, String> {
     let started = Instant::now();
     let base = registry::create_from_spec(&config.game).map_err(|e| format!("--game: {e}"))?;
     let spec = &config.engine;
@@ -290,7 +290,7 @@ pub fn run_with(
         results.push(result);
     }
     ctx.engine = None;
-    let report = Report {
+    let report = CheckReport {
         results,
         latencies: ctx.latencies,
         restarts: ctx.restarts,
@@ -859,7 +859,7 @@ mod tests {
             ms: None,
             note: String::new(),
         };
-        let report = Report {
+        let report = CheckReport {
             results: vec![
                 result(Status::Ok),
                 result(Status::Fail),
