@@ -18,18 +18,20 @@
 //!    (an external engine driven over the protocol), [`openings`] (where the games of a
 //!    match, and the positions of a check, start), [`records`] (match records, written and
 //!    read through one schema);
-//! 10. the tools, one command line each, none importing another: `perft::command`,
-//!     `bench::command`, `solve::command`, `tablebase::command`, [`tournament`] (`sowfan
-//!     match`), [`check`] (an engine's protocol compliance), [`analysis`] (`sowfan analyse`:
-//!     recorded games judged move by move), [`play`] (a game against the engine in a
-//!     terminal), [`tune`] (evaluation weights fitted to records);
-//! 11. `main.rs`: parses the command line and dispatches.
+//! 10. the tools' work, none importing another: [`tournament`] (`sowfan match`), [`check`]
+//!     (an engine's protocol compliance), [`analysis`] (`sowfan analyse`: recorded games
+//!     judged move by move), [`play`] (a game against the engine in a terminal), [`tune`]
+//!     (evaluation weights fitted to records);
+//! 11. [`commands`]: each tool's command line, one file a subcommand (its clap arguments,
+//!     its run, its exit status), none importing another;
+//! 12. `main.rs`: parses the command line and dispatches.
 
 pub mod analysis;
 pub mod bench;
 pub mod check;
 pub mod cli;
 pub mod client;
+pub mod commands;
 pub mod compositions;
 pub mod game;
 pub mod games;

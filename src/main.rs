@@ -1,6 +1,7 @@
 //! The `sowfan` command: the protocol on stdin/stdout, or a tool (perft, bench, match,
 //! check, solve, tablebase, tune, analyse, play). Each tool owns its arguments, its run and
-//! its exit status (`<tool>::command`); this file sets up logging, parses and dispatches.
+//! its exit status (src/commands/, one file a tool); this file sets up logging, parses and
+//! dispatches.
 
 use std::io::BufReader;
 use std::path::PathBuf;
@@ -8,8 +9,8 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use sowfan::{analysis, bench, check, cli, perft, play, protocol, registry, solve};
-use sowfan::{tablebase, tournament, tune};
+use sowfan::commands::{analyse, bench, check, perft, play, solve, tablebase, tournament, tune};
+use sowfan::{analysis, cli, protocol, registry};
 
 #[derive(Parser)]
 #[command(
@@ -38,17 +39,17 @@ struct Cli {
 /// The tools; each one's help is its arguments' doc comment.
 #[derive(Subcommand)]
 enum Tool {
-    Perft(perft::command::PerftArgs),
-    Bench(bench::command::BenchArgs),
-    Match(tournament::command::MatchArgs),
-    Check(check::command::CheckArgs),
-    Solve(solve::command::SolveArgs),
+    Perft(perft::PerftArgs),
+    Bench(bench::BenchArgs),
+    Match(tournament::MatchArgs),
+    Check(check::CheckArgs),
+    Solve(solve::SolveArgs),
     /// Build, check and list endgame tables.
     #[command(subcommand)]
-    Tablebase(tablebase::command::TablebaseCommand),
-    Tune(tune::command::TuneArgs),
+    Tablebase(tablebase::TablebaseCommand),
+    Tune(tune::TuneArgs),
     Analyse(analysis::AnalyseArgs),
-    Play(play::PlayArgs),
+    Play(sowfan::play::PlayArgs),
 }
 
 fn main() -> ExitCode {
@@ -69,14 +70,14 @@ fn main() -> ExitCode {
             cli.game.as_deref(),
             cli.tablebases,
         )),
-        Some(Tool::Perft(args)) => perft::command::run(args),
-        Some(Tool::Bench(args)) => bench::command::run(args),
-        Some(Tool::Match(args)) => tournament::command::run(args),
-        Some(Tool::Check(args)) => check::command::run(args),
-        Some(Tool::Solve(args)) => solve::command::run(args),
-        Some(Tool::Tablebase(command)) => tablebase::command::run(command),
-        Some(Tool::Tune(args)) => tune::command::run(args),
-        Some(Tool::Analyse(args)) => analysis::command::run(args),
-        Some(Tool::Play(args)) => play::command::run(args),
+        Some(Tool::Perft(args)) => perft::run(args),
+        Some(Tool::Bench(args)) => bench::run(args),
+        Some(Tool::Match(args)) => tournament::run(args),
+        Some(Tool::Check(args)) => check::run(args),
+        Some(Tool::Solve(args)) => solve::run(args),
+        Some(Tool::Tablebase(command)) => tablebase::run(command),
+        Some(Tool::Tune(args)) => tune::run(args),
+        Some(Tool::Analyse(args)) => analyse::run(args),
+        Some(Tool::Play(args)) => play::run(args),
     }
 }

@@ -12,7 +12,6 @@
 //! output is printed in input order as soon as each move's two positions are done.
 
 pub mod chart;
-pub mod command;
 pub mod evaluate;
 pub mod input;
 pub mod output;

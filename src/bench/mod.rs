@@ -1,8 +1,6 @@
 //! `bench`: fixed-depth searches of fixed positions of every game, for a speed figure and a
 //! node count that identifies the search's behaviour (the same for a given build).
 
-pub mod command;
-
 use std::time::{Duration, Instant};
 
 use crate::registry;

@@ -21,7 +21,6 @@
 //! any game; the positions sent are found by seeded random play ([`positions`]).
 
 pub mod checks;
-pub mod command;
 pub mod positions;
 
 use std::time::{Duration, Instant};

@@ -4,8 +4,6 @@
 //! Sequences stop at a finished game; history rules (repetition) are not applied, as in chess
 //! perft with the fifty-move rule.
 
-pub mod command;
-
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::game::Game;

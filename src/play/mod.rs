@@ -2,8 +2,6 @@
 //! it works through a pipe too). Generic over games: the board, the moves and the result
 //! all come from the [`Session`].
 
-pub mod command;
-
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 

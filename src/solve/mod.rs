@@ -24,7 +24,6 @@
 //! Nothing here knows a rule. Games with a repetition rule are refused: their values depend
 //! on the history of the game, not on the position alone.
 
-pub mod command;
 pub mod table;
 
 use std::sync::Mutex;

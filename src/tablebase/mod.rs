@@ -9,7 +9,6 @@
 //! indexed ([`crate::game::Game::table_index`]); nothing here knows a rule.
 
 pub mod build;
-pub mod command;
 pub mod format;
 
 use std::fs::File;

@@ -9,7 +9,6 @@
 //!
 //! Nothing here knows a game's rules: any game in the registry can be played.
 
-pub mod command;
 pub mod config;
 pub mod play;
 pub mod stats;

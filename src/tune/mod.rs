@@ -9,7 +9,6 @@
 //! weight that sets the unit (100 = one point) never moves, so the scale stays meaningful.
 //! Everything is deterministic: the samples come in a fixed order and the sums run in it.
 
-pub mod command;
 pub mod records;
 
 /// One labelled position: its features from the mover's view and the result for the mover.

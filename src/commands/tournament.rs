@@ -8,7 +8,8 @@ use std::time::Duration;
 use crate::cli::{cancel_on_interrupt, exit_status};
 use crate::client::spec::parse_engine;
 
-use super::config::{self, MatchConfig, TournamentKind};
+use crate::tournament;
+use crate::tournament::config::{self, MatchConfig, TournamentKind};
 
 /// Play engines against each other, refereeing every move with sowfan's rules.
 ///
@@ -190,7 +191,7 @@ impl MatchArgs {
 pub fn run(args: MatchArgs) -> ExitCode {
     let summary = args.into_config().and_then(|config| {
         let cancel = cancel_on_interrupt("match");
-        super::run(&config, &cancel)
+        tournament::run(&config, &cancel)
     });
     match summary {
         Ok(summary) if summary.interrupted => ExitCode::from(130),

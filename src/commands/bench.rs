@@ -16,6 +16,6 @@ pub struct BenchArgs {
 pub fn run(args: BenchArgs) -> ExitCode {
     let out = Output::stdout();
     let control = SearchControl::default();
-    super::run(args.depth, &control, &mut |line| out.line(line));
+    crate::bench::run(args.depth, &control, &mut |line| out.line(line));
     ExitCode::SUCCESS
 }

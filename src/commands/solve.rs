@@ -6,11 +6,11 @@ use std::sync::atomic::AtomicBool;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::table::SolveTable;
 use crate::cli::{cancel_on_interrupt, exit_status};
 use crate::game::value_text;
 use crate::registry;
 use crate::session::{SolveProgress, SolveRequest};
+use crate::solve::table::SolveTable;
 use crate::tablebase::{self, TableError};
 
 /// Prove the exact value of a position: the final margin with perfect play.

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use super::CheckConfig;
+use crate::check::{self, CheckConfig};
 use crate::cli::cancel_on_interrupt;
 use crate::client::spec::parse_engine_keys;
 
@@ -70,7 +70,7 @@ impl CheckArgs {
 pub fn run(args: CheckArgs) -> ExitCode {
     let report = args.into_config().and_then(|config| {
         let cancel = cancel_on_interrupt("check");
-        super::run(&config, &cancel)
+        check::run(&config, &cancel)
     });
     match report {
         Ok(report) if report.interrupted => ExitCode::from(130),

@@ -8,11 +8,11 @@ use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::seq::SliceRandom;
 
-use super::records::{SampleOptions, SampleStats, read_samples};
-use super::{FitOptions, Sample, fit};
 use crate::cli::exit_status;
 use crate::game::EvalTerm;
 use crate::registry;
+use crate::tune::records::{SampleOptions, SampleStats, read_samples};
+use crate::tune::{FitOptions, Sample, fit};
 
 /// Fit a game's evaluation weights to recorded games (Texel's method): the logistic
 /// loss of the static evaluation against the results of quiet positions.

@@ -2,14 +2,14 @@
 
 use std::process::ExitCode;
 
-use super::AnalyseArgs;
+use crate::analysis::{self, AnalyseArgs};
 use crate::cli::cancel_on_interrupt;
 
 /// Status 0 when every game was analysed, 1 when some game could not be read or replayed
 /// (each was reported) or the run could not start, 130 after Ctrl-C.
 pub fn run(args: AnalyseArgs) -> ExitCode {
     let stop = cancel_on_interrupt("analyse");
-    match super::run(&args, stop.flag()) {
+    match analysis::run(&args, stop.flag()) {
         Ok(report) if report.interrupted => {
             eprintln!("sowfan analyse: interrupted");
             ExitCode::from(130)

@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
-use super::build::{BuildOptions, LayerReport};
-use super::format::{self, Header};
 use crate::cli::{cancel_on_interrupt, exit_status};
 use crate::registry;
+use crate::tablebase;
+use crate::tablebase::build::{BuildOptions, LayerReport};
+use crate::tablebase::format::{self, Header};
 
 /// Build, check and list endgame tables.
 #[derive(Debug, Clone, clap::Subcommand)]
@@ -161,7 +162,7 @@ fn table_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
 
 /// Check one file's header against its size and its data against the checksum.
 fn check_file(path: &Path) -> Result<Header, String> {
-    let (header, map) = super::open_layer(path).map_err(|e| e.to_string())?;
+    let (header, map) = tablebase::open_layer(path).map_err(|e| e.to_string())?;
     let expected = header.len() as u64 + header.count;
     if map.len() as u64 != expected {
         return Err(format!(
@@ -209,7 +210,7 @@ fn verify(dir: &Path) -> Result<(), String> {
 fn info(dir: &Path) -> Result<(), String> {
     let mut sets: BTreeMap<String, Vec<(Header, PathBuf)>> = BTreeMap::new();
     for path in table_files(dir)? {
-        match super::open_layer(&path) {
+        match tablebase::open_layer(&path) {
             Ok((header, _)) => sets
                 .entry(header.rules.clone())
                 .or_default()
@@ -296,7 +297,7 @@ fn merge(dir: &Path) -> Result<(), String> {
         }
         let mut data = Vec::with_capacity(entries as usize);
         for (h, path) in &shards {
-            let (_, map) = super::open_layer(path).map_err(|e| e.to_string())?;
+            let (_, map) = tablebase::open_layer(path).map_err(|e| e.to_string())?;
             data.extend_from_slice(&map[h.len()..]);
         }
         let header = Header {

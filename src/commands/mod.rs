@@ -1,0 +1,13 @@
+//! The command line of every tool, one file a subcommand: its clap arguments (derived on the
+//! library's own types where it has them), its `run(args) -> ExitCode` and its exit-status
+//! rules. The work is in the library below; src/main.rs parses and dispatches here.
+
+pub mod analyse;
+pub mod bench;
+pub mod check;
+pub mod perft;
+pub mod play;
+pub mod solve;
+pub mod tablebase;
+pub mod tournament;
+pub mod tune;
