@@ -781,7 +781,6 @@ impl Game for Anywoli {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::{GameSession, Session};
 
     fn anywoli(options: &[&str]) -> Anywoli {
         Anywoli::new(GameOptions::parse(NAME, OPTIONS, options).unwrap())
@@ -1071,47 +1070,6 @@ mod tests {
         let pos = g.parse_position(&fen.replace(" 199 ", " 65535 ")).unwrap();
         assert!(g.outcome(&pos).is_none());
         assert_eq!(g.spec(), "anywoli quiet-limit=off");
-    }
-
-    #[test]
-    fn third_repetition_ends_the_game_with_each_side_taking_its_row() {
-        // One seed on Yit-Nuri-sized rows would take long; one house a side repeats fast.
-        let g = anywoli(&["houses=1"]);
-        assert_eq!(g.repetition_limit(), Some(3));
-        let mut session = GameSession::new(g.clone());
-        session
-            .set_position(Some("1,5/0,6 S"), &["A", "a", "A"])
-            .unwrap();
-        assert!(session.outcome().is_none());
-        session
-            .set_position(Some("1,5/0,6 S"), &["A", "a", "A", "a"])
-            .unwrap();
-        let outcome = session.outcome().unwrap();
-        // Third time South to move with A=1: South takes its row's seed.
-        assert_eq!(outcome.scores, [Points::whole(6), Points::whole(6)]);
-        assert_eq!(outcome.result, GameResult::Draw);
-        assert!(session.legal_moves().is_empty());
-        assert!(
-            session
-                .set_position(Some("1,5/0,6 S"), &["A", "a", "A", "a", "A"])
-                .is_err()
-        );
-        // The key is board and side: a different counter or store does not matter.
-        let a = g.parse_position("1,5/0,6 S 0 - -").unwrap();
-        let b = g.parse_position("1,5/0,6 S 7 N -").unwrap();
-        assert_eq!(g.repetition_key(&a), g.repetition_key(&b));
-        assert_eq!(g.reversible_plies(&b), 7);
-        let n = g.parse_position("1,5/0,6 N").unwrap();
-        assert_ne!(g.repetition_key(&a), g.repetition_key(&n));
-        // repetition=2 ends at the second occurrence; off never.
-        let g2 = anywoli(&["houses=1", "repetition=2"]);
-        let mut session = GameSession::new(g2);
-        session
-            .set_position(Some("1,5/0,6 S"), &["A", "a"])
-            .unwrap();
-        assert!(session.outcome().is_some());
-        let off = anywoli(&["houses=1", "repetition=off"]);
-        assert_eq!(off.repetition_limit(), None);
     }
 
     #[test]

@@ -19,6 +19,7 @@ use sowfan::registry;
 use sowfan::search::limits::Limits;
 use sowfan::search::tt::TranspositionTable;
 use sowfan::search::{SearchControl, SearchSettings};
+use sowfan::session::{GameSession, Session};
 
 use crate::support::perft_fixture::{self, PerftLine};
 use crate::support::rng::Rng;
@@ -553,4 +554,50 @@ fn protocol_plays_to_the_end_and_reports_the_result() {
     );
     let bestmove = engine.ask("go depth 3", "bestmove");
     assert_eq!(bestmove.last().unwrap(), "bestmove 0000");
+}
+
+fn anywoli_with(options: &[&str]) -> Anywoli {
+    Anywoli::new(GameOptions::parse(anywoli::NAME, anywoli::OPTIONS, options).unwrap())
+}
+
+/// The repetition rule needs the game's history, which the session keeps.
+#[test]
+fn third_repetition_ends_the_game_with_each_side_taking_its_row() {
+    // One seed on Yit-Nuri-sized rows would take long; one house a side repeats fast.
+    let g = anywoli_with(&["houses=1"]);
+    assert_eq!(g.repetition_limit(), Some(3));
+    let mut session = GameSession::new(g.clone());
+    session
+        .set_position(Some("1,5/0,6 S"), &["A", "a", "A"])
+        .unwrap();
+    assert!(session.outcome().is_none());
+    session
+        .set_position(Some("1,5/0,6 S"), &["A", "a", "A", "a"])
+        .unwrap();
+    let outcome = session.outcome().unwrap();
+    // Third time South to move with A=1: South takes its row's seed.
+    assert_eq!(outcome.scores, [Points::whole(6), Points::whole(6)]);
+    assert_eq!(outcome.result, GameResult::Draw);
+    assert!(session.legal_moves().is_empty());
+    assert!(
+        session
+            .set_position(Some("1,5/0,6 S"), &["A", "a", "A", "a", "A"])
+            .is_err()
+    );
+    // The key is board and side: a different counter or store does not matter.
+    let a = g.parse_position("1,5/0,6 S 0 - -").unwrap();
+    let b = g.parse_position("1,5/0,6 S 7 N -").unwrap();
+    assert_eq!(g.repetition_key(&a), g.repetition_key(&b));
+    assert_eq!(g.reversible_plies(&b), 7);
+    let n = g.parse_position("1,5/0,6 N").unwrap();
+    assert_ne!(g.repetition_key(&a), g.repetition_key(&n));
+    // repetition=2 ends at the second occurrence; off never.
+    let g2 = anywoli_with(&["houses=1", "repetition=2"]);
+    let mut session = GameSession::new(g2);
+    session
+        .set_position(Some("1,5/0,6 S"), &["A", "a"])
+        .unwrap();
+    assert!(session.outcome().is_some());
+    let off = anywoli_with(&["houses=1", "repetition=off"]);
+    assert_eq!(off.repetition_limit(), None);
 }

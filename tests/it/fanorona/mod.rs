@@ -4,6 +4,7 @@
 //! opponent, are in the files beside this one.
 
 mod brute;
+mod draws;
 mod perft;
 mod telo;
 
