@@ -52,6 +52,8 @@ pub const DEFAULT_DEPTH: u32 = 10;
 /// Example:
 ///   sowfan analyse games.jsonl --depth 10 --threads 2 --format jsonl --chart game.svg
 ///   echo 'kalah: C f a E' | sowfan analyse
+// The doc comments are the command-line help: `<game number>` is a placeholder.
+#[allow(rustdoc::invalid_html_tags)]
 #[derive(Debug, Clone, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct AnalyseArgs {

@@ -9,7 +9,7 @@
 //! A turn is a relay of laps. The loop guard of rule 6 (a lap end whose board and end house
 //! equal an earlier lap end of the same turn ends the turn) is checked with Brent's cycle
 //! detection, which needs no memory beyond one saved board; when it finds a cycle, the turn
-//! is replayed to stop exactly at the first repeated lap end (see [`Anywoli::sow_turn`]).
+//! is replayed to stop exactly at the first repeated lap end (see `Anywoli::sow_turn`).
 
 use std::fmt::Write;
 

@@ -6,7 +6,7 @@
 //! plain strings); `opening`, its `fen` and `moves`, `p1`, `p2`, `result`, `reason` and
 //! `termination` may be missing or null but not of another type; every other field may
 //! be anything. A record with several faults is reported by the first in that order
-//! ([`CHECKED`]), each in words that name the field.
+//! (`CHECKED`), each in words that name the field.
 
 use serde::de::value::MapDeserializer;
 use serde::de::{DeserializeOwned, Error as _};

@@ -1,5 +1,5 @@
 //! Endgame tables built by sowfan: the exact value of every position with at most N seeds
-//! (stones) in play, one file per layer ([`format`]), built by [`build`], read through
+//! (stones) in play, one file per layer ([`format`](mod@format)), built by [`build`], read through
 //! memory maps by [`Tables`].
 //!
 //! The value stored for a position is what the player to move still gains from the pieces in

@@ -320,7 +320,7 @@ impl Geometry {
     ///
     /// Without a loop or branch: the boards are turned so that `at` sits at bit
     /// `2 * FILES + 2` (a window holding its two rings of neighbours), and each ring of
-    /// each board is read as a set of local directions (see [`Ring`]; a bit that is no
+    /// each board is read as a set of local directions (see `Ring`; a bit that is no
     /// neighbour, wrapped from an edge, is masked out by the direction tables).
     #[inline(always)]
     pub fn captures_on<const FILES: u32>(
