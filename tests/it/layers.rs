@@ -33,10 +33,7 @@ const LAYERS: &[(&str, &[(&str, &str)])] = &[
             ("solve/", "solve"),
         ],
     ),
-    (
-        "session",
-        &[("session.rs", "session"), ("session/", "session")],
-    ),
+    ("session", &[("session/", "session")]),
     ("registry", &[("registry.rs", "registry")]),
     ("bench", &[("bench/", "bench")]),
     (
@@ -145,69 +142,163 @@ fn file_of(segments: &[String]) -> Option<String> {
     None
 }
 
-/// The text of a file without comments, string literals and `#[cfg(test)]` items, and the
-/// child modules it declares under `#[cfg(test)]`.
+/// The code of a file with comments, string and char literals blanked out (newlines kept),
+/// so that only code is read for paths.
+fn code_only(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let blank = |c: char| if c == '\n' { '\n' } else { ' ' };
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        let after_word = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    out.push(blank(chars[i]));
+                    i += 1;
+                }
+            }
+        } else if c == 'r' && matches!(next, Some('"' | '#')) && !after_word {
+            // A raw string, r"…" or r#"…"#; `r#ident` is an identifier.
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while chars.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if chars.get(j) != Some(&'"') {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            j += 1;
+            while j < chars.len() {
+                if chars[j] == '"' && (1..=hashes).all(|k| chars.get(j + k) == Some(&'#')) {
+                    j += 1 + hashes;
+                    break;
+                }
+                out.push(blank(chars[j]));
+                j += 1;
+            }
+            i = j;
+        } else if c == '"' {
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' {
+                    out.push(' ');
+                    i += 1;
+                }
+                if let Some(&ch) = chars.get(i) {
+                    out.push(blank(ch));
+                }
+                i += 1;
+            }
+            i += 1;
+        } else if c == '\'' {
+            // A char literal ('x', '\'', '\u{…}'); a lifetime ('a) stays.
+            let close = if next == Some('\\') {
+                (i + 2..chars.len().min(i + 12)).find(|&k| chars[k] == '\'')
+            } else if chars.get(i + 2) == Some(&'\'') {
+                Some(i + 2)
+            } else {
+                None
+            };
+            match close {
+                Some(k) => i = k + 1,
+                None => {
+                    out.push(c);
+                    i += 1;
+                }
+            }
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The code of a file without comments, literals and `#[cfg(test)]` items, and the child
+/// modules it declares under `#[cfg(test)]`.
 fn library_text(text: &str) -> (String, Vec<String>) {
+    let code = code_only(text);
     let mut out = String::new();
     let mut test_children = Vec::new();
-    let mut lines = text.lines().peekable();
+    let mut lines = code.lines();
     while let Some(line) = lines.next() {
-        let trimmed = line.trim();
-        if trimmed == "#[cfg(test)]" {
-            // Skip the item that follows: `mod x;` or a braced item.
+        if line.trim() == "#[cfg(test)]" {
+            // Skip the item that follows: `mod x;`, another item ended by `;`, or a braced
+            // item to its closing brace.
             let mut depth = 0i32;
             let mut opened = false;
             for next in lines.by_ref() {
-                let code = strip_comment(next);
+                let trimmed = next.trim();
                 if !opened
-                    && let Some(name) = code.trim().strip_prefix("mod ")
+                    && let Some(name) = trimmed.strip_prefix("mod ")
                     && let Some(name) = name.strip_suffix(';')
                 {
                     test_children.push(name.trim().to_string());
                     break;
                 }
-                depth += code.matches('{').count() as i32 - code.matches('}').count() as i32;
-                opened |= code.contains('{');
-                if opened && depth <= 0 {
+                for ch in next.chars() {
+                    match ch {
+                        '{' => {
+                            depth += 1;
+                            opened = true;
+                        }
+                        '}' => depth -= 1,
+                        _ => {}
+                    }
+                }
+                if (opened && depth <= 0) || (!opened && trimmed.ends_with(';')) {
                     break;
                 }
             }
             continue;
         }
-        out.push_str(&strip_strings(strip_comment(line)));
+        out.push_str(line);
         out.push('\n');
     }
     (out, test_children)
 }
 
-fn strip_comment(line: &str) -> &str {
-    match line.find("//") {
-        Some(i) => &line[..i],
-        None => line,
-    }
-}
-
-fn strip_strings(line: &str) -> String {
-    let mut out = String::new();
-    let mut in_string = false;
-    let mut escaped = false;
-    for c in line.chars() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-        } else if c == '"' {
-            in_string = true;
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+/// Ways around a path-reading check: none of them belongs in src/.
+const FORBIDDEN: &[(&str, &str)] = &[
+    (
+        "crate as ",
+        "an alias of the crate root hides what it reaches",
+    ),
+    ("crate::*", "a glob of the crate root imports every module"),
+    (
+        "#[path",
+        "#[path] puts a module where its path does not say",
+    ),
+    ("include!", "include! pastes code the paths do not show"),
+    (
+        "extern crate",
+        "extern crate (self as …) renames the crate root",
+    ),
+    (
+        "#[macro_export]",
+        "an exported macro expands where its paths are not read",
+    ),
+];
 
 /// Expand a `use` tree (`crate::{a::b, c::{d, e}}`) into its paths.
 fn expand(tree: &str) -> Vec<String> {
@@ -335,7 +426,19 @@ fn every_import_points_down_or_stays_in_its_unit() {
             continue;
         };
         let mut seen = BTreeSet::new();
+        for (pattern, why) in FORBIDDEN {
+            if code.contains(pattern) {
+                problems.push(format!("{relative}: `{pattern}`: {why}"));
+            }
+        }
         for path in imports(code, module) {
+            if path.first().is_some_and(|s| s == "*") {
+                problems.push(format!(
+                    "{relative}: a glob of the crate root (`use super::*` at the top, or \
+                     `crate::*`) imports every module"
+                ));
+                continue;
+            }
             let Some(target) = file_of(&path) else {
                 problems.push(format!(
                     "{relative}: cannot resolve crate path {}",
@@ -414,8 +517,86 @@ fn the_checker_sees_what_it_must() {
     let (target, _) = place(&file_of(&["registry".to_string()]).expect("file")).expect("placed");
     assert!(target > rank);
     let (code, tests) = library_text(
-        "use crate::game::Game;\n#[cfg(test)]\nmod tests {\n    use crate::session::X;\n}\n#[cfg(test)]\nmod more;\n",
+        "use crate::game::Game;\n#[cfg(test)]\nmod tests {\n    use crate::session::X;\n}\n\
+         #[cfg(test)]\nmod more;\n#[cfg(test)]\nuse crate::registry::Y;\nuse crate::tune::Z;\n",
     );
-    assert!(!code.contains("session"), "{code}");
+    assert!(
+        !code.contains("session") && !code.contains("registry"),
+        "{code}"
+    );
+    assert!(
+        code.contains("crate::tune::Z"),
+        "an item after a test-only `use` is read: {code}"
+    );
     assert_eq!(tests, vec!["more".to_string()]);
+    // Literals and comments hide nothing, and nothing is read from them.
+    let code = code_only(
+        "let a = \"http://x\"; use crate::tune::A;\nlet q = '\"'; use crate::play::B;\n\
+         let r = r#\"crate::check::C\"#; // crate::check::D\n/* crate::check::E */ fn f<'a>() {}",
+    );
+    // (A `use` path is read both as a tree and inline; the checker counts each path once.)
+    let found: BTreeSet<String> = imports(&code, &[]).iter().map(|p| p.join("::")).collect();
+    let want: BTreeSet<String> = ["tune::A", "play::B"].map(String::from).into();
+    assert_eq!(found, want, "{code}");
+    assert!(code.contains("<'a>"), "a lifetime is code: {code}");
+    // A glob of the root, from a top-level file, is seen as one.
+    let found = imports("use super::*;", &["registry".to_string()]);
+    assert!(found.contains(&vec!["*".to_string()]), "{found:?}");
+}
+
+#[test]
+fn lib_rs_gives_the_same_layers_and_declares_only_modules() {
+    let text = std::fs::read_to_string(src().join("lib.rs")).expect("read src/lib.rs");
+    // Code: module declarations only, so that nothing re-exported reaches around the layers.
+    let (code, _) = library_text(&text);
+    let mut declared = BTreeSet::new();
+    for line in code.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let name = line
+            .strip_prefix("pub mod ")
+            .and_then(|l| l.strip_suffix(';'));
+        let name = name.unwrap_or_else(|| panic!("src/lib.rs may only declare modules: {line}"));
+        declared.insert(name.to_string());
+    }
+    // The numbered list of the top comment: item k names the modules of layer k.
+    let mut items: Vec<String> = Vec::new();
+    for line in text.lines().filter_map(|l| l.strip_prefix("//!")) {
+        let line = line.trim();
+        let numbered = line
+            .split_once(". ")
+            .filter(|(n, _)| n.parse::<usize>().is_ok());
+        match (numbered, items.last_mut()) {
+            (Some((_, rest)), _) => items.push(rest.to_string()),
+            (None, Some(last)) if !line.is_empty() => {
+                last.push(' ');
+                last.push_str(line);
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(
+        items.len(),
+        LAYERS.len(),
+        "src/lib.rs lists {} layers, tests/it/layers.rs {}",
+        items.len(),
+        LAYERS.len()
+    );
+    let mut named = BTreeSet::new();
+    for (rank, item) in items.iter().enumerate() {
+        for link in item.split("[`").skip(1) {
+            let name = link.split('`').next().unwrap_or_default().to_string();
+            let file = file_of(std::slice::from_ref(&name)).expect("a module of the crate");
+            assert_eq!(
+                place(&file).map(|p| p.0),
+                Some(rank),
+                "src/lib.rs puts `{name}` in layer {} ({}), tests/it/layers.rs does not",
+                rank + 1,
+                LAYERS[rank].0
+            );
+            named.insert(name);
+        }
+    }
+    assert_eq!(
+        named, declared,
+        "every module of src/lib.rs named once in its layer list"
+    );
 }
