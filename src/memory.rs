@@ -54,6 +54,46 @@ impl MemoryLimits {
     }
 }
 
+/// The largest hash table any tool accepts, in MiB, whatever the machine holds.
+pub const MAX_HASH_MB: usize = 65536;
+
+/// The most search threads any tool starts.
+pub const MAX_THREADS: usize = 256;
+
+/// The largest hash table in MiB this process can hold here: what the limits allow, at most
+/// [`MAX_HASH_MB`].
+pub fn max_hash_mb() -> usize {
+    MemoryLimits::current()
+        .table_limit_mb()
+        .map_or(MAX_HASH_MB, |most| most.min(MAX_HASH_MB))
+}
+
+/// Refuse a hash table of `mb` MiB that this process cannot hold: the message names the
+/// limit and what binds it. `what` names the setting in the message (`option 'Hash'`,
+/// `--hash`). Shared by the protocol's `Hash` and the tools' `--hash`, so that one cap holds
+/// everywhere.
+pub fn check_hash_mb(what: &str, mb: usize) -> Result<(), String> {
+    if mb == 0 {
+        return Err(format!("{what}: 0 MB is no table; give at least 1"));
+    }
+    if mb > MAX_HASH_MB {
+        return Err(format!(
+            "{what}: {mb} MB is more than the most, {MAX_HASH_MB} MB"
+        ));
+    }
+    let limits = MemoryLimits::current();
+    if let (Some(most), Some((bytes, binding))) = (limits.table_limit_mb(), limits.binding())
+        && mb > most
+    {
+        return Err(format!(
+            "{what}: {mb} MB is more memory than this process can have here: at most {most} MB \
+             ({binding} is {} MB, less a reserve for the rest of the process)",
+            bytes >> 20
+        ));
+    }
+    Ok(())
+}
+
 fn physical_memory() -> Option<u64> {
     // SAFETY: sysconf has no preconditions; it returns -1 on error, checked below.
     let (pages, page_size) = unsafe {

@@ -14,7 +14,7 @@ use super::output::Output;
 use super::request::{self, Query, Request};
 use crate::bench;
 use crate::game::Player;
-use crate::memory::{MemoryLimits, release_in_background};
+use crate::memory::{MAX_HASH_MB, MAX_THREADS, MemoryLimits, max_hash_mb, release_in_background};
 use crate::registry;
 use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
@@ -27,8 +27,6 @@ use crate::tablebase::TableError;
 pub const ID_NAME: &str = concat!("sowfan ", env!("CARGO_PKG_VERSION"));
 pub const AUTHOR: &str = "the sowfan developers";
 pub const DEFAULT_HASH_MB: usize = 16;
-pub const MAX_HASH_MB: usize = 65536;
-pub const MAX_THREADS: usize = 256;
 pub const MAX_MULTIPV: usize = 64;
 /// How long `quit` waits for a stopped job to end before the process leaves without it.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(50);
@@ -677,13 +675,6 @@ impl Server {
                 .error(&format!("cannot start a {name} thread: {e}")),
         }
     }
-}
-
-/// The `max` of the `Hash` option: what this process can hold, at most [`MAX_HASH_MB`].
-fn max_hash_mb() -> usize {
-    MemoryLimits::current()
-        .table_limit_mb()
-        .map_or(MAX_HASH_MB, |most| most.min(MAX_HASH_MB))
 }
 
 fn help_text() -> String {
