@@ -17,6 +17,7 @@
 
 use thiserror::Error;
 
+use crate::records::lines::{LineError, MAX_LINE_BYTES};
 use crate::records::{self, RecordError};
 use crate::registry;
 use crate::session::{PositionCommandError, Session};
@@ -115,6 +116,11 @@ impl InputGame {
     }
 }
 
+/// The most text a game of several lines (PGN, fixture) may have: beyond it the game is an
+/// error and the rest of its lines are only skipped, so a block that never ends holds no
+/// more memory than one long line.
+pub const MAX_GAME_BYTES: usize = MAX_LINE_BYTES;
+
 /// A block of several lines being read.
 #[derive(Debug)]
 enum Block {
@@ -126,6 +132,8 @@ enum Block {
         movetext: String,
         /// The block's first error (reported when it ends).
         error: Option<InputError>,
+        /// Bytes of its lines so far (see [`MAX_GAME_BYTES`]).
+        size: usize,
     },
     Fixture {
         start: usize,
@@ -134,6 +142,7 @@ enum Block {
         /// `Some` after the `moves:` line.
         movetext: Option<String>,
         error: Option<InputError>,
+        size: usize,
     },
 }
 
@@ -175,6 +184,24 @@ impl Parser {
         let line = self.line;
         let text = raw.trim();
         let mut out = Vec::new();
+        if let Block::Pgn { size, error, .. } | Block::Fixture { size, error, .. } =
+            &mut self.block
+        {
+            *size = size.saturating_add(raw.len() + 1);
+            if *size > MAX_GAME_BYTES && error.is_none() {
+                *error = Some(InputError::Syntax {
+                    line,
+                    why: format!(
+                        "the game is longer than {} MiB: its lines are skipped",
+                        MAX_GAME_BYTES >> 20
+                    ),
+                });
+            }
+        }
+        let oversized = matches!(
+            &self.block,
+            Block::Pgn { size, .. } | Block::Fixture { size, .. } if *size > MAX_GAME_BYTES
+        );
         match &mut self.block {
             Block::Pgn {
                 tags,
@@ -187,6 +214,7 @@ impl Parser {
                     out.extend(self.end_block());
                 } else if text.starts_with('[') {
                     match parse_tag(text) {
+                        Some(_) if oversized => {}
                         Some(tag) => tags.push(tag),
                         None => {
                             if error.is_none() {
@@ -204,8 +232,10 @@ impl Parser {
                     }
                     return out;
                 } else {
-                    movetext.push_str(raw);
-                    movetext.push('\n');
+                    if !oversized {
+                        movetext.push_str(raw);
+                        movetext.push('\n');
+                    }
                     return out;
                 }
             }
@@ -220,8 +250,10 @@ impl Parser {
                 } else if text.is_empty() || text.starts_with('#') {
                     return out;
                 } else if let Some(moves) = movetext {
-                    moves.push_str(raw);
-                    moves.push('\n');
+                    if !oversized {
+                        moves.push_str(raw);
+                        moves.push('\n');
+                    }
                     return out;
                 } else if text == "moves:" || header_key(text) == Some("moves") {
                     let rest = text.split_once(':').map(|(_, r)| r).unwrap_or("");
@@ -229,6 +261,7 @@ impl Parser {
                     return out;
                 } else {
                     match text.split_once(':') {
+                        Some(_) if oversized => {}
                         Some((key, value)) => {
                             headers.push((key.trim().to_string(), value.trim().to_string()))
                         }
@@ -275,6 +308,7 @@ impl Parser {
                 tags,
                 movetext: String::new(),
                 error,
+                size: raw.len() + 1,
             };
         } else if header_key(text) == Some("game") {
             let number = self.next_number();
@@ -285,12 +319,41 @@ impl Parser {
                 headers: vec![("game".to_string(), value.to_string())],
                 movetext: None,
                 error: None,
+                size: raw.len() + 1,
             };
         } else {
             let number = self.next_number();
             out.push(self.parse_text(text, number, line));
         }
         out
+    }
+
+    /// A line that could not be read as text (too long, not UTF-8): an error of the game
+    /// being read, if any (its other lines are still read, up to its end), else a game of
+    /// its own that is reported.
+    pub fn bad_line(&mut self, why: &LineError) -> Vec<Parsed> {
+        self.line += 1;
+        let line = self.line;
+        let error = InputError::Syntax {
+            line,
+            why: why.to_string(),
+        };
+        match &mut self.block {
+            Block::Pgn { error: first, .. } | Block::Fixture { error: first, .. } => {
+                if first.is_none() {
+                    *first = Some(error);
+                }
+                Vec::new()
+            }
+            Block::None => {
+                let number = self.next_number();
+                vec![Err(GameError {
+                    number,
+                    line,
+                    error,
+                })]
+            }
+        }
     }
 
     /// The end of the input: the game being read, if any.
@@ -307,6 +370,7 @@ impl Parser {
                 tags,
                 movetext,
                 error,
+                ..
             } => vec![match error {
                 Some(error) => Err(GameError {
                     number,
@@ -321,6 +385,7 @@ impl Parser {
                 headers,
                 movetext,
                 error,
+                ..
             } => vec![match (error, movetext) {
                 (Some(error), _) => Err(GameError {
                     number,

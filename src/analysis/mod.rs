@@ -10,6 +10,13 @@
 //! fresh transposition table, so that with `--depth` or `--nodes` the output depends only
 //! on the input (not on the number of threads or the order the workers finish in); the
 //! output is printed in input order as soon as each move's two positions are done.
+//!
+//! The input streams through in bounded memory whatever its size: lines are read with a
+//! bound on their length ([`crate::records::lines`]), the reader waits while
+//! [`MAX_GAMES_IN_FLIGHT`] games are read but not yet printed, and the workers' queue holds
+//! a few runs of positions. Each game is walked once: a run of consecutive positions is one
+//! job, its session at the run's first position, and the worker plays the game's moves on
+//! from there, so that the work is linear in the game's length.
 
 pub mod chart;
 pub mod evaluate;
@@ -21,13 +28,15 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::game::Player;
+use crate::memory;
+use crate::records::lines::BoundedLines;
 use crate::registry;
 use crate::search::SearchControl;
 use crate::search::limits::Limits;
@@ -39,6 +48,13 @@ pub use output::OutputFormat;
 
 /// The default search of each position when no limit is given.
 pub const DEFAULT_DEPTH: u32 = 10;
+
+/// Games read but not yet printed, at most: the reader waits beyond (its memory, and that
+/// of the results kept for printing in order, stays bounded whatever the input's size).
+pub const MAX_GAMES_IN_FLIGHT: usize = 256;
+
+/// The most consecutive positions of a game in one job.
+const MAX_RUN: usize = 256;
 
 /// Analyse games: each move against the engine's best, its loss and mark (?!, ?, ??,
 /// !), each player's average loss, the decisive mistake, and an evaluation chart.
@@ -86,8 +102,9 @@ pub struct AnalyseArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
     /// Draw each game's evaluation chart as SVG to FILE (FILE-<game number>.svg when the
-    /// input holds several games).
-    #[arg(long, value_name = "FILE.svg")]
+    /// input holds several games), or into the directory DIR (an existing directory, or a
+    /// path ending with '/'): DIR/game-<game number>.svg.
+    #[arg(long, value_name = "FILE.svg|DIR/")]
     pub chart: Option<PathBuf>,
 }
 
@@ -101,15 +118,59 @@ pub struct AnalyseReport {
     pub interrupted: bool,
 }
 
-/// One game being analysed, shared by the workers.
-struct GameJob {
-    game: InputGame,
-    /// At the game's start position, tables set; each job clones it.
-    session: Mutex<Box<dyn Session>>,
+/// A run of consecutive positions of one game: `session` stands at position `start` (the
+/// position before move `start + 1`); the worker analyses it, plays the move, and so on
+/// up to `end` (not included).
+struct Job {
+    game: Arc<InputGame>,
+    start: usize,
+    end: usize,
+    session: Box<dyn Session>,
+}
+
+/// How many games are read but not yet printed: the reader takes a place before it
+/// announces a game (waiting while there is none), the printer gives it back.
+struct InFlight {
+    count: Mutex<usize>,
+    freed: Condvar,
+}
+
+impl InFlight {
+    fn new() -> InFlight {
+        InFlight {
+            count: Mutex::new(0),
+            freed: Condvar::new(),
+        }
+    }
+
+    /// Wait for a place; false when `stop` came first.
+    fn take(&self, stop: &AtomicBool) -> bool {
+        let Ok(mut count) = self.count.lock() else {
+            return false;
+        };
+        while *count >= MAX_GAMES_IN_FLIGHT {
+            if stop.load(Ordering::Relaxed) {
+                return false;
+            }
+            count = match self.freed.wait_timeout(count, Duration::from_millis(50)) {
+                Ok((count, _)) => count,
+                Err(_) => return false,
+            };
+        }
+        *count += 1;
+        true
+    }
+
+    fn give_back(&self) {
+        if let Ok(mut count) = self.count.lock() {
+            *count = count.saturating_sub(1);
+            self.freed.notify_one();
+        }
+    }
 }
 
 enum Event {
-    Game(Arc<GameJob>),
+    Game(Arc<InputGame>),
     Error(GameError),
     Position {
         game: usize,
@@ -151,6 +212,96 @@ fn numbered(path: &Path, number: usize) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// Where the charts go (`--chart`), checked before the analysis starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ChartTarget {
+    /// A file: this name for one game, `stem-N.ext` beside it for several.
+    File(PathBuf),
+    /// A directory: `game-N.svg` inside it.
+    Dir(PathBuf),
+}
+
+impl ChartTarget {
+    /// `--chart PATH`: an existing directory or a path ending with `/` is a directory, which
+    /// must exist; otherwise a file, which may not exist yet but must not be anything but a
+    /// regular file (a device such as /dev/full, a FIFO), in a directory that exists. Either
+    /// directory must take a new file: one is created there and removed, so that a chart
+    /// that cannot be written is refused before hours of analysis, not after.
+    fn check(path: &Path) -> Result<ChartTarget, String> {
+        let shown = path.display();
+        let slash = path.as_os_str().as_encoded_bytes().ends_with(b"/");
+        let target = if slash || path.is_dir() {
+            if !path.is_dir() {
+                return Err(format!("--chart: '{shown}' is not a directory"));
+            }
+            ChartTarget::Dir(path.to_path_buf())
+        } else {
+            if let Ok(meta) = std::fs::metadata(path)
+                && !meta.is_file()
+            {
+                return Err(format!(
+                    "--chart: '{shown}' is not a regular file or a directory"
+                ));
+            }
+            if path.file_name().is_none() {
+                return Err(format!("--chart: '{shown}' names no file"));
+            }
+            ChartTarget::File(path.to_path_buf())
+        };
+        let dir = target.dir();
+        if !dir.is_dir() {
+            return Err(format!(
+                "--chart: the directory '{}' does not exist",
+                dir.display()
+            ));
+        }
+        let probe = dir.join(format!(".sowfan-chart-check-{}", std::process::id()));
+        File::create(&probe).map_err(|e| {
+            format!(
+                "--chart: cannot write in the directory '{}': {e}",
+                dir.display()
+            )
+        })?;
+        let _ = std::fs::remove_file(&probe);
+        Ok(target)
+    }
+
+    /// The directory the charts are written in.
+    fn dir(&self) -> PathBuf {
+        match self {
+            ChartTarget::Dir(dir) => dir.clone(),
+            ChartTarget::File(path) => match path.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+                _ => PathBuf::from("."),
+            },
+        }
+    }
+
+    /// The chart of game `number`; `several`: the input holds more than one game.
+    fn path(&self, number: usize, several: bool) -> PathBuf {
+        match self {
+            ChartTarget::Dir(dir) => dir.join(format!("game-{number}.svg")),
+            ChartTarget::File(path) if several => numbered(path, number),
+            ChartTarget::File(path) => path.clone(),
+        }
+    }
+}
+
+/// Write `text` to `path` whole or not at all: to a temporary name beside it, then renamed.
+fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    let written = std::fs::write(&temporary, text).and_then(|_| std::fs::rename(&temporary, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(format!("cannot write the chart '{}': {e}", path.display()));
+    }
+    Ok(())
+}
+
 /// Tables for each rule set, opened once.
 struct TableCache {
     dir: Option<PathBuf>,
@@ -178,64 +329,104 @@ impl TableCache {
     }
 }
 
-/// One position to analyse: its game and the ply before which it stands.
-type Job = (Arc<GameJob>, usize);
+/// How many positions a job holds: enough runs for every worker to have several (so that a
+/// short game is still shared out), at most [`MAX_RUN`] (so that a long game is too).
+fn run_length(positions: usize, threads: usize) -> usize {
+    positions.div_ceil(threads.saturating_mul(4).max(1)).clamp(1, MAX_RUN)
+}
+
+/// What the reader shares with the rest of the run.
+struct Reading {
+    default_game: String,
+    tables: TableCache,
+    events: Sender<Event>,
+    jobs: SyncSender<Job>,
+    in_flight: Arc<InFlight>,
+    stop: Arc<AtomicBool>,
+    threads: usize,
+}
+
+impl Reading {
+    /// Announce a game (or its error) and queue its positions; false when the run is over.
+    fn handle(&mut self, item: input::Parsed) -> bool {
+        if !self.in_flight.take(&self.stop) {
+            return false;
+        }
+        let checked = item.and_then(|game| game.check().map(|session| (game, session)));
+        let (game, mut session) = match checked {
+            Ok(checked) => checked,
+            Err(error) => return self.events.send(Event::Error(error)).is_ok(),
+        };
+        let tables = self.tables.for_session(session.as_ref());
+        session.set_tables(tables);
+        let positions = game.moves.len() + 1;
+        let job = Arc::new(game);
+        if self.events.send(Event::Game(Arc::clone(&job))).is_err() {
+            return false;
+        }
+        // The game was replayed whole by `check`: its moves are legal, played one run at a
+        // time on the one session, which each job gets a copy of.
+        let run = run_length(positions, self.threads);
+        let mut start = 0;
+        while start < positions {
+            if self.stop.load(Ordering::Relaxed) {
+                return false;
+            }
+            let end = (start + run).min(positions);
+            let next = Job {
+                game: Arc::clone(&job),
+                start,
+                end,
+                session: session.clone_box(),
+            };
+            if self.jobs.send(next).is_err() {
+                return false;
+            }
+            let moves: Vec<&str> = job.moves[start..end.min(job.moves.len())]
+                .iter()
+                .map(String::as_str)
+                .collect();
+            if session.play_moves(&moves).is_err() {
+                // Cannot happen after `check`; the workers' replay reports it if it does.
+                return true;
+            }
+            start = end;
+        }
+        true
+    }
+}
 
 /// Read the input, send each game (or its error) as an event and its positions as jobs.
-fn read_games(
-    reader: Box<dyn BufRead + Send>,
-    default_game: String,
-    mut tables: TableCache,
-    events: Sender<Event>,
-    jobs: Sender<Job>,
-    stop: Arc<AtomicBool>,
-) {
-    let mut parser = Parser::new(&default_game);
-    let mut handle = |item: input::Parsed| -> bool {
-        let checked = item.and_then(|game| game.check().map(|session| (game, session)));
-        match checked {
-            Ok((game, mut session)) => {
-                let tables = tables.for_session(session.as_ref());
-                session.set_tables(tables);
-                let positions = game.moves.len() + 1;
-                let job = Arc::new(GameJob {
-                    game,
-                    session: Mutex::new(session),
-                });
-                if events.send(Event::Game(Arc::clone(&job))).is_err() {
-                    return false;
-                }
-                (0..positions).all(|i| jobs.send((Arc::clone(&job), i)).is_ok())
-            }
-            Err(error) => events.send(Event::Error(error)).is_ok(),
-        }
-    };
+fn read_games(reader: Box<dyn BufRead + Send>, mut reading: Reading) {
+    let mut parser = Parser::new(&reading.default_game);
     let mut error = None;
-    'lines: for line in reader.lines() {
-        if stop.load(Ordering::Relaxed) {
+    let mut lines = BoundedLines::new(reader);
+    'lines: while let Some(line) = lines.next_line() {
+        if reading.stop.load(Ordering::Relaxed) {
             break;
         }
-        match line {
-            Ok(line) => {
-                for item in parser.line(&line) {
-                    if !handle(item) {
-                        break 'lines;
-                    }
-                }
-            }
+        let items = match line {
+            Ok((_, Ok(text))) => parser.line(&text),
+            Ok((_, Err(bad))) => parser.bad_line(&bad),
             Err(e) => {
                 error = Some(format!("cannot read the input: {e}"));
                 break;
             }
+        };
+        for item in items {
+            if !reading.handle(item) {
+                break 'lines;
+            }
         }
     }
-    for item in parser.finish() {
-        if !handle(item) {
-            break;
+    if !reading.stop.load(Ordering::Relaxed) {
+        for item in parser.finish() {
+            if !reading.handle(item) {
+                break;
+            }
         }
     }
-    drop(jobs);
-    let _ = events.send(Event::InputDone {
+    let _ = reading.events.send(Event::InputDone {
         games: parser.games_seen(),
         error,
     });
@@ -257,30 +448,40 @@ fn work(
             Ok(rx) => rx.recv_timeout(Duration::from_millis(50)),
             Err(_) => return,
         };
-        let (job, index) = match next {
+        let mut job = match next {
             Ok(job) => job,
             Err(RecvTimeoutError::Timeout) => continue,
             Err(RecvTimeoutError::Disconnected) => return,
         };
-        let result = (|| {
-            let mut session = match job.session.lock() {
-                Ok(s) => s.clone_box(),
-                Err(_) => return Err("internal error: a worker failed".to_string()),
+        let moves = &job.game.moves;
+        for index in job.start..job.end {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let next = moves.get(index).map(String::as_str);
+            let result =
+                evaluate::analyse_position(job.session.as_ref(), next, &spec, &control);
+            let failed = result.is_err();
+            let event = Event::Position {
+                game: job.game.number,
+                index,
+                result,
             };
-            let moves: Vec<&str> = job.game.moves[..index].iter().map(String::as_str).collect();
-            session
-                .set_position(job.game.fen.as_deref(), &moves)
-                .map_err(|e| e.to_string())?;
-            let next = job.game.moves.get(index).map(String::as_str);
-            evaluate::analyse_position(session.as_ref(), next, &spec, &control)
-        })();
-        let event = Event::Position {
-            game: job.game.number,
-            index,
-            result,
-        };
-        if events.send(event).is_err() {
-            return;
+            if events.send(event).is_err() || failed {
+                return;
+            }
+            if let Some(next) = next
+                && index + 1 < job.end
+                && let Err(e) = job.session.play_moves(&[next])
+            {
+                let event = Event::Position {
+                    game: job.game.number,
+                    index: index + 1,
+                    result: Err(e.to_string()),
+                };
+                let _ = events.send(event);
+                return;
+            }
         }
     }
 }
@@ -298,7 +499,7 @@ fn output_error(e: std::io::Error) -> String {
 
 /// A game whose positions are coming in.
 struct Pending {
-    job: Arc<GameJob>,
+    game: Arc<InputGame>,
     results: Vec<Option<PositionResult>>,
     moves: Vec<MoveAnalysis>,
     header_done: bool,
@@ -314,7 +515,7 @@ enum Slot {
 struct Printer {
     format: OutputFormat,
     limits: String,
-    chart: Option<PathBuf>,
+    chart: Option<ChartTarget>,
     out: std::io::Stdout,
     bar: ProgressBar,
     /// Errors also go to stderr unless stdout is the same terminal.
@@ -347,7 +548,8 @@ impl Printer {
     /// Print what `pending` has ready; true when the game is finished.
     fn advance(&self, pending: &mut Pending, several: Option<bool>) -> Result<bool, String> {
         let io = output_error;
-        let game = &pending.job.game;
+        let game = Arc::clone(&pending.game);
+        let game = game.as_ref();
         if !pending.header_done {
             pending.header_done = true;
             if self.format == OutputFormat::Text {
@@ -374,9 +576,8 @@ impl Printer {
         // Chart names depend on whether the input holds several games.
         let chart = match (&self.chart, several) {
             (None, _) => None,
-            (Some(_), None) => return Ok(false),
-            (Some(path), Some(true)) => Some(numbered(path, game.number)),
-            (Some(path), Some(false)) => Some(path.clone()),
+            (Some(ChartTarget::File(_)), None) => return Ok(false),
+            (Some(target), several) => Some(target.path(game.number, several.unwrap_or(true))),
         };
         let positions: Vec<PositionResult> = pending.results.iter().flatten().cloned().collect();
         let summary = evaluate::summarise(
@@ -413,8 +614,7 @@ impl Printer {
                 start,
                 moves: &pending.moves,
             })?;
-            std::fs::write(path, svg)
-                .map_err(|e| format!("cannot write the chart '{}': {e}", path.display()))?;
+            write_atomically(path, &svg)?;
         }
         match self.format {
             OutputFormat::Text => {
@@ -462,18 +662,24 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
     if args.threads == 0 {
         return Err("--threads must be at least 1".to_string());
     }
+    if args.threads > memory::MAX_THREADS {
+        return Err(format!(
+            "--threads: {} is more than the most, {}",
+            args.threads,
+            memory::MAX_THREADS
+        ));
+    }
+    if let Ok(cores) = std::thread::available_parallelism()
+        && args.threads > cores.get()
+    {
+        eprintln!(
+            "sowfan analyse: warning: --threads {} is more than the {} processors here; \
+             the searches share them",
+            args.threads, cores
+        );
+    }
     let default_game = args.game.clone().unwrap_or_else(|| "kalah".to_string());
     registry::create_from_spec(&default_game).map_err(|e| format!("--game: {e}"))?;
-    let file = args.input.as_ref().filter(|path| path.as_os_str() != "-");
-    if file.is_none() && std::io::stdin().is_terminal() {
-        eprintln!("sowfan analyse: reading games from the terminal, one a line (Ctrl-D ends)");
-    }
-    let reader: Box<dyn BufRead + Send> = match file {
-        None => Box::new(BufReader::new(std::io::stdin())),
-        Some(path) => Box::new(BufReader::new(
-            File::open(path).map_err(|e| format!("cannot open '{}': {e}", path.display()))?,
-        )),
-    };
     if let Some(dir) = &args.tablebases
         && !dir.is_dir()
     {
@@ -482,9 +688,47 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
             dir.display()
         ));
     }
+    // Every worker has its own table (and, with endgame tables, a solver's table of the
+    // same size): the cap holds for them all together.
+    memory::check_hash_mb("--hash", args.hash_mb)?;
+    let tables_per_worker = if args.tablebases.is_some() { 2 } else { 1 };
+    let total = args
+        .hash_mb
+        .saturating_mul(args.threads)
+        .saturating_mul(tables_per_worker);
+    memory::check_hash_mb(
+        &format!(
+            "--hash {} MB for each of {} tables (--threads {}{})",
+            args.hash_mb,
+            args.threads * tables_per_worker,
+            args.threads,
+            if tables_per_worker > 1 {
+                ", a search and a solver table each with --tablebases"
+            } else {
+                ""
+            }
+        ),
+        total,
+    )?;
+    let chart = args.chart.as_deref().map(ChartTarget::check).transpose()?;
+    let file = args.input.as_ref().filter(|path| path.as_os_str() != "-");
+    if file.is_none() && std::io::stdin().is_terminal() {
+        eprintln!("sowfan analyse: reading games from the terminal, one a line (Ctrl-D ends)");
+    }
+    let reader: Box<dyn BufRead + Send> = match file {
+        None => Box::new(BufReader::new(std::io::stdin())),
+        Some(path) => {
+            let opened =
+                File::open(path).map_err(|e| format!("cannot open '{}': {e}", path.display()))?;
+            if opened.metadata().is_ok_and(|m| m.is_dir()) {
+                return Err(format!("cannot read '{}': a directory", path.display()));
+            }
+            Box::new(BufReader::new(opened))
+        }
+    };
     let spec = SearchSpec {
         limits: limits.clone(),
-        hash_mb: args.hash_mb.max(1),
+        hash_mb: args.hash_mb,
     };
     // Fail early on a hash size that cannot be had.
     crate::search::tt::TranspositionTable::new(spec.hash_mb)?;
@@ -492,34 +736,65 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
     let flag = Arc::new(AtomicBool::new(false));
     let control = Arc::new(SearchControl::default());
     let (events_tx, events) = mpsc::channel::<Event>();
-    let (jobs_tx, jobs_rx) = mpsc::channel::<Job>();
+    // A few runs of positions a worker: the reader waits beyond.
+    let (jobs_tx, jobs_rx) = mpsc::sync_channel::<Job>(2 * args.threads);
     let jobs_rx = Arc::new(Mutex::new(jobs_rx));
-    {
+    let mut workers = Vec::new();
+    for number in 0..args.threads {
+        let jobs = Arc::clone(&jobs_rx);
         let events = events_tx.clone();
+        let spec = spec.clone();
+        let control = Arc::clone(&control);
         let flag = Arc::clone(&flag);
-        let tables = TableCache {
-            dir: args.tablebases.clone(),
-            opened: HashMap::new(),
+        let spawned = std::thread::Builder::new()
+            .name(format!("analyse-{}", number + 1))
+            .spawn(move || work(jobs, events, spec, control, flag));
+        match spawned {
+            Ok(worker) => workers.push(worker),
+            Err(e) if workers.is_empty() => {
+                return Err(format!("cannot start a worker thread: {e}"));
+            }
+            Err(e) => {
+                eprintln!(
+                    "sowfan analyse: warning: cannot start more than {} worker threads ({e}); \
+                     going on with {}",
+                    workers.len(),
+                    workers.len()
+                );
+                break;
+            }
+        }
+    }
+    drop(jobs_rx);
+    let in_flight = Arc::new(InFlight::new());
+    {
+        let reading = Reading {
+            default_game,
+            tables: TableCache {
+                dir: args.tablebases.clone(),
+                opened: HashMap::new(),
+            },
+            events: events_tx.clone(),
+            jobs: jobs_tx,
+            in_flight: Arc::clone(&in_flight),
+            stop: Arc::clone(&flag),
+            threads: workers.len(),
         };
         // Detached: it may be blocked reading a terminal when the run ends.
-        std::thread::spawn(move || read_games(reader, default_game, tables, events, jobs_tx, flag));
+        let spawned = std::thread::Builder::new()
+            .name("analyse-input".to_string())
+            .spawn(move || read_games(reader, reading));
+        if let Err(e) = spawned {
+            flag.store(true, Ordering::Relaxed);
+            return Err(format!("cannot start the input thread: {e}"));
+        }
     }
-    let workers: Vec<_> = (0..args.threads)
-        .map(|_| {
-            let jobs = Arc::clone(&jobs_rx);
-            let events = events_tx.clone();
-            let spec = spec.clone();
-            let control = Arc::clone(&control);
-            let flag = Arc::clone(&flag);
-            std::thread::spawn(move || work(jobs, events, spec, control, flag))
-        })
-        .collect();
     drop(events_tx);
 
     let printer = Printer {
         format: args.format,
         limits: limits_text(&limits),
-        chart: args.chart.clone(),
+        chart,
         out: std::io::stdout(),
         bar: progress_bar(),
         errors_to_stderr: !std::io::stdout().is_terminal(),
@@ -546,18 +821,18 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
             Err(RecvTimeoutError::Disconnected) => break,
         };
         match event {
-            Event::Game(job) => {
+            Event::Game(game) => {
                 announced += 1;
                 report.games += 1;
-                printer.bar.inc_length(job.game.moves.len() as u64 + 1);
-                let number = job.game.number;
+                printer.bar.inc_length(game.moves.len() as u64 + 1);
+                let number = game.number;
                 order.push_back(number);
-                let width = output::move_width(&job.game);
-                let positions = job.game.moves.len() + 1;
+                let width = output::move_width(&game);
+                let positions = game.moves.len() + 1;
                 slots.insert(
                     number,
                     Slot::Game(Box::new(Pending {
-                        job,
+                        game,
                         results: vec![None; positions],
                         moves: Vec::new(),
                         header_done: false,
@@ -614,6 +889,7 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
                 Ok(true) => {
                     slots.remove(&number);
                     order.pop_front();
+                    in_flight.give_back();
                 }
                 Ok(false) => break,
                 Err(e) => {
@@ -632,6 +908,11 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
         if input_done.is_some() && order.is_empty() {
             break;
         }
+    }
+    // A Ctrl-C that came as the input ended (a terminal's Ctrl-C also ends the program
+    // writing into the pipe) still counts: the run did not finish by itself.
+    if stop.load(Ordering::Relaxed) {
+        report.interrupted = true;
     }
     finish(&flag, &control);
     drop(events);

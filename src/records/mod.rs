@@ -1,7 +1,7 @@
 //! Match records: the games `sowfan match` writes as each ends, one self-contained JSON
 //! object a line (JSON Lines, [`jsonl`]) and the same games as PGN-like text ([`pgn`]), so
 //! that a stopped match keeps its games; `sowfan analyse` and `sowfan tune` read the JSON
-//! Lines back.
+//! Lines back, line by line with a bound on a line's length ([`lines`]).
 //!
 //! The types here are the one schema of a record, written and read through serde. Reading
 //! is tolerant, as for records written by hand or by older versions: only `game` and
@@ -9,6 +9,7 @@
 //! missing or of another type (see [`jsonl::read_record`]).
 
 pub mod jsonl;
+pub mod lines;
 pub mod pgn;
 
 use std::fs::File;

@@ -46,6 +46,12 @@ pub trait Session: Send {
         moves: &[&str],
     ) -> Result<(), PositionCommandError>;
 
+    /// Go on from the current position with `moves`, keeping the history: the same as
+    /// `set_position` with the moves so far and these, in time proportional to these alone
+    /// (a game walked move by move stays linear in its length). On error nothing changes;
+    /// the index in the error counts from the first of `moves`.
+    fn play_moves(&mut self, moves: &[&str]) -> Result<(), PositionCommandError>;
+
     /// The current position string.
     fn fen(&self) -> String;
 
@@ -144,6 +150,10 @@ impl<G: Game> Session for GameSession<G> {
         moves: &[&str],
     ) -> Result<(), PositionCommandError> {
         self.replay(fen, moves)
+    }
+
+    fn play_moves(&mut self, moves: &[&str]) -> Result<(), PositionCommandError> {
+        self.extend(moves)
     }
 
     fn fen(&self) -> String {

@@ -110,6 +110,42 @@ impl<G: Game> GameSession<G> {
         Ok(())
     }
 
+    /// [`super::Session::play_moves`]: the moves are played on a copy of the position and
+    /// their keys pushed onto the history, which is cut back on error.
+    pub(super) fn extend(&mut self, moves: &[&str]) -> Result<(), PositionCommandError> {
+        let kept = self.history.len();
+        let mut position = self.position.clone();
+        for (i, &text) in moves.iter().enumerate() {
+            let fail = |error: PositionCommandError, history: &mut Vec<u64>| {
+                history.truncate(kept);
+                Err(error)
+            };
+            if let Some(outcome) = self.outcome_of(&position, &self.history) {
+                let error = PositionCommandError::AfterEnd {
+                    index: i + 1,
+                    text: text.to_string(),
+                    reason: outcome.reason,
+                };
+                return fail(error, &mut self.history);
+            }
+            let mv = match self.game.parse_move(&position, text) {
+                Ok(mv) => mv,
+                Err(error) => {
+                    let error = PositionCommandError::BadMove {
+                        index: i + 1,
+                        text: text.to_string(),
+                        error,
+                    };
+                    return fail(error, &mut self.history);
+                }
+            };
+            self.game.play(&mut position, mv);
+            self.history.push(self.game.repetition_key(&position));
+        }
+        self.position = position;
+        Ok(())
+    }
+
     /// [`super::Session::display`].
     pub(super) fn picture(&self) -> String {
         let mut out = String::new();
