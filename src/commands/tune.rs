@@ -4,15 +4,13 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use rand::SeedableRng;
-use rand::rngs::Xoshiro256PlusPlus;
-use rand::seq::SliceRandom;
+use std::sync::atomic::AtomicBool;
 
-use crate::cli::exit_status;
+use crate::cli::{cancel_on_interrupt, exit_status};
 use crate::game::EvalTerm;
 use crate::registry;
-use crate::tune::records::{SampleOptions, SampleStats, read_samples};
-use crate::tune::{FitOptions, Sample, fit};
+use crate::tune::records::{RecordsError, SampleOptions, SampleSet, SampleStats, read_samples};
+use crate::tune::{FitOptions, fit};
 
 /// Fit a game's evaluation weights to recorded games (Texel's method): the logistic
 /// loss of the static evaluation against the results of quiet positions.
@@ -39,7 +37,8 @@ pub struct TuneArgs {
     /// Leave out this many plies from the start of each game.
     #[arg(long, default_value_t = 8, value_name = "K")]
     pub skip_plies: usize,
-    /// Use at most this many positions (a seeded random subset).
+    /// Use at most this many positions (a seeded random subset, drawn as the records are
+    /// read: memory holds no more than these).
     #[arg(long, value_name = "N")]
     pub max_positions: Option<usize>,
     /// Write the tuned WEIGHTS constant to this file instead of stdout.
@@ -47,9 +46,20 @@ pub struct TuneArgs {
     pub output: Option<PathBuf>,
 }
 
-/// `sowfan tune`: status 1 with the reason when the records or the game are unusable.
+/// What stopped a tune early.
+const INTERRUPTED: &str = "interrupted";
+
+/// `sowfan tune`: status 1 with the reason when the records or the game are unusable, 130
+/// after Ctrl-C (or SIGTERM; a second one ends it at once).
 pub fn run(args: TuneArgs) -> ExitCode {
-    exit_status(tune(&args))
+    let stop = cancel_on_interrupt("tune");
+    match tune(&args, stop.flag()) {
+        Err(message) if message == INTERRUPTED => {
+            eprintln!("sowfan: tune interrupted: no weights written");
+            ExitCode::from(130)
+        }
+        result => exit_status(result),
+    }
 }
 
 /// The weights in the form of the game's `WEIGHTS` constant.
@@ -62,7 +72,7 @@ pub fn source_form(terms: &[EvalTerm], values: &[i32]) -> String {
     text
 }
 
-pub fn tune(args: &TuneArgs) -> Result<(), String> {
+pub fn tune(args: &TuneArgs, stop: &AtomicBool) -> Result<(), String> {
     let session = registry::create_from_spec(&args.game.join(" ")).map_err(|e| e.to_string())?;
     let name = args.game.first().cloned().unwrap_or_default();
     let terms = session.eval_terms();
@@ -76,18 +86,15 @@ pub fn tune(args: &TuneArgs) -> Result<(), String> {
         game: name.clone(),
         skip_plies: args.skip_plies,
     };
-    let mut samples: Vec<Sample> = Vec::new();
+    let mut set = SampleSet::new(args.max_positions, args.seed);
     let mut stats = SampleStats::default();
     for path in &args.records {
-        read_samples(path, &options, &mut samples, &mut stats).map_err(|e| e.to_string())?;
+        read_samples(path, &options, &mut set, &mut stats, stop).map_err(|e| match e {
+            RecordsError::Interrupted => INTERRUPTED.to_string(),
+            e => e.to_string(),
+        })?;
     }
-    if let Some(max) = args.max_positions
-        && samples.len() > max
-    {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed);
-        samples.shuffle(&mut rng);
-        samples.truncate(max);
-    }
+    let samples = set.samples;
     println!(
         "Records: {} games of {name} ({} skipped: other games or not ended by the rules), \
          {} positions after ply {}, {} of them quiet; {} used",
@@ -111,7 +118,9 @@ pub fn tune(args: &TuneArgs) -> Result<(), String> {
             iterations: args.iterations,
             rate: args.rate,
         },
-    );
+        stop,
+    )
+    .ok_or_else(|| INTERRUPTED.to_string())?;
     println!(
         "Scale k: {:.4} (p = 1 / (1 + e^(-k * eval / 100)))",
         result.scale

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 use crate::cli::game_words;
 use crate::game::Player;
+use crate::memory;
+use crate::records::lines::{BoundedLines, LineError};
 use crate::registry;
 use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
@@ -69,6 +71,10 @@ pub struct PlayArgs {
 
 /// The engine's thinking time when no limit is given.
 pub const DEFAULT_MOVETIME: u64 = 1000;
+
+/// The longest input line read (a move or a command is a few bytes); a longer one is
+/// reported and skipped without being held.
+pub const MAX_INPUT_LINE: usize = 64 << 10;
 
 /// ANSI colours, only when wanted.
 #[derive(Debug, Clone, Copy)]
@@ -136,9 +142,8 @@ impl PlayedGame {
     }
 
     fn play(&mut self, mv: &str, person: bool) -> Result<(), PositionCommandError> {
-        let mut moves: Vec<&str> = self.moves.iter().map(String::as_str).collect();
-        moves.push(mv);
-        self.session.set_position(self.fen.as_deref(), &moves)?;
+        // One move on from the current position: a long game stays linear.
+        self.session.play_moves(&[mv])?;
         self.moves.push(mv.to_string());
         self.by_person.push(person);
         Ok(())
@@ -246,11 +251,19 @@ pub fn play(
             .or(args.depth.is_none().then_some(DEFAULT_MOVETIME)),
         ..Limits::default()
     };
+    memory::check_hash_mb("--hash", args.hash_mb)?;
+    if session.tables().is_some() {
+        // A search table and a solver table of that size.
+        memory::check_hash_mb(
+            &format!("--hash {} MB twice (with --tablebases)", args.hash_mb),
+            args.hash_mb.saturating_mul(2),
+        )?;
+    }
     let engine = Searcher {
         limits,
-        tt: TranspositionTable::new(args.hash_mb.max(1))?,
+        tt: TranspositionTable::new(args.hash_mb)?,
         solve_tt: match session.tables() {
-            Some(_) => Some(SolveTable::new(args.hash_mb.max(1))?),
+            Some(_) => Some(SolveTable::new(args.hash_mb)?),
             None => None,
         },
         control: SearchControl::default(),
@@ -282,7 +295,7 @@ pub fn play(
     )?;
     show(out, &game)?;
     let mut end_shown = false;
-    let mut line = String::new();
+    let mut lines = BoundedLines::with_limit(input, MAX_INPUT_LINE);
     loop {
         let over = game.session.outcome();
         if let Some(outcome) = over {
@@ -332,14 +345,27 @@ pub fn play(
         write!(out, "{}", style.prompt(&prompt))
             .and_then(|_| out.flush())
             .map_err(io)?;
-        line.clear();
-        let read = input
-            .read_line(&mut line)
-            .map_err(|e| format!("cannot read the input: {e}"))?;
-        if read == 0 {
-            say(out, "")?;
-            return Ok(());
-        }
+        let line = match lines.next_line() {
+            None => {
+                say(out, "")?;
+                return Ok(());
+            }
+            Some(Err(e)) => return Err(format!("cannot read the input: {e}")),
+            Some(Ok((_, Ok(line)))) => line,
+            Some(Ok((_, Err(bad)))) => {
+                let why = match bad {
+                    LineError::NotUtf8 { .. } => "not UTF-8 text, ignored".to_string(),
+                    LineError::TooLong { bytes } => {
+                        format!("a line of {bytes} bytes is not a move or a command, ignored")
+                    }
+                };
+                if echo {
+                    say(out, "")?;
+                }
+                say(out, &style.error(&why))?;
+                continue;
+            }
+        };
         let text = line.trim();
         if echo {
             say(out, text)?;

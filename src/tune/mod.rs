@@ -11,6 +11,8 @@
 
 pub mod records;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 /// One labelled position: its features from the mover's view and the result for the mover.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sample {
@@ -94,8 +96,15 @@ pub fn fit_scale(samples: &[Sample], weights: &[f64]) -> f64 {
 }
 
 /// Fit the weights not `fixed`, starting from `initial`: the scale first, then Adam on the
-/// logistic loss for `options.iterations` full-batch steps.
-pub fn fit(samples: &[Sample], initial: &[f64], fixed: &[bool], options: &FitOptions) -> Fit {
+/// logistic loss for `options.iterations` full-batch steps; `None` when `stop` (Ctrl-C)
+/// ended it, looked at between steps.
+pub fn fit(
+    samples: &[Sample],
+    initial: &[f64],
+    fixed: &[bool],
+    options: &FitOptions,
+    stop: &AtomicBool,
+) -> Option<Fit> {
     let scale = fit_scale(samples, initial);
     let loss_before = loss(samples, initial, scale);
     let n = initial.len();
@@ -104,6 +113,9 @@ pub fn fit(samples: &[Sample], initial: &[f64], fixed: &[bool], options: &FitOpt
     let (beta1, beta2, epsilon) = (0.9f64, 0.999f64, 1e-12);
     let count = samples.len().max(1) as f64;
     for step in 1..=options.iterations {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
         let mut gradient = vec![0.0; n];
         for s in samples {
             let p = sigmoid(scale * evaluation(&weights, &s.features) / 100.0);
@@ -125,12 +137,12 @@ pub fn fit(samples: &[Sample], initial: &[f64], fixed: &[bool], options: &FitOpt
         }
     }
     let loss_after = loss(samples, &weights, scale);
-    Fit {
+    Some(Fit {
         scale,
         weights,
         loss_before,
         loss_after,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -167,7 +179,9 @@ mod tests {
                 &[100.0, 0.0, 0.0],
                 &[true, false, false],
                 &options,
+                &AtomicBool::new(false),
             )
+            .expect("not stopped")
         };
         let fit = run();
         assert!(fit.loss_after < fit.loss_before, "{fit:?}");

@@ -1,13 +1,19 @@
 //! Training positions from `sowfan match --records` files (JSON Lines), read by the
 //! records module, as `sowfan analyse` reads them.
 
+use std::fs::File;
+use std::io::BufReader;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
 use thiserror::Error;
 
 use super::Sample;
 use crate::game::Player;
-use crate::records::jsonl;
+use crate::records::lines::BoundedLines;
+use crate::records::{RecordError, jsonl};
 use crate::registry;
 
 #[derive(Debug, Error)]
@@ -20,6 +26,8 @@ pub enum RecordsError {
         line: usize,
         message: String,
     },
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// What to take from the records.
@@ -42,26 +50,83 @@ pub struct SampleStats {
     pub not_quiet: usize,
 }
 
+/// The samples kept: all of them, or with a most (`--max-positions`) a seeded uniform
+/// random subset drawn as they come (reservoir sampling), so that memory holds no more
+/// than that most whatever the records' size.
+pub struct SampleSet {
+    pub samples: Vec<Sample>,
+    most: Option<usize>,
+    seen: u64,
+    rng: Xoshiro256PlusPlus,
+}
+
+impl SampleSet {
+    pub fn new(most: Option<usize>, seed: u64) -> SampleSet {
+        SampleSet {
+            samples: Vec::new(),
+            most,
+            seen: 0,
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+        }
+    }
+
+    fn offer(&mut self, sample: Sample) {
+        self.seen += 1;
+        match self.most {
+            Some(most) if self.samples.len() >= most => {
+                let at = self.rng.random_range(0..self.seen);
+                if let Some(slot) = usize::try_from(at)
+                    .ok()
+                    .and_then(|at| self.samples.get_mut(at))
+                {
+                    *slot = sample;
+                }
+            }
+            _ => self.samples.push(sample),
+        }
+    }
+}
+
 /// Quiet positions of every game in `path` ended by the rules, labelled with the result for
-/// the player to move, in file order.
+/// the player to move, in file order. The file is read a line at a time (each at most
+/// [`crate::records::lines::MAX_LINE_BYTES`]), each game walked once from its start; the first line that is
+/// not a record (too long, not UTF-8, not JSON, a move the rules reject) ends the reading
+/// with its line number. `stop` (Ctrl-C) ends it too.
 pub fn read_samples(
     path: &Path,
     options: &SampleOptions,
-    samples: &mut Vec<Sample>,
+    samples: &mut SampleSet,
     stats: &mut SampleStats,
+    stop: &AtomicBool,
 ) -> Result<(), RecordsError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|error| RecordsError::Io {
+    let io = |error: std::io::Error| RecordsError::Io {
         path: name.clone(),
         error,
-    })?;
-    for (line, read) in jsonl::records(&text) {
+    };
+    let file = File::open(path).map_err(io)?;
+    if file.metadata().map_err(io)?.is_dir() {
+        return Err(io(std::io::Error::other("a directory, not a records file")));
+    }
+    for read in BoundedLines::new(BufReader::new(file)) {
+        if stop.load(Ordering::Relaxed) {
+            return Err(RecordsError::Interrupted);
+        }
+        let (line, text) = read.map_err(io)?;
         let bad = |message: String| RecordsError::Bad {
             path: name.clone(),
             line,
             message,
         };
-        let record = read.map_err(|e| bad(e.to_string()))?;
+        let text = text.map_err(|e| bad(e.to_string()))?;
+        let text = text.trim();
+        if text.is_empty() || text.starts_with('#') {
+            continue;
+        }
+        if !text.starts_with('{') {
+            return Err(bad(RecordError::NotARecord.to_string()));
+        }
+        let record = jsonl::read_record(text).map_err(|e| bad(e.to_string()))?;
         let same_game = record.game.split_whitespace().next() == Some(options.game.as_str());
         if !same_game || record.termination.as_deref() != Some("rules") {
             stats.skipped_games += 1;
@@ -75,28 +140,36 @@ pub fn read_samples(
         };
         let mut session =
             registry::create_from_spec(&record.game).map_err(|e| bad(e.to_string()))?;
-        let all: Vec<&str> = record.all_moves().collect();
-        for ply in options.skip_plies..all.len() {
-            session
-                .set_position(record.opening.fen.as_deref(), &all[..ply])
-                .map_err(|e| bad(e.to_string()))?;
-            if session.outcome().is_some() {
-                break;
+        session
+            .set_position(record.opening.fen.as_deref(), &[])
+            .map_err(|e| bad(e.to_string()))?;
+        for (ply, mv) in record.all_moves().enumerate() {
+            if ply >= options.skip_plies {
+                if session.outcome().is_some() {
+                    break;
+                }
+                stats.positions += 1;
+                match session.eval_sample() {
+                    None => stats.not_quiet += 1,
+                    Some(features) => {
+                        let label = match result {
+                            Some(winner) if winner == session.to_move() => 1.0,
+                            Some(_) => 0.0,
+                            None => 0.5,
+                        };
+                        samples.offer(Sample {
+                            features: features.into_iter().map(f64::from).collect(),
+                            result: label,
+                        });
+                    }
+                }
             }
-            stats.positions += 1;
-            let Some(features) = session.eval_sample() else {
-                stats.not_quiet += 1;
-                continue;
-            };
-            let label = match result {
-                Some(winner) if winner == session.to_move() => 1.0,
-                Some(_) => 0.0,
-                None => 0.5,
-            };
-            samples.push(Sample {
-                features: features.into_iter().map(f64::from).collect(),
-                result: label,
-            });
+            session.play_moves(&[mv]).map_err(|e| {
+                let e = e.to_string();
+                // The session counts from the move given; the message names the game's.
+                let e = e.strip_prefix("move 1 ").unwrap_or(&e).to_string();
+                bad(format!("move {} {e}", ply + 1))
+            })?;
         }
         stats.games += 1;
     }
