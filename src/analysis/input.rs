@@ -184,8 +184,7 @@ impl Parser {
         let line = self.line;
         let text = raw.trim();
         let mut out = Vec::new();
-        if let Block::Pgn { size, error, .. } | Block::Fixture { size, error, .. } =
-            &mut self.block
+        if let Block::Pgn { size, error, .. } | Block::Fixture { size, error, .. } = &mut self.block
         {
             *size = size.saturating_add(raw.len() + 1);
             if *size > MAX_GAME_BYTES && error.is_none() {

@@ -332,7 +332,9 @@ impl TableCache {
 /// How many positions a job holds: enough runs for every worker to have several (so that a
 /// short game is still shared out), at most [`MAX_RUN`] (so that a long game is too).
 fn run_length(positions: usize, threads: usize) -> usize {
-    positions.div_ceil(threads.saturating_mul(4).max(1)).clamp(1, MAX_RUN)
+    positions
+        .div_ceil(threads.saturating_mul(4).max(1))
+        .clamp(1, MAX_RUN)
 }
 
 /// What the reader shares with the rest of the run.
@@ -459,8 +461,7 @@ fn work(
                 return;
             }
             let next = moves.get(index).map(String::as_str);
-            let result =
-                evaluate::analyse_position(job.session.as_ref(), next, &spec, &control);
+            let result = evaluate::analyse_position(job.session.as_ref(), next, &spec, &control);
             let failed = result.is_err();
             let event = Event::Position {
                 game: job.game.number,
@@ -739,6 +740,30 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
     // A few runs of positions a worker: the reader waits beyond.
     let (jobs_tx, jobs_rx) = mpsc::sync_channel::<Job>(2 * args.threads);
     let jobs_rx = Arc::new(Mutex::new(jobs_rx));
+    // The input's thread first: without it nothing is read; without all the workers the
+    // analysis goes on with fewer.
+    let in_flight = Arc::new(InFlight::new());
+    {
+        let reading = Reading {
+            default_game,
+            tables: TableCache {
+                dir: args.tablebases.clone(),
+                opened: HashMap::new(),
+            },
+            events: events_tx.clone(),
+            jobs: jobs_tx,
+            in_flight: Arc::clone(&in_flight),
+            stop: Arc::clone(&flag),
+            threads: args.threads,
+        };
+        // Detached: it may be blocked reading a terminal when the run ends.
+        let spawned = std::thread::Builder::new()
+            .name("analyse-input".to_string())
+            .spawn(move || read_games(reader, reading));
+        if let Err(e) = spawned {
+            return Err(format!("cannot start the input thread: {e}"));
+        }
+    }
     let mut workers = Vec::new();
     for number in 0..args.threads {
         let jobs = Arc::clone(&jobs_rx);
@@ -752,6 +777,7 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
         match spawned {
             Ok(worker) => workers.push(worker),
             Err(e) if workers.is_empty() => {
+                flag.store(true, Ordering::Relaxed);
                 return Err(format!("cannot start a worker thread: {e}"));
             }
             Err(e) => {
@@ -766,29 +792,6 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
         }
     }
     drop(jobs_rx);
-    let in_flight = Arc::new(InFlight::new());
-    {
-        let reading = Reading {
-            default_game,
-            tables: TableCache {
-                dir: args.tablebases.clone(),
-                opened: HashMap::new(),
-            },
-            events: events_tx.clone(),
-            jobs: jobs_tx,
-            in_flight: Arc::clone(&in_flight),
-            stop: Arc::clone(&flag),
-            threads: workers.len(),
-        };
-        // Detached: it may be blocked reading a terminal when the run ends.
-        let spawned = std::thread::Builder::new()
-            .name("analyse-input".to_string())
-            .spawn(move || read_games(reader, reading));
-        if let Err(e) = spawned {
-            flag.store(true, Ordering::Relaxed);
-            return Err(format!("cannot start the input thread: {e}"));
-        }
-    }
     drop(events_tx);
 
     let printer = Printer {

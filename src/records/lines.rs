@@ -119,10 +119,7 @@ mod tests {
     #[test]
     fn lines_endings_and_the_last_line_without_one() {
         let lines = read(b"ab\r\n\ncdef\nlast", 10);
-        let texts: Vec<(usize, String)> = lines
-            .into_iter()
-            .map(|(n, t)| (n, t.unwrap()))
-            .collect();
+        let texts: Vec<(usize, String)> = lines.into_iter().map(|(n, t)| (n, t.unwrap())).collect();
         assert_eq!(
             texts,
             vec![

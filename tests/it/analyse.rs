@@ -519,3 +519,387 @@ fn analyse_with_tables_gives_exact_values_losses_and_only_moves() {
     assert!(text.contains('*'), "exact values are starred:\n{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A running `sowfan analyse ARGS` fed by `feed` on a thread (its stdin is closed when
+/// `feed` returns); stdout and stderr are read as they come.
+struct Fed {
+    child: std::process::Child,
+    out: std::thread::JoinHandle<Vec<u8>>,
+    err: std::thread::JoinHandle<Vec<u8>>,
+    /// True once `feed` has written everything.
+    fed: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Fed {
+    fn start(
+        arguments: &[&str],
+        feed: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()> + Send + 'static,
+    ) -> Fed {
+        use std::io::Read;
+        use std::process::{Command, Stdio};
+        let mut child = Command::new(BIN)
+            .arg("analyse")
+            .args(arguments)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start sowfan analyse");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let fed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let done = std::sync::Arc::clone(&fed);
+        std::thread::spawn(move || {
+            if feed(&mut stdin).is_ok() {
+                done.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        });
+        let read = |mut stream: Box<dyn Read + Send>| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                let _ = stream.read_to_end(&mut bytes);
+                bytes
+            })
+        };
+        let out = read(Box::new(child.stdout.take().expect("stdout")));
+        let err = read(Box::new(child.stderr.take().expect("stderr")));
+        Fed {
+            child,
+            out,
+            err,
+            fed,
+        }
+    }
+
+    /// The peak resident memory (KiB) seen while it runs, up to `limit`; then it is killed
+    /// if still running. Returns (peak, exit code, stdout, stderr, still running at the
+    /// end).
+    fn watch(mut self, limit: Duration) -> (u64, Option<i32>, String, String, bool) {
+        let started = std::time::Instant::now();
+        let pid = self.child.id();
+        let mut peak = 0;
+        let mut running = true;
+        while started.elapsed() < limit {
+            if let Some(kb) = run::status_kb(pid, "VmHWM:") {
+                peak = peak.max(kb);
+            }
+            if self.child.try_wait().expect("wait").is_some() {
+                running = false;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if running {
+            let _ = self.child.kill();
+        }
+        let status = self.child.wait().expect("wait");
+        let out = String::from_utf8_lossy(&self.out.join().unwrap_or_default()).into_owned();
+        let err = String::from_utf8_lossy(&self.err.join().unwrap_or_default()).into_owned();
+        (peak, status.code(), out, err, running)
+    }
+}
+
+/// Run `sowfan analyse ARGS` on these bytes (not necessarily UTF-8).
+fn analyse_bytes(arguments: &[&str], input: Vec<u8>) -> (Option<i32>, String, String) {
+    let (_, code, out, err, running) =
+        Fed::start(arguments, move |stdin| stdin.write_all(&input)).watch(Duration::from_secs(60));
+    assert!(!running, "analyse did not finish in 60 s:\n{out}\n{err}");
+    (code, out, err)
+}
+
+/// Item 4: 300 000 short games into stdin while the analysis is slow: the old reader queued
+/// them all (gigabytes); now the reader waits (the input is not all taken) and the memory
+/// stays small.
+#[test]
+fn analyse_streams_a_huge_input_with_bounded_memory_and_backpressure() {
+    let fed = Fed::start(
+        &["--depth", "3", "--hash", "1", "--format", "jsonl"],
+        |stdin| {
+            let mut chunk = String::new();
+            for _ in 0..300_000 {
+                chunk.push_str("kalah pits=4 seeds=3: C b a d B\n");
+                if chunk.len() > 1 << 16 {
+                    stdin.write_all(chunk.as_bytes())?;
+                    chunk.clear();
+                }
+            }
+            stdin.write_all(chunk.as_bytes())
+        },
+    );
+    let fed_flag = std::sync::Arc::clone(&fed.fed);
+    let (peak, _, out, err, running) = fed.watch(Duration::from_secs(4));
+    assert!(running, "300 000 games cannot be analysed in 4 s:\n{err}");
+    assert!(peak < 200 * 1024, "peak memory {peak} KiB");
+    assert!(
+        !fed_flag.load(std::sync::atomic::Ordering::SeqCst),
+        "the reader should wait for the analysis, not take the whole input"
+    );
+    assert!(
+        out.contains("\"type\":\"game\""),
+        "games were analysed: {err}"
+    );
+}
+
+/// Item 4: a 200 MB line is an error of its own (skipped in chunks, never held), and the
+/// games after it are analysed; exit status 1 as for any malformed game.
+#[test]
+fn analyse_rejects_a_200_mb_line_in_bounded_memory() {
+    let fed = Fed::start(&["--depth", "2", "--format", "jsonl"], |stdin| {
+        stdin.write_all(b"kalah: C\n")?;
+        let block = vec![b'A'; 1 << 20];
+        stdin.write_all(b"kalah: ")?;
+        for _ in 0..200 {
+            stdin.write_all(&block)?;
+        }
+        stdin.write_all(b"\nkalah: C A\n")
+    });
+    let (peak, code, out, err, running) = fed.watch(Duration::from_secs(60));
+    assert!(!running, "{err}");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(peak < 100 * 1024, "peak memory {peak} KiB");
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let games = of_type(&lines, "game");
+    assert_eq!(games.len(), 2, "{out}");
+    assert_eq!(
+        (games[0]["line"].as_u64(), games[1]["line"].as_u64()),
+        (Some(1), Some(3))
+    );
+    let errors = of_type(&lines, "error");
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0]["line"], 2);
+    assert!(
+        errors[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("longer than 8 MiB"),
+        "{}",
+        errors[0]
+    );
+}
+
+/// Item 4: a byte that is not UTF-8 spoils its line's game only (a plain line, a PGN game);
+/// every other game is analysed and the status is 1.
+#[test]
+fn analyse_a_non_utf8_byte_is_an_error_of_its_game_only() {
+    let mut input = b"kalah: C\nkalah: \xff C\n".to_vec();
+    input.extend_from_slice(b"[Game \"kalah\"]\n\nC A\nE {a \xc3 comment}\n\nkalah: E\n");
+    input.extend_from_slice(b"{\"game\":\"kalah\",\"moves\":[\"\xfe\"]}\nkalah: D\n");
+    let (code, out, err) = analyse_bytes(&["--depth", "2", "--format", "jsonl"], input);
+    assert_eq!(code, Some(1), "{err}");
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let lines_of = |kind: &str| -> Vec<u64> {
+        of_type(&lines, kind)
+            .iter()
+            .map(|g| g["line"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(lines_of("game"), vec![1, 8, 10], "{out}");
+    assert_eq!(lines_of("error"), vec![2, 3, 9], "{out}");
+    assert!(out.contains("not UTF-8"), "{out}");
+}
+
+/// Items 3 and 11: `--hash` is capped like the protocol's Hash, for all the workers'
+/// tables together, and `--threads` is capped: refused at once, status 1.
+#[test]
+fn analyse_caps_hash_times_threads_and_threads_up_front() {
+    let refused = |arguments: &[&str], said: &str| {
+        let started = std::time::Instant::now();
+        let (code, out, err) = analyse_bytes(arguments, b"kalah: C\n".to_vec());
+        assert_eq!(code, Some(1), "{arguments:?}: {err}");
+        assert!(out.is_empty(), "{out}");
+        assert!(err.contains(said), "{arguments:?}: {err}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+    };
+    refused(
+        &["--hash", "1000000"],
+        "--hash: 1000000 MB is more than the most",
+    );
+    refused(&["--hash", "0"], "--hash: 0 MB");
+    refused(
+        &["--hash", "2000", "--threads", "200"],
+        "for each of 200 tables",
+    );
+    refused(
+        &["--threads", "257"],
+        "--threads: 257 is more than the most, 256",
+    );
+}
+
+/// Item 11: a thread that cannot be started (too little address space for the stacks)
+/// never panics: the analysis goes on with the workers it has, or stops with a message.
+#[test]
+fn analyse_without_room_for_its_threads_does_not_panic() {
+    for limit in ["150000", "300000"] {
+        let output = std::process::Command::new("sh")
+            .args([
+                "-c",
+                &format!(
+                    "ulimit -v {limit}; echo 'kalah: C A' | exec {BIN} analyse --threads 60 \
+                     --hash 1 --depth 2"
+                ),
+            ])
+            .output()
+            .expect("sh");
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(matches!(output.status.code(), Some(0 | 1)), "{err}");
+        if output.status.success() {
+            assert!(String::from_utf8_lossy(&output.stdout).contains("Result: "));
+        } else {
+            assert!(err.contains("cannot start"), "{err}");
+        }
+    }
+}
+
+/// Item 12: `--chart DIR/` (or an existing directory) puts `game-N.svg` inside it; a path
+/// that cannot take a chart (a device, a directory that does not exist) is refused before
+/// the analysis starts.
+#[test]
+fn analyse_charts_into_a_directory_and_checks_the_chart_path_first() {
+    let dir = scratch("analyse-chart-dir");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let d = dir.to_str().unwrap();
+    for target in [d.to_string(), format!("{d}/")] {
+        let output = analyse(
+            &["--depth", "2", "--chart", &target],
+            "kalah: C A\nkalah: E\n",
+        );
+        assert!(output.status.success(), "{output:?}");
+        for n in [1, 2] {
+            let svg = std::fs::read_to_string(dir.join(format!("game-{n}.svg"))).expect("chart");
+            assert!(svg.contains("<svg"), "{svg}");
+        }
+        // Nothing beside the directory, no temporary left inside.
+        assert!(!scratch("analyse-chart-dir-1.svg").exists());
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            names
+                .iter()
+                .all(|n| n.ends_with(".svg") && !n.starts_with('.')),
+            "{names:?}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+    }
+    let missing = format!("{d}/nothing/");
+    for (target, said) in [
+        ("/dev/full", "not a regular file"),
+        (missing.as_str(), "is not a directory"),
+        ("/nonexistent-dir/chart.svg", "does not exist"),
+    ] {
+        let started = std::time::Instant::now();
+        let output = analyse(&["--depth", "12", "--chart", target], "kalah: C f a E d\n");
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{target}: {err}");
+        assert!(err.contains(said), "{target}: {err}");
+        assert!(output.stdout.is_empty(), "refused before any analysis");
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Item 14: SIGINT or SIGTERM while `analyse` waits for its input, and while the input
+/// ends at the same moment (a terminal's Ctrl-C also ends the writer of the pipe): status
+/// 130 within a second, never 0.
+#[test]
+fn analyse_interrupted_while_waiting_for_input_exits_130() {
+    for signal in ["-INT", "-TERM"] {
+        for close_input in [false, true] {
+            use std::process::{Command, Stdio};
+            let mut child = Command::new(BIN)
+                .args(["analyse", "--depth", "2"])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("start");
+            let stdin = child.stdin.take();
+            std::thread::sleep(Duration::from_millis(300));
+            assert!(run::signal(child.id(), signal));
+            if close_input {
+                drop(stdin);
+            }
+            let started = std::time::Instant::now();
+            let status = run::wait_exit(&mut child, Duration::from_secs(5));
+            let _ = child.kill();
+            let status = status.expect("analyse ended");
+            assert!(started.elapsed() < Duration::from_secs(1), "{signal}");
+            assert_eq!(status.code(), Some(130), "{signal} close={close_input}");
+        }
+    }
+}
+
+/// Item 13: a game is walked once, not replayed from its start for every position: a
+/// 64 000-move Fanorona game (no repetition or quiet-move rule to end it) is analysed in
+/// seconds (the old replay took minutes).
+#[test]
+fn analyse_a_very_long_game_in_linear_time() {
+    let shuffle = ["i1-i2", "a5-a4", "i2-i1", "a4-a5"];
+    let moves: Vec<&str> = (0..64_000).map(|i| shuffle[i % 4]).collect();
+    let line = format!(
+        "fanorona repetition=off quiet-limit=off: fen B8/9/9/9/8W w 0 moves {}\n",
+        moves.join(" ")
+    );
+    let started = std::time::Instant::now();
+    let (code, out, err) = analyse_bytes(
+        &["--depth", "1", "--hash", "1", "--format", "jsonl"],
+        line.into_bytes(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out.lines().count(), 64_001);
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(60), "{elapsed:?}");
+}
+
+/// `Session::play_moves` goes on from the current position exactly as `set_position` with
+/// all the moves does, history included (Fanorona's third repetition), and changes nothing
+/// on error.
+#[test]
+fn playing_moves_on_keeps_the_history_and_changes_nothing_on_error() {
+    let shuffle = ["i1-i2", "a5-a4", "i2-i1", "a4-a5"];
+    let mut walked = sowfan::registry::create_from_spec("fanorona").expect("fanorona");
+    let mut replayed = walked.clone_box();
+    walked.set_position(Some("B8/9/9/9/8W w 0"), &[]).unwrap();
+    let mut all = Vec::new();
+    for i in 0..8 {
+        let mv = shuffle[i % 4];
+        all.push(mv);
+        walked.play_moves(&[mv]).unwrap();
+        replayed
+            .set_position(Some("B8/9/9/9/8W w 0"), &all)
+            .unwrap();
+        assert_eq!(walked.fen(), replayed.fen());
+        assert_eq!(
+            walked.outcome().map(|o| o.reason),
+            replayed.outcome().map(|o| o.reason),
+            "after {all:?}"
+        );
+    }
+    assert_eq!(walked.outcome().map(|o| o.reason), Some("repetition"));
+    let before = walked.fen();
+    let e = walked.play_moves(&["i1-i2"]).unwrap_err().to_string();
+    assert!(
+        e.starts_with("move 1 'i1-i2' rejected: the game is already over"),
+        "{e}"
+    );
+    assert_eq!(walked.fen(), before);
+    let mut kalah = sowfan::registry::create_from_spec("kalah").expect("kalah");
+    kalah.play_moves(&["C"]).unwrap();
+    let e = kalah.play_moves(&["A", "Z"]).unwrap_err().to_string();
+    assert!(e.starts_with("move 2 'Z' rejected"), "{e}");
+    let mut expected = sowfan::registry::create_from_spec("kalah").expect("kalah");
+    expected.set_position(None, &["C"]).unwrap();
+    assert_eq!(kalah.fen(), expected.fen());
+    kalah.play_moves(&["A"]).unwrap();
+    expected.set_position(None, &["C", "A"]).unwrap();
+    assert_eq!(kalah.fen(), expected.fen());
+}

@@ -14,6 +14,7 @@ mod kalah;
 mod layers;
 mod play;
 mod protocol;
+mod record_fuzz;
 mod robustness;
 mod support;
 mod tablebase;

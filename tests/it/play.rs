@@ -235,3 +235,34 @@ fn play_ends_at_the_end_of_the_input_and_explains_commands() {
     let status = play.child.wait().expect("exit at the end of the input");
     assert!(status.success());
 }
+
+/// Item 4 for play: a line that is not UTF-8 (or far too long) is said to be ignored and
+/// the game goes on (it used to end the game as an unreadable input).
+#[test]
+fn play_ignores_a_line_that_is_not_utf8_and_goes_on() {
+    let mut child = Command::new(BIN)
+        .args(["play", "kalah", "--engine", "none"])
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start sowfan play");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut input = b"C\n\xff\xfe\n".to_vec();
+    input.extend(vec![b'x'; 100 << 10]);
+    input.extend_from_slice(b"\nA\nmoves\nquit\n");
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("play ends");
+    writer.join().expect("written");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{text}");
+    assert!(text.contains("not UTF-8 text, ignored"), "{text}");
+    assert!(
+        text.contains("is not a move or a command, ignored"),
+        "{text}"
+    );
+    assert!(text.contains("position startpos moves C A"), "{text}");
+}

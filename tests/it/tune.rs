@@ -1,5 +1,7 @@
 //! The evaluation as weights × features, documented, and the tuner end to end.
 
+use std::time::Duration;
+
 use sowfan::game::Game;
 use sowfan::games::afrika::{self, Afrika};
 use sowfan::games::anywoli::{self, Anywoli};
@@ -177,4 +179,118 @@ fn the_tuner_runs_on_match_records() {
     );
     // Deterministic.
     assert_eq!(String::from_utf8_lossy(&tune("1").stdout), text);
+}
+
+/// A match record of a long Fanorona game that no rule ends (two stones far apart walking
+/// to and fro), ended "by the rules" as a draw for the tuner.
+fn long_record(moves: usize) -> String {
+    let shuffle = ["i1-i2", "a5-a4", "i2-i1", "a4-a5"];
+    let moves: Vec<String> = (0..moves)
+        .map(|i| format!("\"{}\"", shuffle[i % 4]))
+        .collect();
+    format!(
+        "{{\"game\":\"fanorona repetition=off quiet-limit=off\",\"opening\":{{\"fen\":\"B8/9/9/9/8W w 0\",\"moves\":[]}},\"moves\":[{}],\"result\":\"draw\",\"termination\":\"rules\"}}\n",
+        moves.join(",")
+    )
+}
+
+fn tune_on(name: &str, contents: &[u8], extra: &[&str]) -> std::process::Output {
+    let path = scratch(name);
+    std::fs::write(&path, contents).expect("records");
+    let mut arguments = vec!["tune", "fanorona", "--records", path.to_str().unwrap()];
+    arguments.extend_from_slice(extra);
+    run::output(&arguments)
+}
+
+/// Item 4 for tune: records are read a line at a time; a line that is not UTF-8 or is
+/// longer than the bound is named by its line number (the old reader read the whole file
+/// as one string and said only that it was not UTF-8).
+#[test]
+fn tune_names_the_line_that_is_not_utf8_or_too_long() {
+    let mut bytes = long_record(40).into_bytes();
+    bytes.extend_from_slice(b"{\"game\":\"fanorona\",\"moves\":[\"\xff\"]}\n");
+    let out = tune_on("tune-utf8.jsonl", &bytes, &["--iterations", "5"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("line 2: the line is not UTF-8 text"), "{err}");
+    let mut bytes = long_record(40).into_bytes();
+    bytes.extend(vec![b' '; 9 << 20]);
+    bytes.extend_from_slice(b"\n");
+    let out = tune_on("tune-long.jsonl", &bytes, &["--iterations", "5"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("line 2: the line is longer than 8 MiB"),
+        "{err}"
+    );
+    // An illegal move is named with its move number in the game.
+    let bad = long_record(12).replace("\"i2-i1\"", "\"i2-i9\"");
+    let out = tune_on("tune-illegal.jsonl", bad.as_bytes(), &["--iterations", "5"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("line 1: move 3 'i2-i9' rejected"), "{err}");
+}
+
+/// Item 13 for tune: each game is walked once: a 64 000-move record is read in seconds
+/// (the old reader replayed the game from its start for every position: minutes).
+#[test]
+fn tune_reads_a_very_long_game_in_linear_time() {
+    let started = std::time::Instant::now();
+    let out = tune_on(
+        "tune-long-game.jsonl",
+        long_record(64_000).as_bytes(),
+        &[
+            "--iterations",
+            "5",
+            "--skip-plies",
+            "0",
+            "--max-positions",
+            "1000",
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("64000 positions after ply 0"), "{text}");
+    assert!(text.contains("; 1000 used"), "{text}");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// Item 14 for tune: Ctrl-C (or SIGTERM) during the fit ends it within a second with
+/// status 130 and no weights written.
+#[test]
+fn tune_interrupted_exits_130_within_a_second() {
+    let path = scratch("tune-interrupt.jsonl");
+    std::fs::write(&path, long_record(4000)).expect("records");
+    let output = scratch("tune-interrupt-weights.rs");
+    let _ = std::fs::remove_file(&output);
+    for signal in ["-INT", "-TERM"] {
+        let running = run::start(
+            "tune",
+            &[
+                "fanorona",
+                "--records",
+                path.to_str().unwrap(),
+                "--iterations",
+                "1000000000",
+                "--output",
+                output.to_str().unwrap(),
+            ],
+        );
+        std::thread::sleep(Duration::from_millis(700));
+        assert!(run::signal(running.id(), signal));
+        let started = std::time::Instant::now();
+        let run = running.finish(Duration::from_secs(5));
+        assert!(started.elapsed() < Duration::from_secs(1), "{signal}");
+        assert_eq!(run.code, Some(130), "{signal}: {}", run.stderr);
+        assert!(run.stderr.contains("interrupted"), "{}", run.stderr);
+        assert!(!output.exists());
+    }
 }
