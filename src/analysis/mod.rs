@@ -770,10 +770,10 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
         let events = events_tx.clone();
         let spec = spec.clone();
         let control = Arc::clone(&control);
-        let flag = Arc::clone(&flag);
+        let worker_flag = Arc::clone(&flag);
         let spawned = std::thread::Builder::new()
             .name(format!("analyse-{}", number + 1))
-            .spawn(move || work(jobs, events, spec, control, flag));
+            .spawn(move || work(jobs, events, spec, control, worker_flag));
         match spawned {
             Ok(worker) => workers.push(worker),
             Err(e) if workers.is_empty() => {

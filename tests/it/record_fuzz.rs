@@ -100,7 +100,7 @@ fn mutate(rng: &mut Rng, line: &mut Vec<u8>, huge: bool) {
         }
         1 => {
             let at = rng.below(line.len() + 1);
-            let bad: &[u8] = rng.pick(&[&b"\xff"[..], b"\xc3", b"\xed\xa0\x80", b"\xf8\x88"]);
+            let bad: &[u8] = *rng.pick(&[&b"\xff"[..], b"\xc3", b"\xed\xa0\x80", b"\xf8\x88"]);
             let tail = line.split_off(at);
             line.extend_from_slice(bad);
             line.extend(tail);
@@ -230,7 +230,7 @@ fn run_tool(seed: u64, number: usize, bytes: &[u8], path: &str, args: &[&str]) -
     all.push(path);
     let running = run::start(subcommand, &all);
     let (run, _, peak) = running.finish_measured(Duration::from_secs(60));
-    let fail = |why: String| fail(seed, number, bytes, subcommand, &why, &run.stderr);
+    let fail = |why: String| -> ! { fail(seed, number, bytes, subcommand, &why, &run.stderr) };
     if run.stderr.contains("panicked") || run.stdout.contains("panicked") {
         fail("a panic".to_string());
     }
@@ -246,13 +246,13 @@ fn run_tool(seed: u64, number: usize, bytes: &[u8], path: &str, args: &[&str]) -
 
 /// Analyse's output of one case, checked.
 fn check_analysis(seed: u64, number: usize, bytes: &[u8], whole: &[usize], run: &run::Run) {
-    let fail = |why: String| fail(seed, number, bytes, "analyse", &why, &run.stdout);
+    let fail = |why: String| -> ! { fail(seed, number, bytes, "analyse", &why, &run.stdout) };
     let mut next = 1;
     let mut games = Vec::new();
     let mut errors = 0;
     for line in run.stdout.lines() {
         let Ok(value) = serde_json::from_str::<Value>(line) else {
-            fail(format!("not JSON: {line}"));
+            fail(format!("not JSON: {line}"))
         };
         let kind = value["type"].as_str().unwrap_or_default();
         if kind == "move" {
@@ -266,7 +266,7 @@ fn check_analysis(seed: u64, number: usize, bytes: &[u8], whole: &[usize], run: 
         }
         next += 1;
         let Some(at) = value["line"].as_u64().filter(|&l| l >= 1) else {
-            fail(format!("no line number: {line}"));
+            fail(format!("no line number: {line}"))
         };
         if kind == "game" {
             games.push(at as usize);
