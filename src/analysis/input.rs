@@ -840,6 +840,51 @@ moves:
     }
 
     #[test]
+    fn a_bad_line_spoils_the_game_it_is_in_or_stands_alone() {
+        let mut parser = Parser::new("kalah");
+        let bad = LineError::NotUtf8 { at: 3 };
+        let alone = parser.bad_line(&bad);
+        assert_eq!(alone.len(), 1);
+        let e = alone[0].as_ref().unwrap_err();
+        assert_eq!((e.number, e.line), (1, 1));
+        assert!(e.to_string().contains("not UTF-8"), "{e}");
+        assert!(parser.line("[Game \"kalah\"]").is_empty());
+        assert!(parser.bad_line(&bad).is_empty());
+        assert!(parser.line("C A").is_empty());
+        let ended = parser.line("");
+        let e = ended[0].as_ref().unwrap_err();
+        assert_eq!((e.number, e.line), (2, 2));
+        assert!(
+            e.to_string().contains("line 3: the line is not UTF-8"),
+            "{e}"
+        );
+        let next = parser.line("kalah: C");
+        assert_eq!(next[0].as_ref().unwrap().number, 3);
+    }
+
+    #[test]
+    fn a_game_of_several_lines_is_bounded() {
+        let mut parser = Parser::new("kalah");
+        assert!(parser.line("game: kalah").is_empty());
+        assert!(parser.line("moves:").is_empty());
+        let line = "C ".repeat(1 << 16);
+        for _ in 0..(MAX_GAME_BYTES / line.len() + 2) {
+            assert!(parser.line(&line).is_empty());
+        }
+        if let Block::Fixture { movetext, .. } = &parser.block {
+            assert!(movetext.as_ref().unwrap().len() <= MAX_GAME_BYTES);
+        } else {
+            panic!("still in the game");
+        }
+        let ended = parser.finish();
+        let e = ended[0].as_ref().unwrap_err();
+        assert!(
+            e.to_string().contains("the game is longer than 8 MiB"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn unclosed_comments_and_missing_moves_line() {
         let parsed = parse_all("[Game \"kalah\"]\n\nC {oops\n");
         assert!(

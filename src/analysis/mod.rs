@@ -89,10 +89,11 @@ pub struct AnalyseArgs {
     #[arg(long, value_name = "N")]
     pub nodes: Option<u64>,
     /// Positions analysed at the same time (each search uses one thread, so the output
-    /// does not depend on this).
+    /// does not depend on this); at most 256.
     #[arg(long, default_value_t = 1, value_name = "T")]
     pub threads: usize,
-    /// Transposition table of each search, in MiB.
+    /// Transposition table of each search, in MiB (each worker has its own: --hash ×
+    /// --threads is held to the cap of the protocol's Hash).
     #[arg(long = "hash", default_value_t = 16, value_name = "MB")]
     pub hash_mb: usize,
     /// Endgame table directory: covered positions get exact values.

@@ -4,9 +4,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use std::sync::atomic::AtomicBool;
-
-use crate::cli::{cancel_on_interrupt, exit_status};
+use crate::cli::{CancelToken, cancel_on_interrupt, exit_status};
 use crate::game::EvalTerm;
 use crate::registry;
 use crate::tune::records::{RecordsError, SampleOptions, SampleSet, SampleStats, read_samples};
@@ -53,7 +51,7 @@ const INTERRUPTED: &str = "interrupted";
 /// after Ctrl-C (or SIGTERM; a second one ends it at once).
 pub fn run(args: TuneArgs) -> ExitCode {
     let stop = cancel_on_interrupt("tune");
-    match tune(&args, stop.flag()) {
+    match tune(&args, &stop) {
         Err(message) if message == INTERRUPTED => {
             eprintln!("sowfan: tune interrupted: no weights written");
             ExitCode::from(130)
@@ -72,7 +70,7 @@ pub fn source_form(terms: &[EvalTerm], values: &[i32]) -> String {
     text
 }
 
-pub fn tune(args: &TuneArgs, stop: &AtomicBool) -> Result<(), String> {
+pub fn tune(args: &TuneArgs, stop: &CancelToken) -> Result<(), String> {
     let session = registry::create_from_spec(&args.game.join(" ")).map_err(|e| e.to_string())?;
     let name = args.game.first().cloned().unwrap_or_default();
     let terms = session.eval_terms();
@@ -118,7 +116,7 @@ pub fn tune(args: &TuneArgs, stop: &AtomicBool) -> Result<(), String> {
             iterations: args.iterations,
             rate: args.rate,
         },
-        stop,
+        stop.flag(),
     )
     .ok_or_else(|| INTERRUPTED.to_string())?;
     println!(

@@ -8,6 +8,8 @@ use std::io::{self, BufRead};
 
 use thiserror::Error;
 
+use crate::cli::CancelToken;
+
 /// The longest line read, in bytes: a `sowfan match --records` line of a 100 000-move game
 /// takes about 4 MiB, so any real record fits with room to spare.
 pub const MAX_LINE_BYTES: usize = 8 << 20;
@@ -29,6 +31,7 @@ pub struct BoundedLines<R> {
     reader: R,
     limit: usize,
     number: usize,
+    stop: Option<CancelToken>,
 }
 
 impl<R: BufRead> BoundedLines<R> {
@@ -41,7 +44,15 @@ impl<R: BufRead> BoundedLines<R> {
             reader,
             limit,
             number: 0,
+            stop: None,
         }
+    }
+
+    /// End the lines (as at the end of the input) once `stop` is cancelled, looked at for
+    /// every buffer read: a line that never ends (`/dev/zero`) does not hold up a Ctrl-C.
+    pub fn until(mut self, stop: CancelToken) -> BoundedLines<R> {
+        self.stop = Some(stop);
+        self
     }
 
     /// The next line; `None` at the end of the input. An I/O error is the reader's (the
@@ -52,6 +63,9 @@ impl<R: BufRead> BoundedLines<R> {
         let mut too_long = false;
         let mut any = false;
         loop {
+            if self.stop.as_ref().is_some_and(CancelToken::is_cancelled) {
+                return None;
+            }
             let available = match self.reader.fill_buf() {
                 Ok(available) => available,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,

@@ -4,13 +4,13 @@
 use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use thiserror::Error;
 
 use super::Sample;
+use crate::cli::CancelToken;
 use crate::game::Player;
 use crate::records::lines::BoundedLines;
 use crate::records::{RecordError, jsonl};
@@ -97,7 +97,7 @@ pub fn read_samples(
     options: &SampleOptions,
     samples: &mut SampleSet,
     stats: &mut SampleStats,
-    stop: &AtomicBool,
+    stop: &CancelToken,
 ) -> Result<(), RecordsError> {
     let name = path.display().to_string();
     let io = |error: std::io::Error| RecordsError::Io {
@@ -108,10 +108,7 @@ pub fn read_samples(
     if file.metadata().map_err(io)?.is_dir() {
         return Err(io(std::io::Error::other("a directory, not a records file")));
     }
-    for read in BoundedLines::new(BufReader::new(file)) {
-        if stop.load(Ordering::Relaxed) {
-            return Err(RecordsError::Interrupted);
-        }
+    for read in BoundedLines::new(BufReader::new(file)).until(stop.clone()) {
         let (line, text) = read.map_err(io)?;
         let bad = |message: String| RecordsError::Bad {
             path: name.clone(),
@@ -172,6 +169,9 @@ pub fn read_samples(
             })?;
         }
         stats.games += 1;
+    }
+    if stop.is_cancelled() {
+        return Err(RecordsError::Interrupted);
     }
     Ok(())
 }
