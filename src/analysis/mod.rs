@@ -53,6 +53,10 @@ pub const DEFAULT_DEPTH: u32 = 10;
 /// of the results kept for printing in order, stays bounded whatever the input's size).
 pub const MAX_GAMES_IN_FLIGHT: usize = 256;
 
+/// A worker thread's stack (Rust's default), counted with the tables against the memory
+/// cap.
+const WORKER_STACK_MB: usize = 2;
+
 /// The most consecutive positions of a game in one job.
 const MAX_RUN: usize = 256;
 
@@ -691,16 +695,19 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
         ));
     }
     // Every worker has its own table (and, with endgame tables, a solver's table of the
-    // same size): the cap holds for them all together.
+    // same size) and its thread's stack: the cap holds for them all together, so that a
+    // machine that cannot hold them refuses up front instead of failing mid-run.
     memory::check_hash_mb("--hash", args.hash_mb)?;
     let tables_per_worker = if args.tablebases.is_some() { 2 } else { 1 };
     let total = args
         .hash_mb
-        .saturating_mul(args.threads)
-        .saturating_mul(tables_per_worker);
+        .saturating_mul(tables_per_worker)
+        .saturating_add(WORKER_STACK_MB)
+        .saturating_mul(args.threads);
     memory::check_hash_mb(
         &format!(
-            "--hash {} MB for each of {} tables (--threads {}{})",
+            "--hash {} MB for each of {} tables and {WORKER_STACK_MB} MB of stack a worker \
+             (--threads {}{})",
             args.hash_mb,
             args.threads * tables_per_worker,
             args.threads,

@@ -100,7 +100,7 @@ fn mutate(rng: &mut Rng, line: &mut Vec<u8>, huge: bool) {
         }
         1 => {
             let at = rng.below(line.len() + 1);
-            let bad: &[u8] = rng.pick(&[&b"\xff"[..], b"\xc3", b"\xed\xa0\x80", b"\xf8\x88"]);
+            let bad: &[u8] = rng.pick::<&[u8]>(&[b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xf8\x88"]);
             let tail = line.split_off(at);
             line.extend_from_slice(bad);
             line.extend(tail);
