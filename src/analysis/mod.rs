@@ -393,9 +393,15 @@ impl Reading {
                 .iter()
                 .map(String::as_str)
                 .collect();
-            if session.play_moves(&moves).is_err() {
-                // Cannot happen after `check`; the workers' replay reports it if it does.
-                return true;
+            if let Err(e) = session.play_moves(&moves) {
+                // Cannot happen after `check`; if it does, the run stops saying so (the
+                // game's later positions will never come).
+                let _ = self.events.send(Event::Position {
+                    game: job.number,
+                    index: end,
+                    result: Err(format!("internal error: the replay failed: {e}")),
+                });
+                return false;
             }
             start = end;
         }
