@@ -4,7 +4,7 @@
 
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 /// A request to stop, shared by whoever asks (Ctrl-C, a test) and whatever must end (a
 /// solve, a table build, a match's waits). Cloning shares the same request.
@@ -31,20 +31,49 @@ impl CancelToken {
     }
 }
 
+/// The flag of the token [`cancel_on_interrupt`] gave out last, for the signal handler.
+static INTERRUPT_FLAG: AtomicPtr<AtomicBool> = AtomicPtr::new(std::ptr::null_mut());
+
+extern "C" fn on_interrupt(_: libc::c_int) {
+    // Only async-signal-safe work: an atomic swap, and `_exit` on the second signal.
+    let flag = INTERRUPT_FLAG.load(Ordering::SeqCst);
+    // SAFETY: a non-null pointer is the flag of a token whose Arc was leaked in
+    // cancel_on_interrupt, so it lives as long as the process.
+    if !flag.is_null() && unsafe { (*flag).swap(true, Ordering::SeqCst) } {
+        // SAFETY: `_exit` is async-signal-safe and ends the process at once.
+        unsafe { libc::_exit(130) };
+    }
+}
+
 /// Ctrl-C (or SIGTERM) for a long tool: the first cancels the returned token (the tool
 /// stops cleanly and says what it kept); a second leaves at once with status 130, the
 /// shell's convention for a run ended by SIGINT. `what` names what would be lost if the
 /// handler cannot be installed.
+///
+/// The token is cancelled in the signal handler itself, not on a thread woken later: a
+/// terminal's Ctrl-C also ends the program writing into a tool's pipe, and the end of the
+/// input must never be seen before the interruption (the run would look finished and exit 0).
 pub fn cancel_on_interrupt(what: &str) -> CancelToken {
     let token = CancelToken::new();
-    let handler_token = token.clone();
-    let handler = ctrlc::set_handler(move || {
-        if handler_token.cancel() {
-            std::process::exit(130);
+    // The handler may run at any time from now on: its flag is never freed.
+    let flag = Arc::into_raw(token.0.clone());
+    INTERRUPT_FLAG.store(flag.cast_mut(), Ordering::SeqCst);
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: a zeroed sigaction is valid (empty mask, no flags); the handler only does
+        // async-signal-safe work; sigaction is given valid pointers.
+        let installed = unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_interrupt as *const () as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, std::ptr::null_mut()) == 0
+        };
+        if !installed {
+            log::warn!(
+                "Ctrl-C will end the program at once ({what}): {}",
+                std::io::Error::last_os_error()
+            );
         }
-    });
-    if let Err(e) = handler {
-        log::warn!("Ctrl-C will end the program at once ({what}): {e}");
     }
     token
 }
