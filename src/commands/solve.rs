@@ -1,8 +1,11 @@
 //! `sowfan solve`: the exact value of a position, on the command line.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -139,6 +142,7 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
         pv: true,
     };
     let bar = spinner();
+    let ticker = Ticker::start(&bar);
     let progress = |p: &SolveProgress| {
         log::info!(
             "value in [{}, {}], nodes {}, tbhits {}, {} ms",
@@ -156,39 +160,53 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
             p.elapsed.as_secs_f64()
         ));
     };
-    let report = session.solve(&request, &tt, stop, &progress)?;
+    let report = session.solve(&request, &tt, stop, &progress);
+    drop(ticker);
     bar.finish_and_clear();
+    let report = report?;
+    let mut out = Vec::new();
     for (mv, value) in &report.moves {
         match value {
-            Some(v) => println!("{mv}: {}", value_text(*v)),
-            None => println!("{mv}: unknown (stopped)"),
+            Some(v) => out.push(format!("{mv}: {}", value_text(*v))),
+            None => out.push(format!("{mv}: unknown (stopped)")),
         }
     }
     let stopped = "stopped before the proof was complete";
-    match (
-        report.value(),
-        solve::is_known(report.lower),
-        solve::is_known(report.upper),
-    ) {
-        (Some(v), _, _) => println!("Value: {}", value_text(v)),
-        (None, true, true) => println!(
-            "Value: between {} and {} ({stopped})",
-            value_text(report.lower),
-            value_text(report.upper)
-        ),
-        (None, true, false) => println!("Value: at least {} ({stopped})", value_text(report.lower)),
-        (None, false, true) => println!("Value: at most {} ({stopped})", value_text(report.upper)),
-        (None, false, false) => println!("Value: unknown ({stopped})"),
-    }
+    out.push(
+        match (
+            report.value(),
+            solve::is_known(report.lower),
+            solve::is_known(report.upper),
+        ) {
+            (Some(v), _, _) => format!("Value: {}", value_text(v)),
+            (None, true, true) => format!(
+                "Value: between {} and {} ({stopped})",
+                value_text(report.lower),
+                value_text(report.upper)
+            ),
+            (None, true, false) => {
+                format!("Value: at least {} ({stopped})", value_text(report.lower))
+            }
+            (None, false, true) => {
+                format!("Value: at most {} ({stopped})", value_text(report.upper))
+            }
+            (None, false, false) => format!("Value: unknown ({stopped})"),
+        },
+    );
     if let Some(best) = &report.best {
-        println!("Best: {best}");
+        out.push(format!("Best: {best}"));
     }
     if !report.pv.is_empty() {
-        println!("PV: {}", report.pv.join(" "));
+        out.push(format!("PV: {}", report.pv.join(" ")));
     }
-    println!("Nodes: {}", report.nodes);
-    println!("Time: {} ms", report.elapsed.as_millis());
-    println!("Tbhits: {}", report.tbhits);
+    out.push(format!("Nodes: {}", report.nodes));
+    out.push(format!("Time: {} ms", report.elapsed.as_millis()));
+    out.push(format!("Tbhits: {}", report.tbhits));
+    // A closed output (`| head -1`) is an error to report, not a panic of `println!`.
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{}", out.join("\n"))
+        .and_then(|()| stdout.flush())
+        .map_err(|e| format!("cannot write the result: {e}"))?;
     let complete = report.value().is_some() && report.moves.iter().all(|(_, v)| v.is_some());
     Ok(if complete {
         Solved::Complete
@@ -202,6 +220,39 @@ fn spinner() -> ProgressBar {
     if let Ok(style) = ProgressStyle::with_template("{spinner} solving: {msg}") {
         bar.set_style(style);
     }
-    bar.enable_steady_tick(std::time::Duration::from_millis(200));
     bar
+}
+
+/// Turns the spinner while the solve runs. Unlike the bar's own steady tick (which panics
+/// when the system refuses its thread), a refused thread only means a still spinner.
+struct Ticker {
+    done: Arc<AtomicBool>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Ticker {
+    fn start(bar: &ProgressBar) -> Ticker {
+        let done = Arc::new(AtomicBool::new(false));
+        let (bar, flag) = (bar.clone(), Arc::clone(&done));
+        let handle = std::thread::Builder::new()
+            .name("spinner".to_string())
+            .spawn(move || {
+                while !flag.load(Ordering::Relaxed) {
+                    bar.tick();
+                    std::thread::park_timeout(Duration::from_millis(200));
+                }
+            })
+            .ok();
+        Ticker { done, handle }
+    }
+}
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(handle) = self.handle.take() {
+            handle.thread().unpark();
+            let _ = handle.join();
+        }
+    }
 }
