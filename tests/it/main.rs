@@ -15,6 +15,7 @@ mod layers;
 mod play;
 mod protocol;
 mod robustness;
+mod solve_limits;
 mod support;
 mod tablebase;
 mod tournament;
