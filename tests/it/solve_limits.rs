@@ -316,3 +316,43 @@ fn refused_threads_never_panic() {
         }
     }
 }
+
+/// An engine that starts a process outside its process group (`setsid`): `sowfan check`
+/// adopts it as the engine's orphan (a subreaper) and kills it at the end of the run.
+#[cfg(target_os = "linux")]
+#[test]
+fn check_kills_what_an_engine_started_outside_its_group() {
+    let dir = std::env::temp_dir().join(format!("sowfan-escape-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let pidfile = dir.join("escaped.pid");
+    let fake = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake-engines/escape.sh");
+    let engine = format!("cmd={fake} {} {BIN}", pidfile.display());
+    let run = sowfan(
+        "check",
+        &["--engine", &engine, "--game", "kalah"],
+        Duration::from_secs(60),
+    );
+    let pid: u32 = std::fs::read_to_string(&pidfile)
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or_else(|| panic!("the engine wrote no pid: {}{}", run.stdout, run.stderr));
+    let alive = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| !stat.contains(") Z "))
+    };
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while alive(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let escaped = alive(pid);
+    if escaped {
+        signal(pid, "-KILL");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        !escaped,
+        "the escaped process {pid} outlived the check:\n{}",
+        run.stdout
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+}
