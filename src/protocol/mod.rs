@@ -33,6 +33,9 @@ pub enum Event {
 /// make the engine hold unbounded memory.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
+/// After the end of input, how often the engine looks whether its output is still read.
+const READER_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// Run the protocol until `quit` or the end of input. `game` preselects the game, as
 /// `newgame` would (`"kalah pits=4"`); `tablebases` is the `TablebasePath` to start with.
 pub fn run(
@@ -97,8 +100,26 @@ pub fn run(
     if let Err(e) = reader {
         return Err(format!("cannot start the thread that reads the input: {e}"));
     }
-    while let Ok(event) = inbox.recv() {
-        server.handle(event);
+    loop {
+        // Past the end of input a finite search still runs to its end (protocol.md,
+        // "Lines"), unless nobody reads its answer any more: then it is stopped and the
+        // engine leaves, instead of running on as an orphan of a GUI that has gone.
+        let event = if server.input_ended() {
+            match inbox.recv_timeout(READER_POLL) {
+                Ok(event) => Some(event),
+                Err(mpsc::RecvTimeoutError::Timeout) => None,
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        } else {
+            match inbox.recv() {
+                Ok(event) => Some(event),
+                Err(_) => break,
+            }
+        };
+        match event {
+            Some(event) => server.handle(event),
+            None => server.check_reader(),
+        }
         if server.finished() {
             break;
         }

@@ -111,6 +111,20 @@ impl Server {
             || (self.eof && self.job.is_none() && self.pending.is_empty())
     }
 
+    /// Has the input ended?
+    pub fn input_ended(&self) -> bool {
+        self.eof
+    }
+
+    /// Past the end of input: if nobody reads the output any more, `quit`.
+    pub fn check_reader(&mut self) {
+        if self.out.reader_gone() {
+            log::debug!("end of input and nobody reads the output: quit");
+            self.quit = true;
+            self.shutdown();
+        }
+    }
+
     /// Stop the running job, if any, and give it a moment to end. `quit` must end the
     /// process within 100 ms whatever runs: a job that has not ended after
     /// [`SHUTDOWN_GRACE`] is left behind (the process exit ends it).

@@ -356,3 +356,37 @@ fn check_kills_what_an_engine_started_outside_its_group() {
     );
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
 }
+
+/// A finite search still runs to its end after the input ends, but not once nobody reads
+/// its output either (the GUI has gone): the engine then leaves at once.
+#[test]
+fn a_finite_search_ends_when_the_gui_has_gone() {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start sowfan");
+    let mut stdin = child.stdin.take().expect("stdin");
+    writeln!(stdin, "go nodes 1000000000000").expect("write");
+    stdin.flush().expect("flush");
+    std::thread::sleep(Duration::from_millis(300));
+    let gone = Instant::now();
+    drop(stdin);
+    drop(child.stdout.take());
+    let status = crate::support::run::wait_exit(&mut child, Duration::from_secs(3));
+    if status.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    assert!(
+        status.is_some(),
+        "still searching 3 s after its GUI went away"
+    );
+    assert!(
+        gone.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        gone.elapsed()
+    );
+}
