@@ -505,3 +505,79 @@ fn describe_exit(status: std::process::ExitStatus) -> String {
     }
     format!("exited ({status})")
 }
+
+/// Engines may start processes that leave their process group (`setsid`, a daemonising
+/// wrapper): killing the group misses them, and once the engine is gone they would belong to
+/// init and run on. While a `Reaper` lives, this process is their "subreaper" (Linux
+/// `PR_SET_CHILD_SUBREAPER`): such orphans become its children instead, and dropping the
+/// reaper kills and reaps every child still left, at the end of the match or check, once
+/// all the engines are gone. Elsewhere (or if the kernel refuses) it does nothing: escaped
+/// processes run on there (README, "Speed and limits").
+pub struct Reaper {
+    active: bool,
+}
+
+impl Reaper {
+    pub fn adopt_orphans() -> Reaper {
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes plain integers and only sets a
+            // flag of this process.
+            let set = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } == 0;
+            if !set {
+                log::warn!(
+                    "engines' escaped processes cannot be adopted: {}",
+                    std::io::Error::last_os_error()
+                );
+            }
+            Reaper { active: set }
+        }
+        #[cfg(not(target_os = "linux"))]
+        Reaper { active: false }
+    }
+}
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        if !self.active {
+            return;
+        }
+        #[cfg(target_os = "linux")]
+        {
+            // A killed orphan's own children come to us in turn: a few rounds.
+            for _ in 0..8 {
+                let orphans = children_of(std::process::id());
+                if orphans.is_empty() {
+                    break;
+                }
+                for pid in orphans {
+                    // SAFETY: kill and waitpid on a process that is our own child (its parent
+                    // is this process, so its pid cannot be reused until we reap it here).
+                    unsafe {
+                        libc::kill(pid, libc::SIGKILL);
+                        libc::waitpid(pid, std::ptr::null_mut(), 0);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The processes whose parent is `parent`, from /proc (field 4 of `/proc/PID/stat`, read
+/// after the command name's closing parenthesis, which may itself hold spaces).
+#[cfg(target_os = "linux")]
+fn children_of(parent: u32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| {
+            let name = entry.ok()?.file_name();
+            let pid: i32 = name.to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let rest = &stat[stat.rfind(')')? + 1..];
+            let ppid: u32 = rest.split_whitespace().nth(1)?.parse().ok()?;
+            (ppid == parent).then_some(pid)
+        })
+        .collect()
+}

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::check::{self, CheckConfig};
 use crate::cli::cancel_on_interrupt;
+use crate::client::process::Reaper;
 use crate::client::spec::parse_engine_keys;
 
 /// Check that an engine follows the protocol: one line per check, then a summary.
@@ -70,6 +71,8 @@ impl CheckArgs {
 pub fn run(args: CheckArgs) -> ExitCode {
     let report = args.into_config().and_then(|config| {
         let cancel = cancel_on_interrupt("check");
+        // Processes the engines start outside their process groups end with the run.
+        let _reaper = Reaper::adopt_orphans();
         check::run(&config, &cancel)
     });
     match report {

@@ -1,16 +1,20 @@
 //! `sowfan solve`: the exact value of a position, on the command line.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{cancel_on_interrupt, exit_status};
 use crate::game::value_text;
+use crate::memory::{MAX_THREADS, check_hash_mb};
 use crate::registry;
 use crate::session::{SolveProgress, SolveRequest};
-use crate::solve::table::SolveTable;
+use crate::solve::{self, table::SolveTable};
 use crate::tablebase::{self, TableError};
 
 /// Prove the exact value of a position: the final margin with perfect play.
@@ -18,7 +22,11 @@ use crate::tablebase::{self, TableError};
 /// Prints `Value: +8` (the side to move's final margin; 0 a draw), `Best:`, `PV:` (to
 /// the end of the game), `Nodes:`, `Time:`, `Tbhits:`. Uses endgame tables from
 /// --tablebases DIR, else from $SOWFAN_TABLEBASES or ~/.local/share/sowfan/tablebases
-/// when present. Ctrl-C stops it with the bounds proven so far.
+/// when present. Ctrl-C (or SIGTERM) stops it with the bounds proven so far.
+///
+/// Exit status: 0 when the value is proven, 1 on an error (a bad game, position or
+/// option; a --hash this machine cannot hold), 130 when interrupted before the proof was
+/// complete.
 ///
 /// Example: sowfan solve kalah pits=4 seeds=3 --all-moves
 #[derive(Debug, Clone, clap::Args)]
@@ -37,10 +45,10 @@ pub struct SolveArgs {
     /// ~/.local/share/sowfan/tablebases, if present).
     #[arg(long, value_name = "DIR")]
     pub tablebases: Option<PathBuf>,
-    /// Search threads.
+    /// Search threads (1..=256; more than the machine's processors are not used).
     #[arg(long, default_value_t = 1, value_name = "T")]
     pub threads: usize,
-    /// Transposition table size in MiB.
+    /// Transposition table size in MiB (at most what this machine can hold, and 65536).
     #[arg(long = "hash", default_value_t = 512, value_name = "MB")]
     pub hash_mb: usize,
     /// First print the exact value of every legal move.
@@ -48,16 +56,61 @@ pub struct SolveArgs {
     pub all_moves: bool,
 }
 
-/// `sowfan solve`: Ctrl-C stops the proof with the bounds proven so far; status 1 on an
-/// error.
+/// How a solve ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Solved {
+    /// The value (and every move's, with --all-moves) is proven.
+    Complete,
+    /// Stopped (Ctrl-C) first: what was printed are bounds.
+    Interrupted,
+}
+
+/// `sowfan solve`: Ctrl-C stops the proof with the bounds proven so far (status 130); status
+/// 1 on an error.
 pub fn run(args: SolveArgs) -> ExitCode {
     let stop = cancel_on_interrupt("solve");
-    exit_status(solve_position(&args, stop.flag()))
+    match solve_position(&args, stop.flag()) {
+        Ok(Solved::Complete) => ExitCode::SUCCESS,
+        Ok(Solved::Interrupted) => ExitCode::from(130),
+        Err(message) => exit_status(Err(message)),
+    }
+}
+
+/// The threads a solve may use: 1..=[`MAX_THREADS`] asked, at most the processors used
+/// (more add nothing to the shared-table search and only slow it, as with the protocol's
+/// `Threads`), with a warning then.
+pub fn solve_threads(requested: usize) -> Result<usize, String> {
+    if requested == 0 || requested > MAX_THREADS {
+        return Err(format!(
+            "--threads {requested}: give a number of threads in 1..={MAX_THREADS}"
+        ));
+    }
+    let processors = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if requested > processors {
+        eprintln!(
+            "sowfan solve: warning: --threads {requested}: this machine runs {processors} \
+             threads at once; solving with {processors}"
+        );
+    }
+    Ok(requested.min(processors))
+}
+
+/// A bound for people: the solver's "nothing proven" stand-in is `unknown`.
+fn bound_text(bound: i32) -> String {
+    if solve::is_known(bound) {
+        value_text(bound)
+    } else {
+        "unknown".to_string()
+    }
 }
 
 /// Solve and print `Value:`, `Best:`, `PV:`, `Nodes:`, `Time:`, `Tbhits:` (and a line per
 /// move with `all_moves`). `stop` (Ctrl-C) ends it with the bounds proven so far.
-pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<(), String> {
+pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, String> {
+    // Options that size memory or threads are refused before any work, never left to the
+    // out-of-memory killer or a failed thread.
+    check_hash_mb("--hash", args.hash_mb)?;
+    let threads = solve_threads(args.threads)?;
     let mut session = registry::create_at(&args.game, args.fen.as_deref(), args.moves.as_deref())?;
     let (dir, explicit) = match &args.tablebases {
         Some(dir) => (Some(dir.clone()), true),
@@ -84,54 +137,82 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<(), String>
     }
     let tt = SolveTable::new(args.hash_mb)?;
     let request = SolveRequest {
-        threads: args.threads.max(1),
+        threads,
         all_moves: args.all_moves,
         pv: true,
     };
     let bar = spinner();
+    let ticker = Ticker::start(&bar);
     let progress = |p: &SolveProgress| {
         log::info!(
             "value in [{}, {}], nodes {}, tbhits {}, {} ms",
-            value_text(p.lower),
-            value_text(p.upper),
+            bound_text(p.lower),
+            bound_text(p.upper),
             p.nodes,
             p.tbhits,
             p.elapsed.as_millis()
         );
         bar.set_message(format!(
             "value in [{}, {}]  nodes {}  {:.1} s",
-            value_text(p.lower),
-            value_text(p.upper),
+            bound_text(p.lower),
+            bound_text(p.upper),
             p.nodes,
             p.elapsed.as_secs_f64()
         ));
     };
-    let report = session.solve(&request, &tt, stop, &progress)?;
+    let report = session.solve(&request, &tt, stop, &progress);
+    drop(ticker);
     bar.finish_and_clear();
+    let report = report?;
+    let mut out = Vec::new();
     for (mv, value) in &report.moves {
         match value {
-            Some(v) => println!("{mv}: {}", value_text(*v)),
-            None => println!("{mv}: unknown (stopped)"),
+            Some(v) => out.push(format!("{mv}: {}", value_text(*v))),
+            None => out.push(format!("{mv}: unknown (stopped)")),
         }
     }
-    match report.value() {
-        Some(v) => println!("Value: {}", value_text(v)),
-        None => println!(
-            "Value: between {} and {} (stopped before the proof was complete)",
-            value_text(report.lower),
-            value_text(report.upper)
-        ),
-    }
+    let stopped = "stopped before the proof was complete";
+    out.push(
+        match (
+            report.value(),
+            solve::is_known(report.lower),
+            solve::is_known(report.upper),
+        ) {
+            (Some(v), _, _) => format!("Value: {}", value_text(v)),
+            (None, true, true) => format!(
+                "Value: between {} and {} ({stopped})",
+                value_text(report.lower),
+                value_text(report.upper)
+            ),
+            (None, true, false) => {
+                format!("Value: at least {} ({stopped})", value_text(report.lower))
+            }
+            (None, false, true) => {
+                format!("Value: at most {} ({stopped})", value_text(report.upper))
+            }
+            (None, false, false) => format!("Value: unknown ({stopped})"),
+        },
+    );
     if let Some(best) = &report.best {
-        println!("Best: {best}");
+        out.push(format!("Best: {best}"));
     }
     if !report.pv.is_empty() {
-        println!("PV: {}", report.pv.join(" "));
+        out.push(format!("PV: {}", report.pv.join(" ")));
     }
-    println!("Nodes: {}", report.nodes);
-    println!("Time: {} ms", report.elapsed.as_millis());
-    println!("Tbhits: {}", report.tbhits);
-    Ok(())
+    out.push(format!("Nodes: {}", report.nodes));
+    out.push(format!("Time: {} ms", report.elapsed.as_millis()));
+    out.push(format!("Tbhits: {}", report.tbhits));
+    // A closed output (`| head -1`) is an error to report, not a panic of `println!`.
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{}", out.join("\n"))
+        .and_then(|()| stdout.flush())
+        .map_err(|e| format!("cannot write the result: {e}"))?;
+    let complete = report.value().is_some() && report.moves.iter().all(|(_, v)| v.is_some());
+    Ok(if complete {
+        Solved::Complete
+    } else {
+        Solved::Interrupted
+    })
 }
 
 fn spinner() -> ProgressBar {
@@ -139,6 +220,39 @@ fn spinner() -> ProgressBar {
     if let Ok(style) = ProgressStyle::with_template("{spinner} solving: {msg}") {
         bar.set_style(style);
     }
-    bar.enable_steady_tick(std::time::Duration::from_millis(200));
     bar
+}
+
+/// Turns the spinner while the solve runs. Unlike the bar's own steady tick (which panics
+/// when the system refuses its thread), a refused thread only means a still spinner.
+struct Ticker {
+    done: Arc<AtomicBool>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Ticker {
+    fn start(bar: &ProgressBar) -> Ticker {
+        let done = Arc::new(AtomicBool::new(false));
+        let (bar, flag) = (bar.clone(), Arc::clone(&done));
+        let handle = std::thread::Builder::new()
+            .name("spinner".to_string())
+            .spawn(move || {
+                while !flag.load(Ordering::Relaxed) {
+                    bar.tick();
+                    std::thread::park_timeout(Duration::from_millis(200));
+                }
+            })
+            .ok();
+        Ticker { done, handle }
+    }
+}
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(handle) = self.handle.take() {
+            handle.thread().unpark();
+            let _ = handle.join();
+        }
+    }
 }

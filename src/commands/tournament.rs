@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::cli::{cancel_on_interrupt, exit_status};
+use crate::client::process::Reaper;
 use crate::client::spec::parse_engine;
 
 use crate::tournament;
@@ -191,6 +192,8 @@ impl MatchArgs {
 pub fn run(args: MatchArgs) -> ExitCode {
     let summary = args.into_config().and_then(|config| {
         let cancel = cancel_on_interrupt("match");
+        // Processes the engines start outside their process groups end with the run.
+        let _reaper = Reaper::adopt_orphans();
         tournament::run(&config, &cancel)
     });
     match summary {

@@ -33,6 +33,9 @@ pub enum Event {
 /// make the engine hold unbounded memory.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
+/// After the end of input, how often the engine looks whether its output is still read.
+const READER_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// Run the protocol until `quit` or the end of input. `game` preselects the game, as
 /// `newgame` would (`"kalah pits=4"`); `tablebases` is the `TablebasePath` to start with.
 pub fn run(
@@ -47,53 +50,76 @@ pub fn run(
         server.set_tablebase_path(dir);
     }
     let mut input = input;
-    std::thread::spawn(move || {
-        // Bytes, not `lines()`: a line that is not UTF-8 is bad input to answer, not an end.
-        let mut line: Vec<u8> = Vec::new();
-        let mut overlong = false;
-        loop {
-            let buffer = match input.fill_buf() {
-                Ok([]) => break,
-                Ok(buffer) => buffer,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break,
-            };
-            let (chunk, complete) = match buffer.iter().position(|&b| b == b'\n') {
-                Some(end) => (&buffer[..=end], true),
-                None => (buffer, false),
-            };
-            if !overlong {
-                if line.len() + chunk.len() > MAX_LINE_BYTES + 1 {
-                    overlong = true;
-                    line = Vec::new();
-                } else {
-                    line.extend_from_slice(chunk);
-                }
-            }
-            let used = chunk.len();
-            input.consume(used);
-            if complete {
-                let event = if overlong {
-                    Event::Overlong
-                } else {
-                    Event::Line(String::from_utf8_lossy(&line).into_owned())
+    let reader = std::thread::Builder::new()
+        .name("input".to_string())
+        .spawn(move || {
+            // Bytes, not `lines()`: a line that is not UTF-8 is bad input to answer, not an end.
+            let mut line: Vec<u8> = Vec::new();
+            let mut overlong = false;
+            loop {
+                let buffer = match input.fill_buf() {
+                    Ok([]) => break,
+                    Ok(buffer) => buffer,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => break,
                 };
-                line.clear();
-                overlong = false;
-                if events.send(event).is_err() {
-                    return;
+                let (chunk, complete) = match buffer.iter().position(|&b| b == b'\n') {
+                    Some(end) => (&buffer[..=end], true),
+                    None => (buffer, false),
+                };
+                if !overlong {
+                    if line.len() + chunk.len() > MAX_LINE_BYTES + 1 {
+                        overlong = true;
+                        line = Vec::new();
+                    } else {
+                        line.extend_from_slice(chunk);
+                    }
+                }
+                let used = chunk.len();
+                input.consume(used);
+                if complete {
+                    let event = if overlong {
+                        Event::Overlong
+                    } else {
+                        Event::Line(String::from_utf8_lossy(&line).into_owned())
+                    };
+                    line.clear();
+                    overlong = false;
+                    if events.send(event).is_err() {
+                        return;
+                    }
                 }
             }
+            if overlong {
+                let _ = events.send(Event::Overlong);
+            } else if !line.is_empty() {
+                let _ = events.send(Event::Line(String::from_utf8_lossy(&line).into_owned()));
+            }
+            let _ = events.send(Event::Eof);
+        });
+    if let Err(e) = reader {
+        return Err(format!("cannot start the thread that reads the input: {e}"));
+    }
+    loop {
+        // Past the end of input a finite search still runs to its end (protocol.md,
+        // "Lines"), unless nobody reads its answer any more: then it is stopped and the
+        // engine leaves, instead of running on as an orphan of a GUI that has gone.
+        let event = if server.input_ended() {
+            match inbox.recv_timeout(READER_POLL) {
+                Ok(event) => Some(event),
+                Err(mpsc::RecvTimeoutError::Timeout) => None,
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        } else {
+            match inbox.recv() {
+                Ok(event) => Some(event),
+                Err(_) => break,
+            }
+        };
+        match event {
+            Some(event) => server.handle(event),
+            None => server.check_reader(),
         }
-        if overlong {
-            let _ = events.send(Event::Overlong);
-        } else if !line.is_empty() {
-            let _ = events.send(Event::Line(String::from_utf8_lossy(&line).into_owned()));
-        }
-        let _ = events.send(Event::Eof);
-    });
-    while let Ok(event) = inbox.recv() {
-        server.handle(event);
         if server.finished() {
             break;
         }

@@ -14,6 +14,9 @@ pub struct Output {
     closed: Arc<AtomicBool>,
     /// Set by `quit`: nothing more is written.
     muted: Arc<AtomicBool>,
+    /// The descriptor behind the sink, when it is one (stdout): whether anyone still reads
+    /// it can be asked without writing (see [`Output::reader_gone`]).
+    fd: Option<i32>,
 }
 
 impl Output {
@@ -22,11 +25,40 @@ impl Output {
             sink: Arc::new(Mutex::new(sink)),
             closed: Arc::new(AtomicBool::new(false)),
             muted: Arc::new(AtomicBool::new(false)),
+            fd: None,
         }
     }
 
     pub fn stdout() -> Output {
-        Output::new(Box::new(std::io::stdout()))
+        Output {
+            fd: Some(1),
+            ..Output::new(Box::new(std::io::stdout()))
+        }
+    }
+
+    /// Has the reader of a pipe on stdout gone (the GUI has exited)? Asked without writing,
+    /// for a search that would otherwise print nothing for a long time; a terminal or a file
+    /// never reads as gone. Remembered like a failed write.
+    pub fn reader_gone(&self) -> bool {
+        if self.is_closed() {
+            return true;
+        }
+        #[cfg(unix)]
+        if let Some(fd) = self.fd {
+            let mut poll = libc::pollfd {
+                fd,
+                events: 0,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd; a zero timeout only looks. POLLERR on a pipe's write
+            // end means its read end is closed.
+            let ready = unsafe { libc::poll(&mut poll, 1, 0) };
+            if ready > 0 && poll.revents & (libc::POLLERR | libc::POLLHUP) != 0 {
+                self.closed.store(true, Ordering::Relaxed);
+                return true;
+            }
+        }
+        false
     }
 
     /// Write one or more lines (a trailing newline is added) and flush.

@@ -111,6 +111,20 @@ impl Server {
             || (self.eof && self.job.is_none() && self.pending.is_empty())
     }
 
+    /// Has the input ended?
+    pub fn input_ended(&self) -> bool {
+        self.eof
+    }
+
+    /// Past the end of input: if nobody reads the output any more, `quit`.
+    pub fn check_reader(&mut self) {
+        if self.out.reader_gone() {
+            log::debug!("end of input and nobody reads the output: quit");
+            self.quit = true;
+            self.shutdown();
+        }
+    }
+
     /// Stop the running job, if any, and give it a moment to end. `quit` must end the
     /// process within 100 ms whatever runs: a job that has not ended after
     /// [`SHUTDOWN_GRACE`] is left behind (the process exit ends it).
@@ -551,7 +565,10 @@ impl Server {
             }
         }
         let control = Arc::new(SearchControl::new(limits.ponder));
-        let open_ended = limits.is_open_ended() || limits.is_unlimited_for(self.session.to_move());
+        let player = self.session.to_move();
+        let open_ended = limits.is_open_ended()
+            || limits.is_unlimited_for(player)
+            || limits.is_endless_solve(player);
         let session = self.session.clone_box();
         let tt = Arc::clone(&self.tt);
         // The exact solver's table, for `go solve` and for positions near the tables.
@@ -564,7 +581,8 @@ impl Server {
         let show_ponder = self.ponder;
         let out = self.out.clone();
         let job_control = Arc::clone(&control);
-        self.spawn_job("search", control, open_ended, move || {
+        let first_legal = self.session.legal_moves().into_iter().next();
+        let started = self.spawn_job("search", control, open_ended, move || {
             let result = panic::catch_unwind(AssertUnwindSafe(|| {
                 session.search(
                     &limits,
@@ -596,6 +614,14 @@ impl Server {
             };
             out.line(&line);
         });
+        if !started {
+            // Every `go` has its `bestmove`, even without a thread to search on.
+            self.out.line("info depth 0 score cp 0");
+            self.out.line(&format!(
+                "bestmove {}",
+                first_legal.as_deref().unwrap_or("0000")
+            ));
+        }
     }
 
     /// Perft on the job thread: a line per root move as it is counted, then the total. A
@@ -605,7 +631,7 @@ impl Server {
         let out = self.out.clone();
         let control = Arc::new(SearchControl::default());
         let job_control = Arc::clone(&control);
-        self.spawn_job("perft", control, false, move || {
+        let _ = self.spawn_job("perft", control, false, move || {
             let result = panic::catch_unwind(AssertUnwindSafe(|| {
                 let mut total = 0;
                 let mut counted = 0;
@@ -637,7 +663,7 @@ impl Server {
         let out = self.out.clone();
         let control = Arc::new(SearchControl::default());
         let job_control = Arc::clone(&control);
-        self.spawn_job("bench", control, false, move || {
+        let _ = self.spawn_job("bench", control, false, move || {
             let result = panic::catch_unwind(AssertUnwindSafe(|| {
                 bench::run(depth, &job_control, &mut |line| out.line(line))
             }));
@@ -647,13 +673,15 @@ impl Server {
         });
     }
 
+    /// Run `work` on its own thread as the job; false (after saying so) when the system
+    /// refuses the thread.
     fn spawn_job(
         &mut self,
         name: &str,
         control: Arc<SearchControl>,
         open_ended: bool,
         work: impl FnOnce() + Send + 'static,
-    ) {
+    ) -> bool {
         let events = self.events.clone();
         let spawned = std::thread::Builder::new()
             .name(name.to_string())
@@ -668,11 +696,14 @@ impl Server {
                     ponder: control.is_pondering(),
                     control,
                     open_ended,
-                })
+                });
+                true
             }
-            Err(e) => self
-                .out
-                .error(&format!("cannot start a {name} thread: {e}")),
+            Err(e) => {
+                self.out
+                    .error(&format!("cannot start a {name} thread: {e}"));
+                false
+            }
         }
     }
 }

@@ -54,6 +54,16 @@ impl Limits {
             && self.movetime.is_none()
             && self.time[player.index()].is_none()
     }
+
+    /// `go solve` with no node or time limit for `player`: only a proof or `stop` ends it,
+    /// so like `infinite` it is stopped at the end of input (protocol.md, "Lines").
+    /// `depth` does not limit a proof, which has no horizon.
+    pub fn is_endless_solve(&self, player: Player) -> bool {
+        self.solve
+            && self.nodes.is_none()
+            && self.movetime.is_none()
+            && self.time[player.index()].is_none()
+    }
 }
 
 impl Limits {

@@ -298,11 +298,23 @@ pub fn search<G: Game>(
     let outcome = std::thread::scope(|scope| {
         for id in 1..settings.threads.max(1) {
             let mut helper = make_worker(id);
-            scope.spawn(move || {
-                // Helpers start at staggered depths so that they fill the table ahead.
-                helper.iterate(root, 1 + (id % 2) as u32, max_depth, 1, &mut |_| {}, false);
-                helper.flush_nodes();
-            });
+            // A thread the system refuses (`ulimit -u`, no memory) is a helper less: the
+            // search goes on with those it has, never a panic.
+            let spawned = std::thread::Builder::new()
+                .name(format!("search-{id}"))
+                .spawn_scoped(scope, move || {
+                    // Helpers start at staggered depths so that they fill the table ahead.
+                    helper.iterate(root, 1 + (id % 2) as u32, max_depth, 1, &mut |_| {}, false);
+                    helper.flush_nodes();
+                });
+            if let Err(e) = spawned {
+                log::warn!(
+                    "search: cannot start thread {} of {}: {e}; searching with {id}",
+                    id + 1,
+                    settings.threads
+                );
+                break;
+            }
         }
         let outcome = main.iterate(root, 1, max_depth, settings.multipv, info, true);
         main.flush_nodes();

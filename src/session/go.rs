@@ -63,7 +63,7 @@ impl<G: Game> GameSession<G> {
             });
         }
         if limits.solve {
-            return self.go_solve(settings, solve_tt, control, info);
+            return self.go_solve(limits, &searchmoves, settings, tt, solve_tt, control, info);
         }
         let started = Instant::now();
         if let Some(summary) = self.table_answer(&searchmoves, settings, info) {

@@ -6,11 +6,12 @@ use std::sync::{Mutex, atomic::AtomicBool};
 use std::time::{Duration, Instant};
 
 use super::go::SearchSummary;
-use super::info::{Info, InfoLine, ScoreBound, Work};
+use super::info::{Info, InfoLine, InfoScore, ScoreBound, Work};
 use super::{GameSession, Session};
 use crate::game::Game;
 use crate::search::limits::{Limits, TimeBudget};
-use crate::search::{SearchControl, SearchSettings, score};
+use crate::search::tt::TranspositionTable;
+use crate::search::{self, Report, SearchControl, SearchSettings, score};
 use crate::solve::{self, SolveSettings, table::SolveTable};
 
 /// How far beyond the tables (in points at stake) a `go` first tries the exact solver.
@@ -96,6 +97,7 @@ impl<G: Game> GameSession<G> {
                 elapsed: Duration::ZERO,
             });
         }
+        let started = Instant::now();
         let mut legal = Vec::new();
         self.game.legal_moves(&self.position, &mut legal);
         let settings = SolveSettings {
@@ -107,10 +109,15 @@ impl<G: Game> GameSession<G> {
             deadline: None,
         };
         let mut moves = Vec::new();
+        // The moves' proofs are work done too: counted in the report's nodes and time.
+        let (mut nodes, mut tbhits) = (0, 0);
         if request.all_moves {
-            for (mv, value) in solve::solve_moves(&self.game, &self.position, tt, &settings, stop) {
+            let values = solve::solve_moves(&self.game, &self.position, tt, &settings, stop);
+            for (mv, value) in values.moves {
                 moves.push((self.game.format_move(&self.position, mv), value));
             }
+            nodes += values.nodes;
+            tbhits += values.tbhits;
         }
         let report = |p: &solve::Progress| {
             progress(&SolveProgress {
@@ -120,9 +127,9 @@ impl<G: Game> GameSession<G> {
                     .best
                     .and_then(|i| legal.get(i))
                     .map(|&mv| self.game.format_move(&self.position, mv)),
-                nodes: p.nodes,
-                tbhits: p.tbhits,
-                elapsed: p.elapsed,
+                nodes: nodes + p.nodes,
+                tbhits: tbhits + p.tbhits,
+                elapsed: started.elapsed(),
             })
         };
         let solution = solve::solve(&self.game, &self.position, tt, &settings, stop, &report);
@@ -134,9 +141,9 @@ impl<G: Game> GameSession<G> {
                 .map(|mv| self.game.format_move(&self.position, mv)),
             pv: self.pv_strings(&solution.pv),
             moves,
-            nodes: solution.nodes,
-            tbhits: solution.tbhits,
-            elapsed: solution.elapsed,
+            nodes: nodes + solution.nodes,
+            tbhits: tbhits + solution.tbhits,
+            elapsed: started.elapsed(),
         })
     }
 
@@ -212,27 +219,47 @@ impl<G: Game> GameSession<G> {
         })
     }
 
-    /// `go solve`: prove the value, reporting every improvement of the bounds.
+    /// `go solve`: prove the value, reporting every improvement of the bounds, within the
+    /// `go` limits (protocol.md, "Endgame tables and `go solve`"): `nodes`, `movetime` and
+    /// the clocks (the time the search would plan for this move, [`TimeBudget`]) end the
+    /// proof early; `infinite`, `ponder` and no limit run until proven or `stop`. With
+    /// `searchmoves` only those root moves are proven (the value is the best of them). Ended
+    /// early, it answers the best bound proven with the move that proved it, or when no
+    /// bound is known, a move and score from a one-ply search.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn go_solve(
         &self,
+        limits: &Limits,
+        searchmoves: &[G::Move],
         settings: &SearchSettings,
+        tt: &TranspositionTable,
         solve_tt: Option<&SolveTable>,
         control: &SearchControl,
         info: &mut dyn FnMut(&Info),
     ) -> Result<SearchSummary, String> {
+        let started = Instant::now();
         solve::supported(&self.game)?;
         let Some(solve_tt) = solve_tt else {
             return Err("go solve: no solver table (internal)".to_string());
         };
         let mut legal = Vec::new();
         self.game.legal_moves(&self.position, &mut legal);
+        let budget = TimeBudget::new(limits, self.to_move(), settings.move_overhead);
+        // A proof has no iterations to stop between: the planned time of the move is its
+        // limit (`movetime`: all of it, less the overhead).
+        let deadline = budget
+            .soft
+            .or(budget.hard)
+            .filter(|_| !limits.is_open_ended())
+            // A moment beyond what `Instant` holds is no limit.
+            .and_then(|t| started.checked_add(t));
         let solve_settings = SolveSettings {
             threads: settings.threads,
             tables: self.tables.as_deref(),
             guess: None,
             want_pv: true,
-            node_limit: None,
-            deadline: None,
+            node_limit: limits.nodes,
+            deadline,
         };
         // Progress comes from the solver's threads: collect it, print it from here.
         let (tx, rx) = mpsc::channel::<solve::Progress>();
@@ -240,80 +267,180 @@ impl<G: Game> GameSession<G> {
         let report = move |p: &solve::Progress| {
             let _ = tx.lock().map(|tx| tx.send(*p));
         };
+        let run = || {
+            solve::solve_restricted(
+                &self.game,
+                &self.position,
+                searchmoves,
+                solve_tt,
+                &solve_settings,
+                control.stop_flag(),
+                &report,
+            )
+        };
+        let mut last: Option<solve::Progress> = None;
+        let mut show = |p: solve::Progress| {
+            let best = p.best.and_then(|i| legal.get(i)).copied();
+            // A bound is not yet a line: its depth is 0, its line the best move.
+            let line = |value: i32, bound: ScoreBound| {
+                let work = Work::solver(solve_tt, p.nodes, p.tbhits, p.elapsed);
+                Info::Line(InfoLine {
+                    depth: 0,
+                    seldepth: 0,
+                    ..self.value_line(value, bound, best.as_slice(), work)
+                })
+            };
+            // The solver's "nothing proven" stand-ins are never shown.
+            if !p.is_exact() {
+                if solve::is_known(p.lower) && last.is_none_or(|l| p.lower > l.lower) {
+                    info(&line(p.lower, ScoreBound::Lower));
+                }
+                if solve::is_known(p.upper) && last.is_none_or(|l| p.upper < l.upper) {
+                    info(&line(p.upper, ScoreBound::Upper));
+                }
+            }
+            last = Some(p);
+        };
         let solution = std::thread::scope(|scope| {
-            let handle = scope.spawn(|| {
-                solve::solve(
-                    &self.game,
-                    &self.position,
-                    solve_tt,
-                    &solve_settings,
-                    control.stop_flag(),
-                    &report,
-                )
-            });
-            let mut last: Option<solve::Progress> = None;
+            let spawned = std::thread::Builder::new()
+                .name("solve".to_string())
+                .spawn_scoped(scope, run);
+            let handle = match spawned {
+                Ok(handle) => handle,
+                Err(e) => {
+                    // No thread for the solver: solve here, and tell the bounds afterwards.
+                    log::warn!(
+                        "go solve: cannot start the solver's thread ({e}); solving on this one"
+                    );
+                    let solution = run();
+                    while let Ok(p) = rx.try_recv() {
+                        show(p);
+                    }
+                    return Ok(solution);
+                }
+            };
             loop {
                 match rx.recv_timeout(Duration::from_millis(20)) {
-                    Ok(p) => {
-                        let best = p.best.and_then(|i| legal.get(i)).copied();
-                        // A bound is not yet a line: its depth is 0, its line the best move.
-                        let line = |value: i32, bound: ScoreBound| {
-                            let work = Work::solver(solve_tt, p.nodes, p.tbhits, p.elapsed);
-                            Info::Line(InfoLine {
-                                depth: 0,
-                                seldepth: 0,
-                                ..self.value_line(value, bound, best.as_slice(), work)
-                            })
-                        };
-                        if !p.is_exact() {
-                            if last.is_none_or(|l| p.lower > l.lower) {
-                                info(&line(p.lower, ScoreBound::Lower));
-                            }
-                            if last.is_none_or(|l| p.upper < l.upper) {
-                                info(&line(p.upper, ScoreBound::Upper));
-                            }
-                        }
-                        last = Some(p);
-                    }
+                    Ok(p) => show(p),
                     Err(RecvTimeoutError::Timeout) if !handle.is_finished() => {}
                     Err(_) => break,
                 }
                 if handle.is_finished() {
+                    while let Ok(p) = rx.try_recv() {
+                        show(p);
+                    }
                     break;
                 }
             }
             handle.join()
         });
         let solution = solution.map_err(|_| "internal error: the solver failed".to_string())?;
-        let best = solution.best.or_else(|| legal.first().copied());
-        let exact = solution.lower == solution.upper;
-        let pv = if exact && !solution.pv.is_empty() {
-            solution.pv.clone()
-        } else {
-            best.into_iter().collect()
+        if solution.threads < settings.threads {
+            log::warn!(
+                "go solve: {} of {} threads could be started",
+                solution.threads,
+                settings.threads
+            );
+        }
+        let work = Work::solver(solve_tt, solution.nodes, solution.tbhits, started.elapsed());
+        if solution.lower == solution.upper {
+            let pv = if solution.pv.is_empty() {
+                solution.best.into_iter().collect()
+            } else {
+                solution.pv.clone()
+            };
+            info(&Info::Line(self.value_line(
+                solution.lower,
+                ScoreBound::Exact,
+                &pv,
+                work,
+            )));
+            let best = pv
+                .first()
+                .copied()
+                .or_else(|| (searchmoves.first().or(legal.first())).copied());
+            let Some(best) = best else {
+                return Err("no legal move in a position that is not over".to_string());
+            };
+            return Ok(SearchSummary {
+                bestmove: self.game.format_move(&self.position, best),
+                ponder: pv.get(1).map(|&reply| self.reply_text(best, reply)),
+                nodes: solution.nodes,
+                depth: pv.len() as u32,
+                score: score::exact(solution.lower),
+                proven: true,
+            });
+        }
+        if let Some(best) = solution.best.filter(|_| solve::is_known(solution.lower)) {
+            // Ended early with a proven lower bound: the move that proved it.
+            info(&Info::Line(InfoLine {
+                depth: 0,
+                seldepth: 0,
+                ..self.value_line(solution.lower, ScoreBound::Lower, &[best], work)
+            }));
+            return Ok(SearchSummary {
+                bestmove: self.game.format_move(&self.position, best),
+                ponder: None,
+                nodes: solution.nodes,
+                depth: 0,
+                score: score::exact(solution.lower),
+                proven: false,
+            });
+        }
+        // Ended before any bound with a move: a move to play, from a one-ply search (its
+        // first iteration always completes, and costs next to nothing).
+        if solve::is_known(solution.upper) {
+            info(&Info::Line(InfoLine {
+                depth: 0,
+                seldepth: 0,
+                ..self.value_line(solution.upper, ScoreBound::Upper, &[], work)
+            }));
+        }
+        let quick = SearchSettings {
+            threads: 1,
+            multipv: 1,
+            ..*settings
         };
-        let bound = if exact {
-            ScoreBound::Exact
-        } else {
-            ScoreBound::Lower
-        };
-        let work = Work::solver(solve_tt, solution.nodes, solution.tbhits, solution.elapsed);
-        info(&Info::Line(self.value_line(
-            solution.lower,
-            bound,
-            &pv,
-            work,
-        )));
-        let Some(best) = best else {
+        let mut last_line = None;
+        let result = search::search(
+            &self.game,
+            &self.position,
+            &self.history,
+            searchmoves,
+            &Limits::depth(1),
+            &quick,
+            tt,
+            self.tables.as_deref(),
+            &SearchControl::default(),
+            &mut |r: &Report<G::Move>| last_line = Some(self.report_line(r, started.elapsed())),
+        );
+        let Some(best) = result.best else {
             return Err("no legal move in a position that is not over".to_string());
         };
+        // The first iteration always completes and reports; should it not, the move alone.
+        let line = last_line.unwrap_or_else(|| InfoLine {
+            depth: 1,
+            seldepth: 1,
+            multipv: 1,
+            score: InfoScore::Cp(0),
+            bound: ScoreBound::Exact,
+            nodes: 0,
+            time: started.elapsed(),
+            hashfull: None,
+            tbhits: 0,
+            pv: self.pv_strings(&[best]),
+        });
+        info(&Info::Line(InfoLine {
+            nodes: solution.nodes + line.nodes,
+            ..line
+        }));
         Ok(SearchSummary {
             bestmove: self.game.format_move(&self.position, best),
             ponder: None,
-            nodes: solution.nodes,
-            depth: pv.len() as u32,
-            score: score::exact(solution.lower),
-            proven: exact,
+            nodes: solution.nodes + result.nodes,
+            depth: result.depth,
+            score: result.score,
+            proven: false,
         })
     }
 }

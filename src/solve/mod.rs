@@ -36,6 +36,13 @@ use table::{PROVEN, SolveTable};
 
 /// Values beyond any game's stake: "unbounded".
 const UNBOUNDED: i32 = 1 << 24;
+
+/// Is `bound` (a `lower` or `upper` of [`Progress`] or [`Solution`]) a real bound, not the
+/// solver's stand-in for "nothing proven yet" (a game that cannot say what is at stake
+/// starts from ± a huge sentinel, which must never be shown as a value)?
+pub fn is_known(bound: i32) -> bool {
+    bound.abs() < UNBOUNDED / 2
+}
 /// Iterative deepening: the first depth, the step, and the last depth before the search
 /// without a horizon.
 const FIRST_DEPTH: u8 = 2;
@@ -76,6 +83,8 @@ pub struct Solution<M> {
     pub nodes: u64,
     pub tbhits: u64,
     pub elapsed: Duration,
+    /// Search threads that ran (fewer than asked when the system refused to start some).
+    pub threads: usize,
 }
 
 /// How to solve.
@@ -113,9 +122,27 @@ pub fn solve<G: Game>(
     stop: &AtomicBool,
     report: &(dyn Fn(&Progress) + Sync),
 ) -> Solution<G::Move> {
+    solve_restricted(game, root, &[], tt, settings, stop, report)
+}
+
+/// [`solve`], the root restricted to some of its moves. With `only` not empty, the root may play only those of its legal moves (`go solve
+/// searchmoves`): the value is then the best the mover can reach with one of them, and the
+/// best move is one of them. That value is not the position's, so it never enters the
+/// table (the root's entry is neither read nor written; everything below the root is).
+pub fn solve_restricted<G: Game>(
+    game: &G,
+    root: &G::Position,
+    only: &[G::Move],
+    tt: &SolveTable,
+    settings: &SolveSettings,
+    stop: &AtomicBool,
+    report: &(dyn Fn(&Progress) + Sync),
+) -> Solution<G::Move> {
     let started = Instant::now();
     let mut legal = Vec::new();
     game.legal_moves(root, &mut legal);
+    let only: Vec<G::Move> = only.iter().copied().filter(|m| legal.contains(m)).collect();
+    let only = only.as_slice();
     let banked = game.banked_value(root);
     let stake = game.value_at_stake(root).unwrap_or(UNBOUNDED);
     let shared = Shared {
@@ -158,18 +185,37 @@ pub fn solve<G: Game>(
             nodes: 0,
             tbhits: 0,
             elapsed: started.elapsed(),
+            threads: 1,
         };
     }
+    let mut threads = 1;
     std::thread::scope(|scope| {
         for id in 1..settings.threads.max(1) {
             let shared = &shared;
-            scope.spawn(move || {
-                let mut searcher = Searcher::new(game, tt, settings.tables, shared, id as u64);
-                searcher.run_mtd(root, report);
-            });
+            let legal = &legal;
+            // A thread the system refuses (`ulimit -u`, no memory) is a helper less, not a
+            // failure: the solve goes on with the threads it has.
+            let spawned = std::thread::Builder::new()
+                .name(format!("solve-{id}"))
+                .spawn_scoped(scope, move || {
+                    let mut searcher =
+                        Searcher::new(game, tt, settings.tables, shared, id as u64, only);
+                    searcher.run_mtd(root, legal, report);
+                });
+            match spawned {
+                Ok(_) => threads += 1,
+                Err(e) => {
+                    log::warn!(
+                        "solve: cannot start search thread {} of {}: {e}; solving with {threads}",
+                        id + 1,
+                        settings.threads
+                    );
+                    break;
+                }
+            }
         }
-        let mut searcher = Searcher::new(game, tt, settings.tables, &shared, 0);
-        searcher.run_mtd(root, report);
+        let mut searcher = Searcher::new(game, tt, settings.tables, &shared, 0, only);
+        searcher.run_mtd(root, &legal, report);
         // The first thread to finish the last test ends the others (`test` moved on).
     });
     let state = *lock(&shared.state);
@@ -181,11 +227,12 @@ pub fn solve<G: Game>(
         nodes: shared.nodes.load(Ordering::Relaxed),
         tbhits: shared.tbhits.load(Ordering::Relaxed),
         elapsed: started.elapsed(),
+        threads,
     };
     if state.solved() && !stop.load(Ordering::Relaxed) {
         // The line and the best move are cheap once the value is known: no budget for them.
         shared.budgeted.store(false, Ordering::Relaxed);
-        let mut searcher = Searcher::new(game, tt, settings.tables, &shared, 0);
+        let mut searcher = Searcher::new(game, tt, settings.tables, &shared, 0, only);
         if settings.want_pv
             && let Some(pv) = searcher.perfect_line(root, state.proven_lower)
         {
@@ -193,7 +240,7 @@ pub fn solve<G: Game>(
             solution.pv = pv;
         }
         if solution.best.is_none() {
-            solution.best = searcher.perfect_move(root, state.proven_lower);
+            solution.best = searcher.perfect_move(root, state.proven_lower, only);
         }
         searcher.flush();
         solution.nodes = shared.nodes.load(Ordering::Relaxed);
@@ -201,6 +248,15 @@ pub fn solve<G: Game>(
         solution.elapsed = started.elapsed();
     }
     solution
+}
+
+/// The exact values of the legal moves of a position, and what proving them cost.
+#[derive(Debug, Clone)]
+pub struct MoveValues<M> {
+    /// In move-generation order; `None` when stopped before the move's proof was complete.
+    pub moves: Vec<(M, Option<i32>)>,
+    pub nodes: u64,
+    pub tbhits: u64,
 }
 
 /// The exact value of every legal move of `root` (what the mover's final margin is if that
@@ -211,7 +267,7 @@ pub fn solve_moves<G: Game>(
     tt: &SolveTable,
     settings: &SolveSettings,
     stop: &AtomicBool,
-) -> Vec<(G::Move, Option<i32>)> {
+) -> MoveValues<G::Move> {
     let mut legal = Vec::new();
     game.legal_moves(root, &mut legal);
     let mover = game.to_move(root);
@@ -223,21 +279,26 @@ pub fn solve_moves<G: Game>(
         node_limit: settings.node_limit,
         deadline: settings.deadline,
     };
-    legal
-        .iter()
-        .map(|&mv| {
-            let mut child = root.clone();
-            game.play(&mut child, mv);
-            let same = game.to_move(&child) == mover;
-            let solution = solve(game, &child, tt, &child_settings, stop, &|_| {});
-            let value = (solution.lower == solution.upper).then_some(if same {
-                solution.lower
-            } else {
-                -solution.lower
-            });
-            (mv, value)
-        })
-        .collect()
+    let mut values = MoveValues {
+        moves: Vec::with_capacity(legal.len()),
+        nodes: 0,
+        tbhits: 0,
+    };
+    for &mv in &legal {
+        let mut child = root.clone();
+        game.play(&mut child, mv);
+        let same = game.to_move(&child) == mover;
+        let solution = solve(game, &child, tt, &child_settings, stop, &|_| {});
+        let value = (solution.lower == solution.upper).then_some(if same {
+            solution.lower
+        } else {
+            -solution.lower
+        });
+        values.moves.push((mv, value));
+        values.nodes += solution.nodes;
+        values.tbhits += solution.tbhits;
+    }
+    values
 }
 
 #[derive(Clone, Copy)]
@@ -394,6 +455,11 @@ struct Searcher<'a, G: Game> {
     tbhits: u64,
     /// Per ply: the moves and the children left to search.
     plies: Vec<Ply<G>>,
+    /// The root's moves when restricted (`go solve searchmoves`); empty: all of them.
+    only: &'a [G::Move],
+    /// The root move that reached β in the last search of a restricted root (the table
+    /// holds no entry for such a root to ask).
+    root_best: Option<G::Move>,
 }
 
 /// What peeking at a position found.
@@ -433,6 +499,7 @@ impl<'a, G: Game> Searcher<'a, G> {
         tables: Option<&'a Tables>,
         shared: &'a Shared<'a>,
         id: u64,
+        only: &'a [G::Move],
     ) -> Searcher<'a, G> {
         Searcher {
             game,
@@ -448,11 +515,18 @@ impl<'a, G: Game> Searcher<'a, G> {
             unflushed: 0,
             tbhits: 0,
             plies: Vec::new(),
+            only,
+            root_best: None,
         }
     }
 
     /// Take part in the MTD(f) iterations until the value is known or the solve stops.
-    fn run_mtd(&mut self, root: &G::Position, report: &(dyn Fn(&Progress) + Sync)) {
+    fn run_mtd(
+        &mut self,
+        root: &G::Position,
+        legal: &[G::Move],
+        report: &(dyn Fn(&Progress) + Sync),
+    ) {
         loop {
             let (state, test) = {
                 let state = lock(&self.shared.state);
@@ -465,13 +539,19 @@ impl<'a, G: Game> Searcher<'a, G> {
             self.test = test;
             self.aborted = false;
             self.unresolved = false;
-            let value = self.search(root, beta, state.depth, 0);
+            let value = self.search_root(root, beta, state.depth);
             let proven = !self.unresolved;
-            let best = (value >= beta)
-                .then(|| self.tt.probe(self.game.exact_key(root)))
-                .flatten()
-                .and_then(|b| b.best)
-                .map(usize::from);
+            let best = if value < beta {
+                None
+            } else if self.only.is_empty() {
+                self.tt
+                    .probe(self.game.exact_key(root))
+                    .and_then(|b| b.best)
+                    .map(usize::from)
+            } else {
+                self.root_best
+                    .and_then(|mv| legal.iter().position(|&m| m == mv))
+            };
             self.flush();
             if self.aborted {
                 if self.shared.must_stop() {
@@ -508,6 +588,35 @@ impl<'a, G: Game> Searcher<'a, G> {
                 report(&progress);
             }
         }
+    }
+
+    /// [`Searcher::search`] at the root. A restricted root (`only`) is not the position the
+    /// tables and the transposition table know: only the stake bounds, valid for every
+    /// line, may decide it without its moves.
+    fn search_root(&mut self, root: &G::Position, beta: i32, depth: u8) -> i32 {
+        if self.only.is_empty() {
+            return self.search(root, beta, depth, 0);
+        }
+        self.root_best = None;
+        let game = self.game;
+        if let Some(outcome) = game.outcome(root) {
+            return game.final_value(&outcome, game.to_move(root));
+        }
+        let banked = game.banked_value(root);
+        let stake = game.value_at_stake(root).unwrap_or(UNBOUNDED);
+        if banked + stake < beta {
+            return banked + stake;
+        }
+        if banked - stake >= beta {
+            return banked - stake;
+        }
+        let node = OpenNode {
+            key: game.exact_key(root),
+            banked,
+            stake,
+            tt_move: None,
+        };
+        self.expand(root, &node, beta, depth, 0)
     }
 
     /// Is the mover's final value at least `beta`? Returns a bound `v`: `value ≥ v` when
@@ -606,6 +715,11 @@ impl<'a, G: Game> Searcher<'a, G> {
         let mut moves = std::mem::take(&mut self.plies[ply].moves);
         let mut children = std::mem::take(&mut self.plies[ply].children);
         game.legal_moves(pos, &mut moves);
+        // Only the root is ever restricted: one comparison per node.
+        let restricted = ply == 0 && !self.only.is_empty();
+        if restricted {
+            moves.retain(|m| self.only.contains(m));
+        }
         children.clear();
         let nodes_before = self.nodes;
         let outer_unresolved = self.unresolved;
@@ -736,6 +850,9 @@ impl<'a, G: Game> Searcher<'a, G> {
                 }
             }
         }
+        if restricted && best >= beta {
+            self.root_best = best_index.and_then(|i| moves.get(usize::from(i)).copied());
+        }
         self.plies[ply].moves = moves;
         self.plies[ply].children = children;
         if self.aborted {
@@ -746,8 +863,8 @@ impl<'a, G: Game> Searcher<'a, G> {
         let best = best.clamp(banked - stake, banked + stake);
         let work = self.nodes - nodes_before;
         let stored = if self.unresolved { depth } else { PROVEN };
-        if work < STORE_MIN_WORK {
-            // Cheap to find again.
+        if work < STORE_MIN_WORK || restricted {
+            // Cheap to find again; or not the position's own value (a restricted root).
         } else if best >= beta {
             self.tt
                 .store(node.key, best - banked, i32::MAX, best_index, stored, work);
@@ -760,8 +877,8 @@ impl<'a, G: Game> Searcher<'a, G> {
         best
     }
 
-    /// A move of `pos` that keeps its exact value `value`.
-    fn perfect_move(&mut self, pos: &G::Position, value: i32) -> Option<G::Move> {
+    /// A move of `pos` that keeps its exact value `value`, one of `only` unless it is empty.
+    fn perfect_move(&mut self, pos: &G::Position, value: i32, only: &[G::Move]) -> Option<G::Move> {
         let game = self.game;
         let mover = game.to_move(pos);
         let mut moves = Vec::new();
@@ -776,6 +893,9 @@ impl<'a, G: Game> Searcher<'a, G> {
             .chain((0..moves.len()).filter(|&i| Some(i) != first));
         for i in order {
             let Some(&mv) = moves.get(i) else { continue };
+            if !only.is_empty() && !only.contains(&mv) {
+                continue;
+            }
             let mut child = pos.clone();
             game.play(&mut child, mv);
             self.test = self.shared.test.load(Ordering::Relaxed);
@@ -801,7 +921,9 @@ impl<'a, G: Game> Searcher<'a, G> {
         let mut pos = pos.clone();
         let mut line = Vec::new();
         while game.outcome(&pos).is_none() && line.len() < 10_000 {
-            let mv = self.perfect_move(&pos, value)?;
+            // The root's restriction holds for its own move only.
+            let only = if line.is_empty() { self.only } else { &[] };
+            let mv = self.perfect_move(&pos, value, only)?;
             let mover = game.to_move(&pos);
             game.play(&mut pos, mv);
             if game.to_move(&pos) != mover {

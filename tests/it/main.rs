@@ -16,6 +16,7 @@ mod play;
 mod protocol;
 mod record_fuzz;
 mod robustness;
+mod solve_limits;
 mod support;
 mod tablebase;
 mod tournament;
