@@ -106,8 +106,15 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<(), String>
             p.elapsed.as_secs_f64()
         ));
     };
+    let failed = || session.tables().and_then(|t| t.new_failure());
+    if let Some(failure) = failed() {
+        eprintln!("sowfan solve: {failure}");
+    }
     let report = session.solve(&request, &tt, stop, &progress)?;
     bar.finish_and_clear();
+    if let Some(failure) = failed() {
+        eprintln!("sowfan solve: {failure}");
+    }
     for (mv, value) in &report.moves {
         match value {
             Some(v) => println!("{mv}: {}", value_text(*v)),

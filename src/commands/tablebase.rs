@@ -263,6 +263,7 @@ fn print_leftovers(found: &Found) {
 fn verify(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
     let found = walk(dir, stop)?;
     let mut bad = 0;
+    let mut unloadable = 0;
     // The table directories and rules seen, for the loader's own look at each.
     let mut sets: BTreeMap<(PathBuf, String), Box<dyn Session>> = BTreeMap::new();
     for path in &found.tables {
@@ -306,23 +307,24 @@ fn verify(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
                 base.display()
             ),
             Err(e) => {
-                bad += 1;
+                unloadable += 1;
                 println!("FAIL  {rules}: the tables do not load: {e}");
             }
         }
     }
     print_leftovers(&found);
-    println!(
-        "{} files, {} damaged{}",
-        found.tables.len(),
-        bad,
-        match found.temporary.len() {
-            0 => String::new(),
-            n => format!(", {n} temporary files left over"),
-        }
-    );
-    if bad > 0 {
-        return Err(format!("{bad} damaged table files"));
+    let mut summary = format!("{} files, {bad} damaged", found.tables.len());
+    if unloadable > 0 {
+        summary += &format!(", {unloadable} table sets that do not load");
+    }
+    if !found.temporary.is_empty() {
+        summary += &format!(", {} temporary files left over", found.temporary.len());
+    }
+    println!("{summary}");
+    if bad + unloadable > 0 {
+        return Err(format!(
+            "{bad} damaged table files, {unloadable} table sets that do not load"
+        ));
     }
     Ok(())
 }

@@ -222,6 +222,11 @@ impl Tables {
         let reason = self
             .health
             .reason()
+            .or_else(|| {
+                // A fault (the handler cannot say why) first, else any other change.
+                let faulted = self.layers.iter().find(|l| l.file.faulted());
+                faulted.and_then(|l| l.file.changed())
+            })
             .or_else(|| self.layers.iter().find_map(|l| l.file.changed()))
             .unwrap_or_else(|| "a table file changed while in use".to_string());
         Some(format!(
