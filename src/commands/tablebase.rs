@@ -241,9 +241,7 @@ fn game_of(rules: &str) -> Result<Box<dyn Session>, String> {
 fn check_file(path: &Path) -> Result<(Header, Box<dyn Session>), String> {
     let (header, _) = tablebase::open_alone(path).map_err(|e| e.to_string())?;
     let session = game_of(&header.rules).map_err(|e| format!("'{}': {e}", path.display()))?;
-    let header = session
-        .check_table_file(path)
-        .map_err(|e| e.to_string())?;
+    let header = session.check_table_file(path).map_err(|e| e.to_string())?;
     Ok((header, session))
 }
 
@@ -346,11 +344,9 @@ fn info(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
         match tablebase::open_alone(&path) {
             Ok((header, file)) => {
                 let len = file.bytes().len() as u64;
-                sets.entry(header.rules.clone()).or_default().push(Listed {
-                    path,
-                    header,
-                    len,
-                })
+                sets.entry(header.rules.clone())
+                    .or_default()
+                    .push(Listed { path, header, len })
             }
             Err(e) => println!("unreadable: {e}"),
         }
@@ -364,7 +360,12 @@ fn info(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
         // Complete is what the loader accepts, not what headers claim.
         let bases: std::collections::BTreeSet<PathBuf> = files
             .iter()
-            .filter_map(|f| f.path.parent().and_then(Path::parent).map(Path::to_path_buf))
+            .filter_map(|f| {
+                f.path
+                    .parent()
+                    .and_then(Path::parent)
+                    .map(Path::to_path_buf)
+            })
             .collect();
         match game_of(&rules) {
             Err(e) => println!("  complete: none ({e})"),
@@ -396,11 +397,7 @@ fn info(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
             let what = if h.is_whole_layer() {
                 "layer".to_string()
             } else {
-                format!(
-                    "slice {}..{} of",
-                    h.first,
-                    h.first.saturating_add(h.count)
-                )
+                format!("slice {}..{} of", h.first, h.first.saturating_add(h.count))
             };
             let expected = (h.len() as u64).saturating_add(h.count);
             let size = if f.len == expected {

@@ -108,7 +108,11 @@ pub fn build<G: Game>(
     let health = Arc::new(Health::default());
     let mut below: Vec<(usize, MappedFile)> = Vec::new();
     let mut done = Vec::new();
-    let checking = progress_bar(options.progress, "checking", u64::from(options.max_layer) + 1);
+    let checking = progress_bar(
+        options.progress,
+        "checking",
+        u64::from(options.max_layer) + 1,
+    );
     for layer in 0..=options.max_layer {
         let path = format::layer_file(&folder, layer);
         let top_shard = options.shard.filter(|_| layer == options.max_layer);

@@ -281,7 +281,13 @@ mod tests {
                 shards: 3
             })
         );
-        for bad in ["layer-7.sftb", "layer-007.sftbx", "layer-+07.sftb", "x.sftb", "layer-007.shard-a-of-3.sftb"] {
+        for bad in [
+            "layer-7.sftb",
+            "layer-007.sftbx",
+            "layer-+07.sftb",
+            "x.sftb",
+            "layer-007.shard-a-of-3.sftb",
+        ] {
             assert_eq!(FileName::parse(bad), None, "{bad}");
         }
         let temporary = layer_file(Path::new(""), 3).with_extension("tmp-42");

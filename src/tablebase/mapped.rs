@@ -56,7 +56,10 @@ impl Health {
     }
 
     pub(super) fn reason(&self) -> Option<String> {
-        self.reason.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.reason
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 
@@ -67,9 +70,7 @@ pub enum OpenError {
     NotRegular(&'static str),
     #[error("{0}")]
     Io(#[from] std::io::Error),
-    #[error(
-        "more than {SLOTS} table files mapped at once; open fewer table directories"
-    )]
+    #[error("more than {SLOTS} table files mapped at once; open fewer table directories")]
     TooMany,
 }
 
@@ -254,8 +255,10 @@ fn register(start: usize, end: usize, flag: &AtomicBool) -> Option<usize> {
         {
             slot.start.store(start, Ordering::Relaxed);
             slot.end.store(end, Ordering::Relaxed);
-            slot.flag
-                .store(flag as *const AtomicBool as *mut AtomicBool, Ordering::Relaxed);
+            slot.flag.store(
+                flag as *const AtomicBool as *mut AtomicBool,
+                Ordering::Relaxed,
+            );
             slot.hit.store(false, Ordering::Relaxed);
             slot.state.store(ACTIVE, Ordering::Release);
             return Some(i);
@@ -275,7 +278,10 @@ fn release(slot: usize) {
 fn page_size() -> usize {
     // SAFETY: sysconf has no preconditions; -1 (error) falls back to 4 KiB.
     let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(size).ok().filter(|&s| s > 0).unwrap_or(4096)
+    usize::try_from(size)
+        .ok()
+        .filter(|&s| s > 0)
+        .unwrap_or(4096)
 }
 
 fn install_handler() {
@@ -386,7 +392,10 @@ mod tests {
         std::fs::create_dir_all(dir.join("layer-001.sftb")).unwrap();
         let health = Arc::new(Health::default());
         let e = MappedFile::open(&dir.join("layer-001.sftb"), &health).err();
-        assert!(matches!(e, Some(OpenError::NotRegular("a directory"))), "{e:?}");
+        assert!(
+            matches!(e, Some(OpenError::NotRegular("a directory"))),
+            "{e:?}"
+        );
         let e = MappedFile::open(Path::new("/dev/zero"), &health).err();
         assert!(matches!(e, Some(OpenError::NotRegular(_))), "{e:?}");
         let _ = std::fs::remove_dir_all(&dir);

@@ -317,7 +317,9 @@ pub fn check_header<G: Game>(
         .and_then(format::FileName::parse);
     let layer = header.layer;
     if layer > MAX_LAYER {
-        return Err(mismatch(format!("layer {layer} (tables go up to {MAX_LAYER})")));
+        return Err(mismatch(format!(
+            "layer {layer} (tables go up to {MAX_LAYER})"
+        )));
     }
     let entries = game.table_layer_size(layer);
     if header.entries != entries {
@@ -328,9 +330,12 @@ pub fn check_header<G: Game>(
     }
     match name {
         Some(format::FileName::Layer(n)) if n == layer && header.is_whole_layer() => {}
-        Some(format::FileName::Shard { layer: n, shard, shards })
-            if n == layer
-                && build::shard_range(entries, shard, shards) == (header.first, header.count) => {}
+        Some(format::FileName::Shard {
+            layer: n,
+            shard,
+            shards,
+        }) if n == layer
+            && build::shard_range(entries, shard, shards) == (header.first, header.count) => {}
         _ => {
             return Err(mismatch(format!(
                 "the name does not match the content: layer {layer}, entries {}..{} of {}",
