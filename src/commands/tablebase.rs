@@ -220,6 +220,19 @@ fn walk(dir: &Path, stop: &AtomicBool) -> Result<Found, String> {
     Ok(found)
 }
 
+/// The table directory a table file sits in (the parent of its rules folder), made
+/// absolute when the path alone does not say (`./layer-000.sftb`).
+fn table_dir(file: &Path) -> Option<PathBuf> {
+    let folder = file.parent()?;
+    match folder.parent() {
+        Some(dir) if folder.file_name().is_some() && !dir.as_os_str().is_empty() => {
+            Some(dir.to_path_buf())
+        }
+        Some(_) if folder.file_name().is_some() => Some(PathBuf::from(".")),
+        _ => folder.canonicalize().ok()?.parent().map(Path::to_path_buf),
+    }
+}
+
 /// What an interrupted tool says (and its status is 130).
 const INTERRUPTED: &str = "interrupted";
 
@@ -277,7 +290,7 @@ fn verify(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
                     h.layer,
                     h.count
                 );
-                if let Some(base) = path.parent().and_then(Path::parent) {
+                if let Some(base) = table_dir(path) {
                     sets.entry((base.to_path_buf(), h.rules.clone()))
                         .or_insert(session);
                 }
@@ -360,12 +373,7 @@ fn info(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
         // Complete is what the loader accepts, not what headers claim.
         let bases: std::collections::BTreeSet<PathBuf> = files
             .iter()
-            .filter_map(|f| {
-                f.path
-                    .parent()
-                    .and_then(Path::parent)
-                    .map(Path::to_path_buf)
-            })
+            .filter_map(|f| table_dir(&f.path))
             .collect();
         match game_of(&rules) {
             Err(e) => println!("  complete: none ({e})"),

@@ -19,10 +19,11 @@
 //! header  count  the values, entry `first + i` at byte `header + i`
 //! ```
 //!
-//! All numbers are little-endian. Files are written under a temporary name and renamed when
-//! complete, so a file with a table's name is always whole.
+//! All numbers are little-endian. Files are written under a temporary name
+//! (`layer-….tmp-PID`) and renamed when complete, so a file sowfan gave a table's name is
+//! whole; what others do to it afterwards is checked by the readers (`check_header`,
+//! `check_file` and the guarded mapping of the `mapped` module).
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -228,7 +229,14 @@ pub fn is_temporary(name: &str) -> bool {
 pub fn write_atomically(path: &Path, header: &Header, data: &[u8]) -> std::io::Result<()> {
     let temporary = path.with_extension(format!("tmp-{}", std::process::id()));
     let result = (|| {
-        let mut out = BufWriter::with_capacity(1 << 20, File::create(&temporary)?);
+        // Whatever has the temporary name (a file left by a killed writer with this pid,
+        // or a FIFO put there) goes first: the new file is created, never opened.
+        let _ = std::fs::remove_file(&temporary);
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temporary)?;
+        let mut out = BufWriter::with_capacity(1 << 20, file);
         out.write_all(&header.encode())?;
         out.write_all(data)?;
         let file = out.into_inner().map_err(|e| e.into_error())?;

@@ -304,8 +304,12 @@ pub fn check_header<G: Game>(
         )));
     }
     let folder = format::rules_folder(Path::new(""), &rules);
-    let parent = path.parent().and_then(Path::file_name);
-    if parent != Some(folder.as_os_str()) {
+    // `./layer-000.sftb` (a tool run inside the folder): the folder's real name.
+    let parent = path.parent().and_then(|p| match p.file_name() {
+        Some(name) => Some(name.to_os_string()),
+        None => p.canonicalize().ok()?.file_name().map(|n| n.to_os_string()),
+    });
+    if parent.as_deref() != Some(folder.as_os_str()) {
         return Err(mismatch(format!(
             "tables of '{rules}' belong in a folder named '{}'",
             folder.display()
