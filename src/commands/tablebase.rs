@@ -174,8 +174,14 @@ fn walk(dir: &Path, stop: &AtomicBool) -> Result<Found, String> {
     let mut folders = vec![(dir.to_path_buf(), 0usize)];
     let mut seen = 0usize;
     while let Some((folder, depth)) = folders.pop() {
-        let entries =
-            std::fs::read_dir(&folder).map_err(|e| format!("'{}': {e}", folder.display()))?;
+        let entries = match std::fs::read_dir(&folder) {
+            Ok(entries) => entries,
+            Err(e) if depth == 0 => return Err(format!("'{}': {e}", folder.display())),
+            Err(_) => {
+                found.skipped.push((folder, "unreadable, not looked into"));
+                continue;
+            }
+        };
         for entry in entries.flatten() {
             if stop.load(Ordering::Relaxed) {
                 return Err(INTERRUPTED.to_string());
@@ -371,10 +377,8 @@ fn info(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
         files.sort_by_key(|f| (f.header.layer, f.header.first));
         println!("{rules}");
         // Complete is what the loader accepts, not what headers claim.
-        let bases: std::collections::BTreeSet<PathBuf> = files
-            .iter()
-            .filter_map(|f| table_dir(&f.path))
-            .collect();
+        let bases: std::collections::BTreeSet<PathBuf> =
+            files.iter().filter_map(|f| table_dir(&f.path)).collect();
         match game_of(&rules) {
             Err(e) => println!("  complete: none ({e})"),
             Ok(session) => {

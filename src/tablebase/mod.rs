@@ -166,7 +166,7 @@ impl Tables {
     pub fn probe<G: Game>(&self, game: &G, pos: &G::Position) -> Option<i32> {
         let (layer, index) = game.table_index(pos, self.max_layer())?;
         let layer = self.layers.get(layer as usize)?;
-        let byte = *layer.file.bytes().get(layer.offset + index as usize)? as i8;
+        let byte = read_byte(layer.file.bytes().get(layer.offset + index as usize)?);
         if self.health.broken.load(Ordering::Relaxed) {
             return None;
         }
@@ -202,7 +202,7 @@ impl Tables {
     /// The stored value of entry `index` of `layer` (whole points), for tools and tests.
     pub fn value(&self, layer: u32, index: u64) -> Option<i8> {
         let layer = self.layers.get(layer as usize)?;
-        let byte = *layer.file.bytes().get(layer.offset + index as usize)? as i8;
+        let byte = read_byte(layer.file.bytes().get(layer.offset + index as usize)?);
         (!self.health.broken.load(Ordering::SeqCst)).then_some(byte)
     }
 
@@ -241,6 +241,19 @@ impl Tables {
         let failure = self.failure()?;
         (!self.health.reported.swap(true, Ordering::SeqCst)).then_some(failure)
     }
+}
+
+/// A mapped byte, read before anything that follows: the read may fault and be repaired by
+/// the SIGBUS guard (which sets the health flag the caller checks next), so neither the
+/// compiler may move the flag's load before it nor assume the byte unchanged. On the
+/// faulting thread the processor keeps program order with its own signal handler; the
+/// fence costs no instruction.
+#[inline(always)]
+fn read_byte(byte: &u8) -> i8 {
+    // SAFETY: a valid reference to a mapped byte; a volatile read of it is a plain load.
+    let value = unsafe { std::ptr::read_volatile(byte) } as i8;
+    std::sync::atomic::compiler_fence(Ordering::SeqCst);
+    value
 }
 
 /// The highest layer a table can have: its values must fit a signed byte, whose lowest
@@ -365,7 +378,7 @@ pub fn check_file<G: Game>(game: &G, path: &Path) -> Result<Header, TableError> 
     let health = Arc::new(Health::default());
     let (header, file) = open_file(path, &health)?;
     check_header(game, path, &header, file.bytes().len())?;
-    let data = &file.bytes()[header.len()..];
+    let data = file.bytes().get(header.len()..).unwrap_or_default();
     let sum = format::checksum(data);
     let damaged = |message: String| TableError::Damaged {
         path: path.to_path_buf(),
