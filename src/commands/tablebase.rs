@@ -37,7 +37,7 @@ pub enum TablebaseCommand {
         #[arg(long, value_name = "I/K")]
         shard: Option<String>,
     },
-    /// Check every table file under DIR: header, size, checksum.
+    /// Check every table file under DIR as the loader does, with its checksum and values.
     Verify {
         #[arg(long, value_name = "DIR")]
         dir: PathBuf,
