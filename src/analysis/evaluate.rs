@@ -131,14 +131,18 @@ pub fn analyse_position(
             Some(_) => Some(SolveTable::new(spec.hash_mb)?),
             None => None,
         };
-        session.search(
+        let summary = session.search(
             limits,
             &settings,
             &tt,
             solve_tt.as_ref(),
             control,
             &mut |_| {},
-        )
+        );
+        if let Some(failure) = session.tables().and_then(|t| t.new_failure()) {
+            eprintln!("sowfan analyse: {failure}");
+        }
+        summary
     };
     let summary = search(&spec.limits)?;
     let value = Value::from_search(summary.score, summary.proven);

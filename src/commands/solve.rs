@@ -160,9 +160,16 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
             p.elapsed.as_secs_f64()
         ));
     };
+    let failed = || session.tables().and_then(|t| t.new_failure());
+    if let Some(failure) = failed() {
+        eprintln!("sowfan solve: {failure}");
+    }
     let report = session.solve(&request, &tt, stop, &progress);
     drop(ticker);
     bar.finish_and_clear();
+    if let Some(failure) = failed() {
+        eprintln!("sowfan solve: {failure}");
+    }
     let report = report?;
     let mut out = Vec::new();
     for (mv, value) in &report.moves {

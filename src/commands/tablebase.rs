@@ -3,13 +3,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::cli::{cancel_on_interrupt, exit_status};
 use crate::registry;
-use crate::tablebase;
+use crate::session::Session;
 use crate::tablebase::build::{BuildOptions, LayerReport};
 use crate::tablebase::format::{self, Header};
+use crate::tablebase::{self, TableError};
 
 /// Build, check and list endgame tables.
 #[derive(Debug, Clone, clap::Subcommand)]
@@ -36,7 +37,7 @@ pub enum TablebaseCommand {
         #[arg(long, value_name = "I/K")]
         shard: Option<String>,
     },
-    /// Check every table file under DIR: header, size, checksum.
+    /// Check every table file under DIR as the loader does, with its checksum and values.
     Verify {
         #[arg(long, value_name = "DIR")]
         dir: PathBuf,
@@ -54,10 +55,16 @@ pub enum TablebaseCommand {
 }
 
 /// `sowfan tablebase …`: Ctrl-C stops a build between chunks (the layers written so far are
-/// complete, a rerun resumes); status 1 on an error.
+/// complete, a rerun resumes) and verify, info and merge between files; status 1 on an
+/// error, 130 when interrupted.
 pub fn run(command: TablebaseCommand) -> ExitCode {
     let stop = cancel_on_interrupt("tablebase");
-    exit_status(execute(command, stop.flag()))
+    let result = execute(command, stop.flag());
+    if stop.is_cancelled() {
+        eprintln!("sowfan: interrupted");
+        return ExitCode::from(130);
+    }
+    exit_status(result)
 }
 
 pub fn execute(command: TablebaseCommand, stop: &AtomicBool) -> Result<(), String> {
@@ -69,9 +76,9 @@ pub fn execute(command: TablebaseCommand, stop: &AtomicBool) -> Result<(), Strin
             threads,
             shard,
         } => build(&game, seeds, dir, threads, shard.as_deref(), stop),
-        TablebaseCommand::Verify { dir } => verify(&dir),
-        TablebaseCommand::Info { dir } => info(&dir),
-        TablebaseCommand::Merge { dir } => merge(&dir),
+        TablebaseCommand::Verify { dir } => verify(&dir, stop),
+        TablebaseCommand::Info { dir } => info(&dir, stop),
+        TablebaseCommand::Merge { dir } => merge(&dir, stop),
     }
 }
 
@@ -137,84 +144,229 @@ fn build(
     Ok(())
 }
 
-/// Every `.sftb` file under `dir`, sorted.
-fn table_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+/// How deep below the table directory the tools look (a table directory holds one folder
+/// per rule set: depth 2 is enough; more is allowed for directories of directories).
+const MAX_DEPTH: usize = 8;
+/// How many directory entries the tools look at before deciding this is no table directory.
+const MAX_ENTRIES: usize = 1_000_000;
+
+/// What a walk of a table directory found.
+#[derive(Default)]
+struct Found {
+    /// Everything named `*.sftb` (whatever it is: a FIFO or a directory so named is found
+    /// too, so that `verify` can say what it is), sorted.
+    tables: Vec<PathBuf>,
+    /// Temporary files of a writer that did not finish (`layer-….tmp-PID`).
+    temporary: Vec<PathBuf>,
+    /// Symbolic links to directories, not followed (they could loop), and folders too deep.
+    skipped: Vec<(PathBuf, &'static str)>,
+}
+
+/// Walk `dir` for table files. Symbolic links to directories are never followed (a link to
+/// `.` would count every file again, two would loop); a symlinked file is listed like a
+/// file (it is read only if it is a regular file). Depth and entries are bounded, and a
+/// Ctrl-C stops the walk.
+fn walk(dir: &Path, stop: &AtomicBool) -> Result<Found, String> {
     if !dir.is_dir() {
         return Err(format!("no table directory '{}'", dir.display()));
     }
-    let mut files = Vec::new();
-    let mut folders = vec![dir.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        let entries =
-            std::fs::read_dir(&folder).map_err(|e| format!("'{}': {e}", folder.display()))?;
+    let mut found = Found::default();
+    let mut folders = vec![(dir.to_path_buf(), 0usize)];
+    let mut seen = 0usize;
+    while let Some((folder, depth)) = folders.pop() {
+        let entries = match std::fs::read_dir(&folder) {
+            Ok(entries) => entries,
+            Err(e) if depth == 0 => return Err(format!("'{}': {e}", folder.display())),
+            Err(_) => {
+                found.skipped.push((folder, "unreadable, not looked into"));
+                continue;
+            }
+        };
         for entry in entries.flatten() {
+            if stop.load(Ordering::Relaxed) {
+                return Err(INTERRUPTED.to_string());
+            }
+            seen += 1;
+            if seen > MAX_ENTRIES {
+                return Err(format!(
+                    "'{}' holds more than {MAX_ENTRIES} entries: not a table directory?",
+                    dir.display()
+                ));
+            }
             let path = entry.path();
-            if path.is_dir() {
-                folders.push(path);
-            } else if path.extension().is_some_and(|e| e == "sftb") {
-                files.push(path);
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            // DirEntry::file_type does not follow symbolic links.
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            let is_dir = file_type.is_dir();
+            if file_type.is_symlink() && path.is_dir() {
+                found
+                    .skipped
+                    .push((path, "a symbolic link to a directory, not followed"));
+                continue;
+            }
+            if name.ends_with(".sftb") {
+                found.tables.push(path);
+            } else if format::is_temporary(&name) {
+                found.temporary.push(path);
+            } else if is_dir {
+                if depth + 1 >= MAX_DEPTH {
+                    found.skipped.push((path, "too deep, not looked into"));
+                } else {
+                    folders.push((path, depth + 1));
+                }
             }
         }
     }
-    files.sort();
-    Ok(files)
+    found.tables.sort();
+    found.temporary.sort();
+    found.skipped.sort();
+    Ok(found)
 }
 
-/// Check one file's header against its size and its data against the checksum.
-fn check_file(path: &Path) -> Result<Header, String> {
-    let (header, map) = tablebase::open_layer(path).map_err(|e| e.to_string())?;
-    let expected = header.len() as u64 + header.count;
-    if map.len() as u64 != expected {
-        return Err(format!(
-            "'{}': {} bytes, the header promises {expected}",
-            path.display(),
-            map.len()
-        ));
+/// The table directory a table file sits in (the parent of its rules folder), made
+/// absolute when the path alone does not say (`./layer-000.sftb`).
+fn table_dir(file: &Path) -> Option<PathBuf> {
+    let folder = file.parent()?;
+    match folder.parent() {
+        Some(dir) if folder.file_name().is_some() && !dir.as_os_str().is_empty() => {
+            Some(dir.to_path_buf())
+        }
+        Some(_) if folder.file_name().is_some() => Some(PathBuf::from(".")),
+        _ => folder.canonicalize().ok()?.parent().map(Path::to_path_buf),
     }
-    let sum = format::checksum(&map[header.len()..]);
-    if sum != header.checksum {
-        return Err(format!(
-            "'{}': checksum {sum:016x}, the header says {:016x}: the data is damaged",
-            path.display(),
-            header.checksum
-        ));
-    }
-    Ok(header)
 }
 
-fn verify(dir: &Path) -> Result<(), String> {
-    let files = table_files(dir)?;
+/// What an interrupted tool says (and its status is 130).
+const INTERRUPTED: &str = "interrupted";
+
+/// The game whose rules a table's header names (the rules string is a game and its
+/// options), to check the file against.
+fn game_of(rules: &str) -> Result<Box<dyn Session>, String> {
+    let session = registry::create_from_spec(rules)
+        .map_err(|e| format!("the header names rules '{rules}', which are no game here: {e}"))?;
+    if session.table_rules().as_deref() != Some(rules) {
+        return Err(format!(
+            "the header names rules '{rules}', which are not the rules of any game's tables"
+        ));
+    }
+    Ok(session)
+}
+
+/// Check one file through and through: what the loader checks (for the rules its header
+/// names), the checksum and every value.
+fn check_file(path: &Path) -> Result<(Header, Box<dyn Session>), String> {
+    let (header, _) = tablebase::open_alone(path).map_err(|e| e.to_string())?;
+    let session = game_of(&header.rules).map_err(|e| format!("'{}': {e}", path.display()))?;
+    let header = session.check_table_file(path).map_err(|e| e.to_string())?;
+    Ok((header, session))
+}
+
+fn print_leftovers(found: &Found) {
+    for path in &found.temporary {
+        println!(
+            "tmp   {}  (left by a build or merge that was killed; remove it: rm '{}')",
+            path.display(),
+            path.display()
+        );
+    }
+    for (path, why) in &found.skipped {
+        println!("skip  {}  ({why})", path.display());
+    }
+}
+
+fn verify(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
+    let found = walk(dir, stop)?;
     let mut bad = 0;
-    for path in &files {
+    let mut unloadable = 0;
+    // The table directories and rules seen, for the loader's own look at each.
+    let mut sets: BTreeMap<(PathBuf, String), Box<dyn Session>> = BTreeMap::new();
+    for path in &found.tables {
+        if stop.load(Ordering::Relaxed) {
+            return Err(INTERRUPTED.to_string());
+        }
         match check_file(path) {
-            Ok(h) => println!(
-                "ok    {}  ({}, layer {}, {} entries)",
-                path.display(),
-                h.rules,
-                h.layer,
-                h.count
-            ),
+            Ok((h, session)) => {
+                println!(
+                    "ok    {}  ({}, layer {}, {} entries)",
+                    path.display(),
+                    h.rules,
+                    h.layer,
+                    h.count
+                );
+                if let Some(base) = table_dir(path) {
+                    sets.entry((base.to_path_buf(), h.rules.clone()))
+                        .or_insert(session);
+                }
+            }
             Err(e) => {
                 bad += 1;
                 println!("FAIL  {e}");
             }
         }
     }
-    println!("{} files, {} damaged", files.len(), bad);
-    if bad > 0 {
-        return Err(format!("{bad} damaged table files"));
+    // The loader itself, as the engine and the tools open the tables.
+    for ((base, rules), session) in &sets {
+        if stop.load(Ordering::Relaxed) {
+            return Err(INTERRUPTED.to_string());
+        }
+        match session.open_tables(base) {
+            Ok(Some(tables)) => println!(
+                "ok    {rules}: layers 0..={} load from '{}'",
+                tables.max_layer(),
+                base.display()
+            ),
+            Ok(None) => {}
+            Err(TableError::Absent { .. }) => println!(
+                "note  {rules}: no layer 0 in '{}', so these tables do not load",
+                base.display()
+            ),
+            Err(e) => {
+                unloadable += 1;
+                println!("FAIL  {rules}: the tables do not load: {e}");
+            }
+        }
+    }
+    print_leftovers(&found);
+    let mut summary = format!("{} files, {bad} damaged", found.tables.len());
+    if unloadable > 0 {
+        summary += &format!(", {unloadable} table sets that do not load");
+    }
+    if !found.temporary.is_empty() {
+        summary += &format!(", {} temporary files left over", found.temporary.len());
+    }
+    println!("{summary}");
+    if bad + unloadable > 0 {
+        return Err(format!(
+            "{bad} damaged table files, {unloadable} table sets that do not load"
+        ));
     }
     Ok(())
 }
 
-fn info(dir: &Path) -> Result<(), String> {
-    let mut sets: BTreeMap<String, Vec<(Header, PathBuf)>> = BTreeMap::new();
-    for path in table_files(dir)? {
-        match tablebase::open_layer(&path) {
-            Ok((header, _)) => sets
-                .entry(header.rules.clone())
-                .or_default()
-                .push((header, path)),
+/// One file as `info` sees it: its header (if readable) and its real length.
+struct Listed {
+    path: PathBuf,
+    header: Header,
+    len: u64,
+}
+
+fn info(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
+    let found = walk(dir, stop)?;
+    let mut sets: BTreeMap<String, Vec<Listed>> = BTreeMap::new();
+    for path in found.tables {
+        if stop.load(Ordering::Relaxed) {
+            return Err(INTERRUPTED.to_string());
+        }
+        match tablebase::open_alone(&path) {
+            Ok((header, file)) => {
+                let len = file.bytes().len() as u64;
+                sets.entry(header.rules.clone())
+                    .or_default()
+                    .push(Listed { path, header, len })
+            }
             Err(e) => println!("unreadable: {e}"),
         }
     }
@@ -222,63 +374,114 @@ fn info(dir: &Path) -> Result<(), String> {
         println!("no tables in '{}'", dir.display());
     }
     for (rules, mut files) in sets {
-        files.sort_by_key(|(h, _)| (h.layer, h.first));
-        let whole: Vec<u32> = files
-            .iter()
-            .filter(|(h, _)| h.is_whole_layer())
-            .map(|(h, _)| h.layer)
-            .collect();
-        let complete_to = (0..).take_while(|l| whole.contains(l)).last();
-        let bytes: u64 = files.iter().map(|(h, _)| h.count).sum();
+        files.sort_by_key(|f| (f.header.layer, f.header.first));
         println!("{rules}");
-        match complete_to {
-            Some(top) => {
-                println!("  complete: layers 0..={top} (positions with at most {top} in play)")
+        // Complete is what the loader accepts, not what headers claim.
+        let bases: std::collections::BTreeSet<PathBuf> =
+            files.iter().filter_map(|f| table_dir(&f.path)).collect();
+        match game_of(&rules) {
+            Err(e) => println!("  complete: none ({e})"),
+            Ok(session) => {
+                for base in &bases {
+                    match session.open_tables(base) {
+                        Ok(Some(tables)) => println!(
+                            "  complete: layers 0..={top} (positions with at most {top} in \
+                             play) in '{}'",
+                            base.display(),
+                            top = tables.max_layer()
+                        ),
+                        Ok(None) | Err(TableError::Absent { .. }) => println!(
+                            "  complete: none in '{}' (layer 0 is missing)",
+                            base.display()
+                        ),
+                        Err(e) => println!("  complete: none in '{}': {e}", base.display()),
+                    }
+                }
             }
-            None => println!("  complete: none (layer 0 is missing)"),
         }
+        let bytes: u64 = files
+            .iter()
+            .map(|f| f.len.saturating_sub(f.header.len() as u64))
+            .sum();
         println!("  {} files, {} MB of values", files.len(), bytes >> 20);
-        for (h, path) in &files {
+        for f in &files {
+            let h = &f.header;
             let what = if h.is_whole_layer() {
                 "layer".to_string()
             } else {
-                format!("slice {}..{} of", h.first, h.first + h.count)
+                format!("slice {}..{} of", h.first, h.first.saturating_add(h.count))
+            };
+            let expected = (h.len() as u64).saturating_add(h.count);
+            let size = if f.len == expected {
+                String::new()
+            } else {
+                format!(
+                    "  ({} bytes, the header promises {expected}: {})",
+                    f.len,
+                    if f.len < expected {
+                        "truncated"
+                    } else {
+                        "extended"
+                    }
+                )
             };
             println!(
-                "    {what} {:>3}: {:>13} entries  {}",
+                "    {what} {:>3}: {:>13} entries  {}{size}",
                 h.layer,
                 h.count,
-                path.file_name()
+                f.path
+                    .file_name()
                     .map(|f| f.to_string_lossy())
                     .unwrap_or_default()
             );
         }
     }
+    print_leftovers(&Found {
+        tables: Vec::new(),
+        ..found
+    });
     Ok(())
 }
 
-/// Assemble every layer whose shards are all present and valid.
-fn merge(dir: &Path) -> Result<(), String> {
-    let mut groups: BTreeMap<(String, u32), Vec<(Header, PathBuf)>> = BTreeMap::new();
-    for path in table_files(dir)? {
-        let header = check_file(&path)?;
-        if !header.is_whole_layer() {
-            groups
-                .entry((header.rules.clone(), header.layer))
-                .or_default()
-                .push((header, path));
+/// Assemble every layer whose shards are all present and valid. Every shard is checked
+/// through ([`check_file`]: its header names the rules of the folder it sits in and the
+/// slice its name says, its checksum holds), so shards of other rules never land in a
+/// folder; a whole layer already there and sound is kept.
+fn merge(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
+    let found = walk(dir, stop)?;
+    let mut groups: BTreeMap<(PathBuf, u32), Vec<(Header, PathBuf)>> = BTreeMap::new();
+    for path in found.tables {
+        if stop.load(Ordering::Relaxed) {
+            return Err(INTERRUPTED.to_string());
         }
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(format::FileName::parse);
+        if !matches!(name, Some(format::FileName::Shard { .. })) {
+            continue;
+        }
+        let (header, _) = check_file(&path).map_err(|e| format!("{e}; nothing merged"))?;
+        let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        groups
+            .entry((folder, header.layer))
+            .or_default()
+            .push((header, path));
     }
     if groups.is_empty() {
         println!("no shards to merge in '{}'", dir.display());
         return Ok(());
     }
-    for ((rules, layer), mut shards) in groups {
+    for ((folder, layer), mut shards) in groups {
+        if stop.load(Ordering::Relaxed) {
+            return Err(INTERRUPTED.to_string());
+        }
         shards.sort_by_key(|(h, _)| h.first);
+        let rules = shards[0].0.rules.clone();
         let entries = shards[0].0.entries;
         let mut next = 0;
         for (h, path) in &shards {
-            if h.entries != entries || h.first != next {
+            if h.rules != rules || h.entries != entries || h.first != next {
                 return Err(format!(
                     "{rules}, layer {layer}: the shards do not tile the layer: '{}' holds \
                      {}..{}, expected it to start at {next}",
@@ -295,10 +498,42 @@ fn merge(dir: &Path) -> Result<(), String> {
                  the missing ones first"
             ));
         }
+        let target = format::layer_file(&folder, layer);
+        if std::fs::symlink_metadata(&target).is_ok() {
+            match check_file(&target) {
+                Ok(_) => {
+                    println!(
+                        "{rules}, layer {layer}: {} is already there and sound; shards not \
+                         merged",
+                        target.display()
+                    );
+                    continue;
+                }
+                Err(e) => {
+                    return Err(format!(
+                        "{e}; the shards were not merged over it: remove it first"
+                    ));
+                }
+            }
+        }
         let mut data = Vec::with_capacity(entries as usize);
         for (h, path) in &shards {
-            let (_, map) = tablebase::open_layer(path).map_err(|e| e.to_string())?;
-            data.extend_from_slice(&map[h.len()..]);
+            let (_, file) = tablebase::open_alone(path).map_err(|e| e.to_string())?;
+            data.extend_from_slice(file.bytes().get(h.len()..).unwrap_or_default());
+            if let Some(change) = file.changed() {
+                return Err(format!("{change}; nothing merged"));
+            }
+        }
+        // Each slice still has its shard's checksum: the files did not change between the
+        // check above and the copy.
+        for (h, path) in &shards {
+            let slice = data.get(h.first as usize..(h.first + h.count) as usize);
+            if slice.is_none_or(|slice| format::checksum(slice) != h.checksum) {
+                return Err(format!(
+                    "'{}' changed while it was merged; nothing merged",
+                    path.display()
+                ));
+            }
         }
         let header = Header {
             rules: rules.clone(),
@@ -308,14 +543,9 @@ fn merge(dir: &Path) -> Result<(), String> {
             count: entries,
             checksum: format::checksum(&data),
         };
-        let folder = shards[0]
-            .1
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        let target = format::layer_file(&folder, layer);
         format::write_atomically(&target, &header, &data)
             .map_err(|e| format!("'{}': {e}", target.display()))?;
+        check_file(&target).map_err(|e| format!("the merged layer is not sound: {e}"))?;
         println!(
             "{rules}, layer {layer}: {} shards merged into {}",
             shards.len(),

@@ -209,14 +209,18 @@ impl Searcher {
             multipv: 1,
             move_overhead: 0,
         };
-        session.search(
+        let summary = session.search(
             &self.limits,
             &settings,
             &self.tt,
             self.solve_tt.as_ref(),
             &self.control,
             &mut |_| {},
-        )
+        );
+        if let Some(failure) = session.tables().and_then(|t| t.new_failure()) {
+            eprintln!("sowfan play: {failure}");
+        }
+        summary
     }
 }
 

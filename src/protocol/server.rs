@@ -564,6 +564,11 @@ impl Server {
                 return;
             }
         }
+        // Tables that became unusable (a file changed or shrank) are said once, here or
+        // after the search that found it.
+        if let Some(failure) = self.session.tables().and_then(|t| t.new_failure()) {
+            self.out.error(&failure);
+        }
         let control = Arc::new(SearchControl::new(limits.ponder));
         let player = self.session.to_move();
         let open_ended = limits.is_open_ended()
@@ -612,6 +617,9 @@ impl Server {
                     format!("bestmove {}", first.as_deref().unwrap_or("0000"))
                 }
             };
+            if let Some(failure) = session.tables().and_then(|t| t.new_failure()) {
+                out.error(&failure);
+            }
             out.line(&line);
         });
         if !started {

@@ -25,6 +25,7 @@ use crate::search::tt::TranspositionTable;
 use crate::search::{SearchControl, SearchSettings};
 use crate::solve::table::SolveTable;
 use crate::tablebase::build::{self, BuildError, BuildOptions, LayerReport};
+use crate::tablebase::format::Header;
 use crate::tablebase::{TableError, Tables};
 
 pub use go::SearchSummary;
@@ -94,6 +95,10 @@ pub trait Session: Send {
 
     /// The rules string of this game's tables (`None`: it has none).
     fn table_rules(&self) -> Option<String>;
+
+    /// Check a table file of this game's rules through and through (see
+    /// [`crate::tablebase::check_file`]).
+    fn check_table_file(&self, path: &Path) -> Result<Header, TableError>;
 
     /// Build this game's endgame tables (see [`crate::tablebase::build`]).
     fn build_tables(
@@ -212,6 +217,10 @@ impl<G: Game> Session for GameSession<G> {
 
     fn table_rules(&self) -> Option<String> {
         self.game.table_rules()
+    }
+
+    fn check_table_file(&self, path: &Path) -> Result<Header, TableError> {
+        crate::tablebase::check_file(&self.game, path)
     }
 
     fn build_tables(

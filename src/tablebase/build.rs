@@ -18,11 +18,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use indicatif::{ProgressBar, ProgressStyle};
-use memmap2::Mmap;
 use thiserror::Error;
 
 use super::format::{self, Header};
+use super::mapped::{Health, MappedFile};
 use crate::game::Game;
 
 /// Marks a position of the layer being built whose value is not known yet.
@@ -49,6 +51,11 @@ pub enum BuildError {
     Table(#[from] super::TableError),
     #[error("stopped; the layers written so far are complete, a rerun resumes")]
     Stopped,
+    #[error(
+        "{0}; the layers built on it cannot be trusted: restore or remove it (and every \
+         layer above it) and build again"
+    )]
+    Changed(String),
 }
 
 /// What to build.
@@ -85,7 +92,7 @@ pub fn build<G: Game>(
     let rules = game
         .table_rules()
         .ok_or_else(|| BuildError::Unsupported(game.spec()))?;
-    if options.max_layer > i8::MAX as u32 {
+    if options.max_layer > super::MAX_LAYER {
         return Err(BuildError::Invalid {
             layer: options.max_layer,
             message: "tables go up to 127 (a value must fit a byte)".to_string(),
@@ -96,13 +103,22 @@ pub fn build<G: Game>(
         path: folder.clone(),
         error,
     })?;
-    let mut below: Vec<Mmap> = Vec::new();
+    // The lower layers this run reads, under one health: a fault or a write in any of them
+    // stops the build before it writes a layer computed from changed bytes.
+    let health = Arc::new(Health::default());
+    let mut below: Vec<(usize, MappedFile)> = Vec::new();
     let mut done = Vec::new();
+    let checking = progress_bar(
+        options.progress,
+        "checking",
+        u64::from(options.max_layer) + 1,
+    );
     for layer in 0..=options.max_layer {
         let path = format::layer_file(&folder, layer);
         let top_shard = options.shard.filter(|_| layer == options.max_layer);
-        if let Some(map) = existing_layer(game, &rules, layer, &path)? {
-            below.push(map);
+        if let Some(lower) = existing_layer(game, layer, &path, &health, stop)? {
+            checking.inc(1);
+            below.push(lower);
             let entry = LayerReport {
                 layer,
                 entries: game.table_layer_size(layer),
@@ -121,6 +137,7 @@ pub fn build<G: Game>(
                 path.display()
             )));
         }
+        checking.finish_and_clear();
         if stop.load(Ordering::Relaxed) {
             return Err(BuildError::Stopped);
         }
@@ -136,6 +153,9 @@ pub fn build<G: Game>(
             .map(|v| v.load(Ordering::Relaxed) as u8)
             .collect();
         drop(values);
+        if let Some(change) = below.iter().find_map(|(_, file)| file.changed()) {
+            return Err(BuildError::Changed(change));
+        }
         let header = Header {
             rules: rules.clone(),
             layer,
@@ -161,8 +181,9 @@ pub fn build<G: Game>(
         report(&entry);
         done.push(entry);
         if top_shard.is_none() {
-            let (_, map) = super::open_layer(&target)?;
-            below.push(map);
+            let (header, file) = super::open_file(&target, &health)?;
+            super::check_header(game, &target, &header, file.bytes().len())?;
+            below.push((header.len(), file));
         }
     }
     Ok(done)
@@ -177,32 +198,30 @@ pub fn shard_range(entries: u64, i: u32, k: u32) -> (u64, u64) {
     (start, end - start)
 }
 
-/// The map of a complete, matching layer file, if there is one (a resumed build keeps it).
+/// A complete, sound layer file, if there is one (a resumed build keeps it): checked through
+/// ([`super::check_file`]: what the loader checks, the checksum, every value), once per run,
+/// since every layer above is computed from it. A damaged one stops the build, named.
 fn existing_layer<G: Game>(
     game: &G,
-    rules: &str,
     layer: u32,
     path: &Path,
-) -> Result<Option<Mmap>, BuildError> {
-    if !path.exists() {
+    health: &Arc<Health>,
+    stop: &AtomicBool,
+) -> Result<Option<(usize, MappedFile)>, BuildError> {
+    if std::fs::symlink_metadata(path).is_err() {
         return Ok(None);
     }
-    let (header, map) = super::open_layer(path)?;
-    let fits = header.rules == rules
-        && header.layer == layer
-        && header.is_whole_layer()
-        && header.entries == game.table_layer_size(layer)
-        && map.len() == header.len() + header.count as usize;
-    if !fits {
-        return Err(BuildError::Invalid {
-            layer,
-            message: format!(
-                "'{}' exists but is not this layer of '{rules}'; remove it to rebuild",
-                path.display()
-            ),
-        });
+    if stop.load(Ordering::Relaxed) {
+        return Err(BuildError::Stopped);
     }
-    Ok(Some(map))
+    let refuse = |e: super::TableError| BuildError::Invalid {
+        layer,
+        message: format!("{e}; remove it (and every layer above it) to rebuild"),
+    };
+    super::check_file(game, path).map_err(refuse)?;
+    let (header, file) = super::open_file(path, health).map_err(refuse)?;
+    super::check_header(game, path, &header, file.bytes().len()).map_err(refuse)?;
+    Ok(Some((header.len(), file)))
 }
 
 /// Compute the values of `first..first + count` of `layer` (and whatever they need of the
@@ -210,7 +229,7 @@ fn existing_layer<G: Game>(
 fn build_layer<G: Game>(
     game: &G,
     layer: u32,
-    below: &[Mmap],
+    below: &[(usize, MappedFile)],
     first: u64,
     count: u64,
     options: &BuildOptions,
@@ -220,12 +239,9 @@ fn build_layer<G: Game>(
     let values: Vec<AtomicI8> = (0..entries).map(|_| AtomicI8::new(UNKNOWN)).collect();
     let lower: Vec<(&[u8], usize)> = below
         .iter()
-        .map(|map| {
-            let offset = Header::decode(map).map(|h| h.len()).unwrap_or(map.len());
-            (&map[..], offset)
-        })
+        .map(|(offset, file)| (file.bytes(), *offset))
         .collect();
-    let progress = progress_bar(options.progress, layer, count);
+    let progress = progress_bar(options.progress, &format!("layer {layer:>3}"), count);
     let next = AtomicU64::new(first);
     let failed: std::sync::Mutex<Option<BuildError>> = std::sync::Mutex::new(None);
     let end = first + count;
@@ -273,13 +289,13 @@ fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn progress_bar(show: bool, layer: u32, count: u64) -> ProgressBar {
+fn progress_bar(show: bool, what: &str, count: u64) -> ProgressBar {
     if !show {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(count);
     if let Ok(style) = ProgressStyle::with_template(&format!(
-        "layer {layer:>3} {{bar:30.cyan/blue}} {{pos}}/{{len}} [{{elapsed_precise}} < {{eta}}]"
+        "{what} {{bar:30.cyan/blue}} {{pos}}/{{len}} [{{elapsed_precise}} < {{eta}}]"
     )) {
         bar.set_style(style.progress_chars("=> "));
     }
@@ -412,7 +428,12 @@ impl<G: Game> Worker<'_, G> {
             v
         } else {
             let (map, offset) = self.lower[layer as usize];
-            map[offset + index as usize] as i8
+            // A lower file that shrank reads as zeros here (the guard); the build checks
+            // the lower files before it writes, so such values are never kept.
+            let Some(&byte) = map.get(offset + index as usize) else {
+                return Err(self.invalid("a lower layer is shorter than its entries"));
+            };
+            byte as i8
         };
         Ok(Some(game.banked_value(child) + 2 * stored as i32))
     }

@@ -19,10 +19,11 @@
 //! header  count  the values, entry `first + i` at byte `header + i`
 //! ```
 //!
-//! All numbers are little-endian. Files are written under a temporary name and renamed when
-//! complete, so a file with a table's name is always whole.
+//! All numbers are little-endian. Files are written under a temporary name
+//! (`layer-….tmp-PID`) and renamed when complete, so a file sowfan gave a table's name is
+//! whole; what others do to it afterwards is checked by the readers (`check_header`,
+//! `check_file` and the guarded mapping of the `mapped` module).
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -167,12 +168,75 @@ pub fn shard_file(folder: &Path, layer: u32, shard: u32, shards: u32) -> PathBuf
     folder.join(format!("layer-{layer:03}.shard-{shard}-of-{shards}.sftb"))
 }
 
+/// What a table file's name says it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileName {
+    /// `layer-NNN.sftb`: the whole layer.
+    Layer(u32),
+    /// `layer-NNN.shard-I-of-K.sftb`: slice I (from 1) of K.
+    Shard { layer: u32, shard: u32, shards: u32 },
+}
+
+impl FileName {
+    /// Read a file name written by [`layer_file`] or [`shard_file`]; `None` for any other.
+    pub fn parse(name: &str) -> Option<FileName> {
+        let rest = name.strip_prefix("layer-")?.strip_suffix(".sftb")?;
+        let (layer, shard) = match rest.split_once('.') {
+            Some((layer, shard)) => (layer, Some(shard)),
+            None => (rest, None),
+        };
+        let number = |text: &str| -> Option<u32> {
+            (!text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| text.parse().ok())
+                .flatten()
+        };
+        let layer = number(layer)?;
+        let parsed = match shard {
+            None => FileName::Layer(layer),
+            Some(shard) => {
+                let (i, k) = shard.strip_prefix("shard-")?.split_once("-of-")?;
+                FileName::Shard {
+                    layer,
+                    shard: number(i)?,
+                    shards: number(k)?,
+                }
+            }
+        };
+        // Only the canonical spelling: `layer-7.sftb` is not layer 7's file.
+        let canonical = match parsed {
+            FileName::Layer(l) => layer_file(Path::new(""), l),
+            FileName::Shard {
+                layer,
+                shard,
+                shards,
+            } => shard_file(Path::new(""), layer, shard, shards),
+        };
+        (canonical.as_os_str() == name).then_some(parsed)
+    }
+}
+
+/// Is `name` a temporary file of [`write_atomically`] (`layer-….tmp-PID`), left behind by a
+/// writer that was killed?
+pub fn is_temporary(name: &str) -> bool {
+    name.starts_with("layer-")
+        && name
+            .rsplit_once(".tmp-")
+            .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// Write `header` and `data` to `path` atomically: a temporary name in the same folder,
 /// flushed to disk, then renamed.
 pub fn write_atomically(path: &Path, header: &Header, data: &[u8]) -> std::io::Result<()> {
     let temporary = path.with_extension(format!("tmp-{}", std::process::id()));
     let result = (|| {
-        let mut out = BufWriter::with_capacity(1 << 20, File::create(&temporary)?);
+        // Whatever has the temporary name (a file left by a killed writer with this pid,
+        // or a FIFO put there) goes first: the new file is created, never opened.
+        let _ = std::fs::remove_file(&temporary);
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temporary)?;
+        let mut out = BufWriter::with_capacity(1 << 20, file);
         out.write_all(&header.encode())?;
         out.write_all(data)?;
         let file = out.into_inner().map_err(|e| e.into_error())?;
@@ -212,6 +276,31 @@ mod tests {
         bad[40] = 0xFF; // count beyond the layer
         assert!(matches!(Header::decode(&bad), Err(FormatError::Corrupt(_))));
         assert!(Header::decode(&bytes[..30]).is_err());
+    }
+
+    #[test]
+    fn file_names_read_back() {
+        assert_eq!(FileName::parse("layer-007.sftb"), Some(FileName::Layer(7)));
+        assert_eq!(
+            FileName::parse("layer-012.shard-2-of-3.sftb"),
+            Some(FileName::Shard {
+                layer: 12,
+                shard: 2,
+                shards: 3
+            })
+        );
+        for bad in [
+            "layer-7.sftb",
+            "layer-007.sftbx",
+            "layer-+07.sftb",
+            "x.sftb",
+            "layer-007.shard-a-of-3.sftb",
+        ] {
+            assert_eq!(FileName::parse(bad), None, "{bad}");
+        }
+        let temporary = layer_file(Path::new(""), 3).with_extension("tmp-42");
+        assert!(is_temporary(&temporary.to_string_lossy()));
+        assert!(!is_temporary("layer-003.sftb"));
     }
 
     #[test]

@@ -10,16 +10,17 @@
 
 pub mod build;
 pub mod format;
+pub mod mapped;
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
-use memmap2::Mmap;
 use thiserror::Error;
 
 use crate::game::Game;
 use format::{FormatError, Header};
+use mapped::{Health, MappedFile, OpenError};
 
 #[derive(Debug, Error)]
 pub enum TableError {
@@ -29,6 +30,10 @@ pub enum TableError {
     Format { path: PathBuf, error: FormatError },
     #[error("'{path}': {message}")]
     Mismatch { path: PathBuf, message: String },
+    #[error("'{path}': {error}")]
+    Open { path: PathBuf, error: OpenError },
+    #[error("'{path}': damaged: {message}")]
+    Damaged { path: PathBuf, message: String },
     #[error("'{path}': {error}")]
     Io {
         path: PathBuf,
@@ -71,24 +76,33 @@ pub fn open_for_use<G: Game>(game: &G, dir: &Path) -> Result<Option<Arc<Tables>>
     }
 }
 
-/// One layer's values, memory-mapped.
+/// One layer's values, mapped under the guard of [`mapped`].
 struct Layer {
-    map: Mmap,
+    file: MappedFile,
     offset: usize,
+    /// The largest |value| this layer can hold (see [`value_bound`]).
+    bound: u8,
 }
 
 /// The tables of one rule set found in a directory: layers 0..=max_layer, all present.
+///
+/// The tables stop answering (every probe says "not covered", so searches go on without
+/// them and stay correct) once they are found damaged: a file that shrank under its mapping
+/// (the SIGBUS guard of [`mapped`]), a file written since it was opened (checked by
+/// [`Tables::failure`]), or a value no position of its layer can have. [`Tables::failure`]
+/// says which and why.
 pub struct Tables {
     rules: String,
     folder: PathBuf,
     layers: Vec<Layer>,
+    health: Arc<Health>,
 }
 
 impl Tables {
     /// Open the tables of `game`'s rules under `dir`: every layer from 0 up to the first
-    /// missing one, headers checked against the rules and the layer sizes (the data is not
-    /// read: pages come in as positions are probed). `Ok(None)` when the directory holds no
-    /// layer of these rules.
+    /// missing one, each a regular file whose header, name and size are what these rules
+    /// need ([`check_header`]; the data is not read: pages come in as positions are
+    /// probed). `Ok(None)` when the directory holds no layer of these rules.
     pub fn open<G: Game>(game: &G, dir: &Path) -> Result<Option<Tables>, TableError> {
         let rules = game
             .table_rules()
@@ -97,45 +111,27 @@ impl Tables {
             return Err(TableError::NoDirectory(dir.to_path_buf()));
         }
         let folder = format::rules_folder(dir, &rules);
+        let health = Arc::new(Health::default());
         let mut layers = Vec::new();
-        loop {
+        while layers.len() <= MAX_LAYER as usize {
             let layer = layers.len() as u32;
             let path = format::layer_file(&folder, layer);
-            if !path.exists() {
+            // A dangling symlink counts as present: opening it says what is wrong.
+            if std::fs::symlink_metadata(&path).is_err() {
                 break;
             }
-            let (header, map) = open_layer(&path)?;
-            let expected = game.table_layer_size(layer);
-            let mismatch = |message: String| TableError::Mismatch {
-                path: path.clone(),
-                message,
-            };
-            if header.rules != rules {
-                return Err(mismatch(format!(
-                    "holds '{}', expected '{rules}'",
-                    header.rules
-                )));
-            }
-            if header.layer != layer || !header.is_whole_layer() || header.entries != expected {
-                return Err(mismatch(format!(
-                    "expected the whole layer {layer} of {expected} entries, found layer {} \
-                     entries {}..{} of {}",
-                    header.layer,
-                    header.first,
-                    header.first + header.count,
-                    header.entries
-                )));
-            }
-            if map.len() != header.len() + header.count as usize {
-                return Err(mismatch(format!(
-                    "{} bytes, expected {}",
-                    map.len(),
-                    header.len() + header.count as usize
-                )));
+            let (header, file) = open_file(&path, &health)?;
+            check_header(game, &path, &header, file.bytes().len())?;
+            if header.layer != layer || !header.is_whole_layer() {
+                return Err(TableError::Mismatch {
+                    path,
+                    message: format!("expected the whole layer {layer}"),
+                });
             }
             layers.push(Layer {
                 offset: header.len(),
-                map,
+                bound: value_bound(game, layer),
+                file,
             });
         }
         if layers.is_empty() {
@@ -145,6 +141,7 @@ impl Tables {
             rules,
             folder,
             layers,
+            health,
         }))
     }
 
@@ -161,13 +158,34 @@ impl Tables {
         self.layers.len() as u32 - 1
     }
 
-    /// `final − banked` of `pos` for the mover, in half-points, if a table covers it.
+    /// `final − banked` of `pos` for the mover, in half-points, if a table covers it and
+    /// the tables are sound. The byte is read first and the health flag checked after, so
+    /// a read that faulted (and read a zero page) is never served; a value beyond what its
+    /// layer allows breaks the tables.
     #[inline]
     pub fn probe<G: Game>(&self, game: &G, pos: &G::Position) -> Option<i32> {
         let (layer, index) = game.table_index(pos, self.max_layer())?;
         let layer = self.layers.get(layer as usize)?;
-        let byte = *layer.map.get(layer.offset + index as usize)?;
-        Some(2 * (byte as i8) as i32)
+        let byte = read_byte(layer.file.bytes().get(layer.offset + index as usize)?);
+        if self.health.broken.load(Ordering::Relaxed) {
+            return None;
+        }
+        if byte.unsigned_abs() > layer.bound {
+            self.implausible(layer, index, byte);
+            return None;
+        }
+        Some(2 * byte as i32)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn implausible(&self, layer: &Layer, index: u64, byte: i8) {
+        self.health.fail(format!(
+            "'{}': entry {index} holds {byte}, but no position of this layer can gain more \
+             than {} (the file is damaged; 'sowfan tablebase verify' checks every entry)",
+            layer.file.path().display(),
+            layer.bound
+        ));
     }
 
     /// Start loading the entry of `pos` into the cache, if a table covers it.
@@ -175,7 +193,7 @@ impl Tables {
     pub fn prefetch<G: Game>(&self, game: &G, pos: &G::Position) {
         if let Some((layer, index)) = game.table_index(pos, self.max_layer())
             && let Some(layer) = self.layers.get(layer as usize)
-            && let Some(byte) = layer.map.get(layer.offset + index as usize)
+            && let Some(byte) = layer.file.bytes().get(layer.offset + index as usize)
         {
             crate::memory::prefetch(byte as *const u8);
         }
@@ -184,29 +202,211 @@ impl Tables {
     /// The stored value of entry `index` of `layer` (whole points), for tools and tests.
     pub fn value(&self, layer: u32, index: u64) -> Option<i8> {
         let layer = self.layers.get(layer as usize)?;
-        layer
-            .map
-            .get(layer.offset + index as usize)
-            .map(|&b| b as i8)
+        let byte = read_byte(layer.file.bytes().get(layer.offset + index as usize)?);
+        (!self.health.broken.load(Ordering::SeqCst)).then_some(byte)
+    }
+
+    /// Why these tables no longer answer, if they do not: a file that shrank under its
+    /// mapping, a file written since it was opened (one `fstat` a layer, so cheap enough
+    /// before each search or proof), a damaged value. Checking breaks them if a file
+    /// changed.
+    pub fn failure(&self) -> Option<String> {
+        if !self.health.broken.load(Ordering::SeqCst)
+            && let Some(reason) = self.layers.iter().find_map(|l| l.file.changed())
+        {
+            self.health.fail(reason);
+        }
+        if !self.health.broken.load(Ordering::SeqCst) {
+            return None;
+        }
+        let reason = self
+            .health
+            .reason()
+            .or_else(|| {
+                // A fault (the handler cannot say why) first, else any other change.
+                let faulted = self.layers.iter().find(|l| l.file.faulted());
+                faulted.and_then(|l| l.file.changed())
+            })
+            .or_else(|| self.layers.iter().find_map(|l| l.file.changed()))
+            .unwrap_or_else(|| "a table file changed while in use".to_string());
+        Some(format!(
+            "endgame tables in '{}' unusable: {reason}; going on without them",
+            self.folder.display()
+        ))
+    }
+
+    /// [`Tables::failure`], but only the first time it is found (for a consumer that says it
+    /// once); later calls say nothing.
+    pub fn new_failure(&self) -> Option<String> {
+        let failure = self.failure()?;
+        (!self.health.reported.swap(true, Ordering::SeqCst)).then_some(failure)
     }
 }
 
-/// Map a table file and read its header.
-pub fn open_layer(path: &Path) -> Result<(Header, Mmap), TableError> {
-    let io = |error| TableError::Io {
-        path: path.to_path_buf(),
-        error,
-    };
-    let file = File::open(path).map_err(io)?;
-    // SAFETY: the map is read-only and table files are never modified in place (they are
-    // written under a temporary name and renamed); a file truncated by someone else while
-    // mapped would be a fault we cannot rule out, as for any mapped file.
-    let map = unsafe { Mmap::map(&file) }.map_err(io)?;
-    let header = Header::decode(&map).map_err(|error| TableError::Format {
+/// A mapped byte, read before anything that follows: the read may fault and be repaired by
+/// the SIGBUS guard (which sets the health flag the caller checks next), so neither the
+/// compiler may move the flag's load before it nor assume the byte unchanged. On the
+/// faulting thread the processor keeps program order with its own signal handler; the
+/// fence costs no instruction.
+#[inline(always)]
+fn read_byte(byte: &u8) -> i8 {
+    // SAFETY: a valid reference to a mapped byte; a volatile read of it is a plain load.
+    let value = unsafe { std::ptr::read_volatile(byte) } as i8;
+    std::sync::atomic::compiler_fence(Ordering::SeqCst);
+    value
+}
+
+/// The highest layer a table can have: its values must fit a signed byte, whose lowest
+/// value (−128) is the builder's "unknown".
+pub const MAX_LAYER: u32 = i8::MAX as u32;
+
+/// The largest |value| (whole points) an entry of `layer` can hold: the positions of a
+/// layer have the same pieces in play, so what the first one has at stake bounds them all
+/// (Kalah and Afrika: the seeds in play, the layer itself). At most 127, so the builder's
+/// "unknown" (−128) is never a value.
+pub fn value_bound<G: Game>(game: &G, layer: u32) -> u8 {
+    let stake = game
+        .table_position(layer, 0)
+        .and_then(|pos| game.value_at_stake(&pos));
+    match stake {
+        Some(halves) => (halves / 2).clamp(0, i8::MAX as i32) as u8,
+        None => i8::MAX as u8,
+    }
+}
+
+/// Open a table file (a regular file, never blocking) and read its header.
+pub fn open_file(path: &Path, health: &Arc<Health>) -> Result<(Header, MappedFile), TableError> {
+    let file = MappedFile::open(path, health).map_err(|error| TableError::Open {
         path: path.to_path_buf(),
         error,
     })?;
-    Ok((header, map))
+    let header = Header::decode(file.bytes()).map_err(|error| TableError::Format {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    Ok((header, file))
+}
+
+/// [`open_file`] on its own: the file and its header, for tools that look at one file.
+pub fn open_alone(path: &Path) -> Result<(Header, MappedFile), TableError> {
+    open_file(path, &Arc::new(Health::default()))
+}
+
+/// Everything a table file must be for `game`'s rules, whatever its data: checked alike by
+/// the loader, the builder, `merge` and `verify`. The header names these rules, the folder
+/// is these rules' folder, the file's name matches the layer (or the slice) the header
+/// names, the layer has the entries the game counts, and the file's length is the header's
+/// and the data's.
+pub fn check_header<G: Game>(
+    game: &G,
+    path: &Path,
+    header: &Header,
+    file_len: usize,
+) -> Result<(), TableError> {
+    let mismatch = |message: String| TableError::Mismatch {
+        path: path.to_path_buf(),
+        message,
+    };
+    let rules = game
+        .table_rules()
+        .ok_or_else(|| TableError::Unsupported(game.spec()))?;
+    if header.rules != rules {
+        return Err(mismatch(format!(
+            "holds '{}', expected '{rules}'",
+            header.rules
+        )));
+    }
+    let folder = format::rules_folder(Path::new(""), &rules);
+    // `./layer-000.sftb` (a tool run inside the folder): the folder's real name.
+    let parent = path.parent().and_then(|p| match p.file_name() {
+        Some(name) => Some(name.to_os_string()),
+        None => p.canonicalize().ok()?.file_name().map(|n| n.to_os_string()),
+    });
+    if parent.as_deref() != Some(folder.as_os_str()) {
+        return Err(mismatch(format!(
+            "tables of '{rules}' belong in a folder named '{}'",
+            folder.display()
+        )));
+    }
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(format::FileName::parse);
+    let layer = header.layer;
+    if layer > MAX_LAYER {
+        return Err(mismatch(format!(
+            "layer {layer} (tables go up to {MAX_LAYER})"
+        )));
+    }
+    let entries = game.table_layer_size(layer);
+    if header.entries != entries {
+        return Err(mismatch(format!(
+            "layer {layer} has {entries} entries, the header says {}",
+            header.entries
+        )));
+    }
+    match name {
+        Some(format::FileName::Layer(n)) if n == layer && header.is_whole_layer() => {}
+        Some(format::FileName::Shard {
+            layer: n,
+            shard,
+            shards,
+        }) if n == layer
+            && build::shard_range(entries, shard, shards) == (header.first, header.count) => {}
+        _ => {
+            return Err(mismatch(format!(
+                "the name does not match the content: layer {layer}, entries {}..{} of {}",
+                header.first,
+                header.first + header.count,
+                header.entries
+            )));
+        }
+    }
+    let expected = header.len() as u64 + header.count;
+    if file_len as u64 != expected {
+        return Err(mismatch(format!(
+            "{file_len} bytes, the header promises {expected}"
+        )));
+    }
+    Ok(())
+}
+
+/// Check a table file through and through for `game`: what the loader checks
+/// ([`check_header`]), the checksum of the data, and that every value is one its layer can
+/// hold. The header on success.
+pub fn check_file<G: Game>(game: &G, path: &Path) -> Result<Header, TableError> {
+    let health = Arc::new(Health::default());
+    let (header, file) = open_file(path, &health)?;
+    check_header(game, path, &header, file.bytes().len())?;
+    let data = file.bytes().get(header.len()..).unwrap_or_default();
+    let sum = format::checksum(data);
+    let damaged = |message: String| TableError::Damaged {
+        path: path.to_path_buf(),
+        message,
+    };
+    if let Some(change) = file.changed() {
+        return Err(damaged(change));
+    }
+    if sum != header.checksum {
+        return Err(damaged(format!(
+            "checksum {sum:016x}, the header says {:016x}: the data is damaged",
+            header.checksum
+        )));
+    }
+    let bound = value_bound(game, header.layer);
+    if let Some(at) = data.iter().position(|&b| (b as i8).unsigned_abs() > bound) {
+        let value = data[at] as i8;
+        let what = if value == i8::MIN {
+            "the builder's mark of an unknown value".to_string()
+        } else {
+            format!("beyond the ±{bound} this layer allows")
+        };
+        return Err(damaged(format!(
+            "entry {} holds {value}, {what}",
+            header.first + at as u64
+        )));
+    }
+    Ok(header)
 }
 
 /// Where tables are looked for when no directory is given: `$SOWFAN_TABLEBASES`, else

@@ -10,6 +10,7 @@ mod cli_help;
 mod fanorona;
 mod fuzz;
 mod hardening;
+mod hostile_tables;
 mod kalah;
 mod layers;
 mod play;

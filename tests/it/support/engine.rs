@@ -106,6 +106,11 @@ impl Engine {
         self.line(wait)
     }
 
+    /// The engine's process id (to signal it).
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn close_stdin(&mut self) {
         self.stdin = None;
     }
