@@ -12,6 +12,21 @@ use crate::tablebase::build::{BuildOptions, LayerReport};
 use crate::tablebase::format::{self, Header};
 use crate::tablebase::{self, TableError};
 
+/// `println!` that ends the program quietly when its reader has gone (`sowfan tablebase info
+/// | head`), as a pipeline expects, instead of panicking on the broken pipe.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+            eprintln!("sowfan tablebase: cannot write the output: {e}");
+            std::process::exit(1);
+        }
+    }};
+}
+
 /// Build, check and list endgame tables.
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum TablebaseCommand {
@@ -118,14 +133,14 @@ fn build(
     let mut print = |layer: &LayerReport| {
         bytes += layer.entries;
         match layer.took {
-            Some(took) => println!(
+            Some(took) => say!(
                 "layer {:>3}: {:>13} entries  built in {:.1} s  {}",
                 layer.layer,
                 layer.entries,
                 took.as_secs_f64(),
                 layer.path.display()
             ),
-            None => println!(
+            None => say!(
                 "layer {:>3}: {:>13} entries  present      {}",
                 layer.layer,
                 layer.entries,
@@ -136,7 +151,7 @@ fn build(
     session
         .build_tables(&options, stop, &mut print)
         .map_err(|e| e.to_string())?;
-    println!(
+    say!(
         "Done: {} MB of values in {:.1} s",
         bytes >> 20,
         started.elapsed().as_secs_f64()
@@ -266,14 +281,14 @@ fn check_file(path: &Path) -> Result<(Header, Box<dyn Session>), String> {
 
 fn print_leftovers(found: &Found) {
     for path in &found.temporary {
-        println!(
+        say!(
             "tmp   {}  (left by a build or merge that was killed; remove it: rm '{}')",
             path.display(),
             path.display()
         );
     }
     for (path, why) in &found.skipped {
-        println!("skip  {}  ({why})", path.display());
+        say!("skip  {}  ({why})", path.display());
     }
 }
 
@@ -289,7 +304,7 @@ fn verify(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
         }
         match check_file(path) {
             Ok((h, session)) => {
-                println!(
+                say!(
                     "ok    {}  ({}, layer {}, {} entries)",
                     path.display(),
                     h.rules,
@@ -303,7 +318,7 @@ fn verify(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
             }
             Err(e) => {
                 bad += 1;
-                println!("FAIL  {e}");
+                say!("FAIL  {e}");
             }
         }
     }
@@ -313,19 +328,19 @@ fn verify(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
             return Err(INTERRUPTED.to_string());
         }
         match session.open_tables(base) {
-            Ok(Some(tables)) => println!(
+            Ok(Some(tables)) => say!(
                 "ok    {rules}: layers 0..={} load from '{}'",
                 tables.max_layer(),
                 base.display()
             ),
             Ok(None) => {}
-            Err(TableError::Absent { .. }) => println!(
+            Err(TableError::Absent { .. }) => say!(
                 "note  {rules}: no layer 0 in '{}', so these tables do not load",
                 base.display()
             ),
             Err(e) => {
                 unloadable += 1;
-                println!("FAIL  {rules}: the tables do not load: {e}");
+                say!("FAIL  {rules}: the tables do not load: {e}");
             }
         }
     }
@@ -337,7 +352,7 @@ fn verify(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
     if !found.temporary.is_empty() {
         summary += &format!(", {} temporary files left over", found.temporary.len());
     }
-    println!("{summary}");
+    say!("{summary}");
     if bad + unloadable > 0 {
         return Err(format!(
             "{bad} damaged table files, {unloadable} table sets that do not load"
@@ -367,34 +382,34 @@ fn info(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
                     .or_default()
                     .push(Listed { path, header, len })
             }
-            Err(e) => println!("unreadable: {e}"),
+            Err(e) => say!("unreadable: {e}"),
         }
     }
     if sets.is_empty() {
-        println!("no tables in '{}'", dir.display());
+        say!("no tables in '{}'", dir.display());
     }
     for (rules, mut files) in sets {
         files.sort_by_key(|f| (f.header.layer, f.header.first));
-        println!("{rules}");
+        say!("{rules}");
         // Complete is what the loader accepts, not what headers claim.
         let bases: std::collections::BTreeSet<PathBuf> =
             files.iter().filter_map(|f| table_dir(&f.path)).collect();
         match game_of(&rules) {
-            Err(e) => println!("  complete: none ({e})"),
+            Err(e) => say!("  complete: none ({e})"),
             Ok(session) => {
                 for base in &bases {
                     match session.open_tables(base) {
-                        Ok(Some(tables)) => println!(
+                        Ok(Some(tables)) => say!(
                             "  complete: layers 0..={top} (positions with at most {top} in \
                              play) in '{}'",
                             base.display(),
                             top = tables.max_layer()
                         ),
-                        Ok(None) | Err(TableError::Absent { .. }) => println!(
+                        Ok(None) | Err(TableError::Absent { .. }) => say!(
                             "  complete: none in '{}' (layer 0 is missing)",
                             base.display()
                         ),
-                        Err(e) => println!("  complete: none in '{}': {e}", base.display()),
+                        Err(e) => say!("  complete: none in '{}': {e}", base.display()),
                     }
                 }
             }
@@ -403,7 +418,7 @@ fn info(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
             .iter()
             .map(|f| f.len.saturating_sub(f.header.len() as u64))
             .sum();
-        println!("  {} files, {} MB of values", files.len(), bytes >> 20);
+        say!("  {} files, {} MB of values", files.len(), bytes >> 20);
         for f in &files {
             let h = &f.header;
             let what = if h.is_whole_layer() {
@@ -425,7 +440,7 @@ fn info(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
                     }
                 )
             };
-            println!(
+            say!(
                 "    {what} {:>3}: {:>13} entries  {}{size}",
                 h.layer,
                 h.count,
@@ -469,7 +484,7 @@ fn merge(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
             .push((header, path));
     }
     if groups.is_empty() {
-        println!("no shards to merge in '{}'", dir.display());
+        say!("no shards to merge in '{}'", dir.display());
         return Ok(());
     }
     for ((folder, layer), mut shards) in groups {
@@ -502,7 +517,7 @@ fn merge(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
         if std::fs::symlink_metadata(&target).is_ok() {
             match check_file(&target) {
                 Ok(_) => {
-                    println!(
+                    say!(
                         "{rules}, layer {layer}: {} is already there and sound; shards not \
                          merged",
                         target.display()
@@ -546,7 +561,7 @@ fn merge(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
         format::write_atomically(&target, &header, &data)
             .map_err(|e| format!("'{}': {e}", target.display()))?;
         check_file(&target).map_err(|e| format!("the merged layer is not sound: {e}"))?;
-        println!(
+        say!(
             "{rules}, layer {layer}: {} shards merged into {}",
             shards.len(),
             target.display()

@@ -474,3 +474,29 @@ fn verify_refuses_what_the_loader_refuses_and_info_trusts_no_header() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `sowfan tablebase info | head -1`: the reader goes before the output is written; the
+/// tool ends quietly (status 0) instead of panicking on the broken pipe.
+#[test]
+fn info_and_verify_into_a_closed_pipe_end_quietly() {
+    let dir = scratch_dir("closed-pipe");
+    build_into(&kalah(&["pits=4"]), &dir, 6, None);
+    for what in ["info", "verify"] {
+        let mut child = std::process::Command::new(crate::support::BIN)
+            .args(["tablebase", what, "--dir"])
+            .arg(&dir)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start sowfan tablebase");
+        // Close the reading end before the tool writes a line.
+        drop(child.stdout.take());
+        let status = run::wait_exit(&mut child, QUICK).expect("the tool ends");
+        let mut err = String::new();
+        let _ = std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut err);
+        assert!(!err.contains("panicked"), "{what}: {err}");
+        assert_eq!(status.code(), Some(0), "{what}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
