@@ -209,14 +209,25 @@ impl<G: Game> GameSession<G> {
             &pv,
             work,
         )));
-        Some(SearchSummary {
+        Some(self.proven_summary(solution.lower, best, &pv, solution.nodes))
+    }
+
+    /// The answer of a proof that ended with the exact `value`: play `best`, the line `pv`.
+    fn proven_summary(
+        &self,
+        value: i32,
+        best: G::Move,
+        pv: &[G::Move],
+        nodes: u64,
+    ) -> SearchSummary {
+        SearchSummary {
             bestmove: self.game.format_move(&self.position, best),
             ponder: pv.get(1).map(|&reply| self.reply_text(best, reply)),
-            nodes: solution.nodes,
+            nodes,
             depth: pv.len() as u32,
-            score: score::exact(solution.lower),
+            score: score::exact(value),
             proven: true,
-        })
+        }
     }
 
     /// `go solve`: prove the value, reporting every improvement of the bounds, within the
@@ -362,14 +373,7 @@ impl<G: Game> GameSession<G> {
             let Some(best) = best else {
                 return Err("no legal move in a position that is not over".to_string());
             };
-            return Ok(SearchSummary {
-                bestmove: self.game.format_move(&self.position, best),
-                ponder: pv.get(1).map(|&reply| self.reply_text(best, reply)),
-                nodes: solution.nodes,
-                depth: pv.len() as u32,
-                score: score::exact(solution.lower),
-                proven: true,
-            });
+            return Ok(self.proven_summary(solution.lower, best, &pv, solution.nodes));
         }
         if let Some(best) = solution.best.filter(|_| solve::is_known(solution.lower)) {
             // Ended early with a proven lower bound: the move that proved it.

@@ -11,27 +11,18 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use sowfan::game::Game;
-use sowfan::games::kalah::{self, Kalah};
-use sowfan::options::GameOptions;
 use sowfan::tablebase::Tables;
 use sowfan::tablebase::build::{self, BuildOptions};
 use sowfan::tablebase::format;
 
-use crate::support::Engine;
 use crate::support::run::{self, Run};
+use crate::support::{Engine, kalah};
 
 const QUICK: Duration = Duration::from_secs(20);
 
 /// A fresh, empty scratch directory for this test.
 fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sowfan-hostile-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
-fn kalah(options: &[&str]) -> Kalah {
-    Kalah::new(GameOptions::parse(kalah::NAME, kalah::OPTIONS, options).expect("options"))
+    crate::support::fresh_dir(&format!("hostile-{name}"))
 }
 
 /// Build `game`'s tables up to `max_layer` in `dir`; the folder of its rules.

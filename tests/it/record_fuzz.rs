@@ -288,8 +288,7 @@ fn check_analysis(seed: u64, number: usize, bytes: &[u8], whole: &[usize], run: 
 /// Returns (cases, games analysed, errors reported).
 fn record_fuzz(seed: u64, cases: usize, huge: bool, progress: bool) -> (usize, usize, usize) {
     let mut rng = Rng::new(seed);
-    let dir = std::env::temp_dir().join(format!("sowfan-record-fuzz-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let dir = crate::support::fresh_dir("record-fuzz");
     let (mut games, mut errors) = (0, 0);
     let started = Instant::now();
     for number in 1..=cases {

@@ -322,8 +322,7 @@ fn refused_threads_never_panic() {
 #[cfg(target_os = "linux")]
 #[test]
 fn check_kills_what_an_engine_started_outside_its_group() {
-    let dir = std::env::temp_dir().join(format!("sowfan-escape-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = crate::support::fresh_dir("escape");
     let pidfile = dir.join("escaped.pid");
     let fake = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake-engines/escape.sh");
     let engine = format!("cmd={fake} {} {BIN}", pidfile.display());

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use sowfan::game::Game;
 use sowfan::games::afrika::{self, Afrika};
-use sowfan::games::kalah::{self, Kalah};
+use sowfan::games::kalah::Kalah;
 use sowfan::options::GameOptions;
 use sowfan::solve::table::SolveTable;
 use sowfan::solve::{self, SolveSettings};
@@ -21,18 +21,11 @@ use crate::support::rng::Rng;
 use crate::support::run;
 use crate::support::selfplay::play_out;
 use crate::support::walk::{self, Node};
-use crate::support::{Engine, field};
+use crate::support::{Engine, field, kalah};
 
 /// A fresh, empty scratch directory for this test.
 fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sowfan-tb-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
-fn kalah(options: &[&str]) -> Kalah {
-    Kalah::new(GameOptions::parse(kalah::NAME, kalah::OPTIONS, options).expect("options"))
+    crate::support::fresh_dir(&format!("tb-{name}"))
 }
 
 fn afrika() -> Afrika {

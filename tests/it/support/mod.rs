@@ -31,6 +31,23 @@ pub fn scratch(name: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// A fresh, empty directory `sowfan-<name>-<pid>` under the system's temporary directory,
+/// for a test that makes files of its own (tables, records, hostile files).
+pub fn fresh_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sowfan-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    dir
+}
+
+/// Kalah with `options` (`pits=4`, …).
+pub fn kalah(options: &[&str]) -> sowfan::games::kalah::Kalah {
+    use sowfan::games::kalah;
+    kalah::Kalah::new(
+        sowfan::options::GameOptions::parse(kalah::NAME, kalah::OPTIONS, options).expect("options"),
+    )
+}
+
 /// The games of a `sowfan match --records` file, in game order.
 pub fn records(path: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(path).expect("records file");
