@@ -422,6 +422,14 @@ pub trait Game: Clone + Send + Sync + 'static {
         1
     }
 
+    /// Every final value is a win, a draw or a loss for the mover ([`Game::final_value`]
+    /// positive, zero or negative): exact play proves which with proof numbers
+    /// (`src/solve/pn/`), repetition rule or not (see there why a position without earlier
+    /// occurrences has the same value with the rule and without it).
+    fn win_draw_loss(&self) -> bool {
+        false
+    }
+
     /// A key of everything that decides `final − banked`, from the mover's view (so that
     /// mirrored positions share it): the exact solver's transposition key. The default, the
     /// full hash, is correct for any game.

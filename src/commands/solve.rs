@@ -14,21 +14,26 @@ use crate::game::value_text;
 use crate::memory::{MAX_THREADS, check_hash_mb};
 use crate::registry;
 use crate::session::{SolveProgress, SolveRequest};
+use crate::solve::pn::{self, value_word};
 use crate::solve::{self, table::SolveTable};
 use crate::tablebase::{self, TableError};
 
 /// Prove the exact value of a position: the final margin with perfect play.
 ///
 /// Prints `Value: +8` (the side to move's final margin; 0 a draw), `Best:`, `PV:` (to
-/// the end of the game), `Nodes:`, `Time:`, `Tbhits:`. Uses endgame tables from
-/// --tablebases DIR, else from $SOWFAN_TABLEBASES or ~/.local/share/sowfan/tablebases
-/// when present. Ctrl-C (or SIGTERM) stops it with the bounds proven so far.
+/// the end of the game), `Nodes:`, `Time:`, `Tbhits:`. Games that are won, drawn or
+/// lost (Fanorona) print `Value: win`, `draw` or `loss`, proven by proof numbers: the
+/// value of the position as if it had no earlier occurrence since the last capture.
+/// Uses endgame tables from --tablebases DIR, else from $SOWFAN_TABLEBASES or
+/// ~/.local/share/sowfan/tablebases when present. Ctrl-C (or SIGTERM) stops it with the
+/// bounds proven so far.
 ///
 /// Exit status: 0 when the value is proven, 1 on an error (a bad game, position or
-/// option; a --hash this machine cannot hold), 130 when interrupted before the proof was
-/// complete.
+/// option; a --hash this machine cannot hold; a proof file that cannot be read or
+/// saved), 130 when interrupted before the proof was complete.
 ///
 /// Example: sowfan solve kalah pits=4 seeds=3 --all-moves
+/// Example: sowfan solve fanorona-dimy --hash 2048 --proof-file dimy.proof
 #[derive(Debug, Clone, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct SolveArgs {
@@ -54,6 +59,13 @@ pub struct SolveArgs {
     /// First print the exact value of every legal move.
     #[arg(long)]
     pub all_moves: bool,
+    /// Won, drawn or lost games: resume the proof saved in FILE (same game, position and
+    /// --hash), and save it there every --checkpoint seconds, when stopped and when done.
+    #[arg(long, value_name = "FILE")]
+    pub proof_file: Option<PathBuf>,
+    /// Seconds between two saves of the --proof-file (1..=1000000).
+    #[arg(long, default_value_t = 600, value_name = "SECS")]
+    pub checkpoint: u64,
 }
 
 /// How a solve ended.
@@ -95,12 +107,43 @@ pub fn solve_threads(requested: usize) -> Result<usize, String> {
     Ok(requested.min(processors))
 }
 
-/// A bound for people: the solver's "nothing proven" stand-in is `unknown`.
-fn bound_text(bound: i32) -> String {
-    if solve::is_known(bound) {
+/// A bound for people: the solver's "nothing proven" stand-in is `unknown`; a won, drawn
+/// or lost game's values are words.
+fn bound_text(bound: i32, words: bool) -> String {
+    if words {
+        value_word(bound).to_string()
+    } else if solve::is_known(bound) {
         value_text(bound)
     } else {
         "unknown".to_string()
+    }
+}
+
+/// The `Value:` line's text: the value, or what is proven of it.
+fn value_line(lower: i32, upper: i32, words: bool) -> String {
+    let stopped = "stopped before the proof was complete";
+    let text = |v| bound_text(v, words);
+    if lower == upper {
+        return text(lower);
+    }
+    if words {
+        // The bounds of a won, drawn or lost game: loss ≤ value ≤ win always holds.
+        return match (lower > pn::LOSS, upper < pn::WIN) {
+            (true, true) => format!("between {} and {} ({stopped})", text(lower), text(upper)),
+            (true, false) => format!("at least {} ({stopped})", text(lower)),
+            (false, true) => format!("at most {} ({stopped})", text(upper)),
+            (false, false) => format!("unknown ({stopped})"),
+        };
+    }
+    match (solve::is_known(lower), solve::is_known(upper)) {
+        (true, true) => format!(
+            "between {} and {} ({stopped})",
+            value_text(lower),
+            value_text(upper)
+        ),
+        (true, false) => format!("at least {} ({stopped})", value_text(lower)),
+        (false, true) => format!("at most {} ({stopped})", value_text(upper)),
+        (false, false) => format!("unknown ({stopped})"),
     }
 }
 
@@ -111,6 +154,12 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
     // out-of-memory killer or a failed thread.
     check_hash_mb("--hash", args.hash_mb)?;
     let threads = solve_threads(args.threads)?;
+    if !(1..=1_000_000).contains(&args.checkpoint) {
+        return Err(format!(
+            "--checkpoint {}: give a number of seconds in 1..=1000000",
+            args.checkpoint
+        ));
+    }
     let mut session = registry::create_at(&args.game, args.fen.as_deref(), args.moves.as_deref())?;
     let (dir, explicit) = match &args.tablebases {
         Some(dir) => (Some(dir.clone()), true),
@@ -140,22 +189,25 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
         threads,
         all_moves: args.all_moves,
         pv: true,
+        proof_file: args.proof_file.clone(),
+        checkpoint: Duration::from_secs(args.checkpoint),
     };
+    let words = session.win_draw_loss();
     let bar = spinner();
     let ticker = Ticker::start(&bar);
     let progress = |p: &SolveProgress| {
         log::info!(
             "value in [{}, {}], nodes {}, tbhits {}, {} ms",
-            bound_text(p.lower),
-            bound_text(p.upper),
+            bound_text(p.lower, words),
+            bound_text(p.upper, words),
             p.nodes,
             p.tbhits,
             p.elapsed.as_millis()
         );
         bar.set_message(format!(
             "value in [{}, {}]  nodes {}  {:.1} s",
-            bound_text(p.lower),
-            bound_text(p.upper),
+            bound_text(p.lower, words),
+            bound_text(p.upper, words),
             p.nodes,
             p.elapsed.as_secs_f64()
         ));
@@ -171,35 +223,26 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
         eprintln!("sowfan solve: {failure}");
     }
     let report = report?;
+    let words = report.win_draw_loss;
+    if let (Some(work), Some(path)) = (report.resumed, &args.proof_file) {
+        eprintln!(
+            "sowfan solve: resumed the proof in '{}' ({} nodes, {} s of earlier work)",
+            path.display(),
+            work.nodes,
+            work.millis / 1000
+        );
+    }
     let mut out = Vec::new();
     for (mv, value) in &report.moves {
         match value {
-            Some(v) => out.push(format!("{mv}: {}", value_text(*v))),
+            Some(v) => out.push(format!("{mv}: {}", bound_text(*v, words))),
             None => out.push(format!("{mv}: unknown (stopped)")),
         }
     }
-    let stopped = "stopped before the proof was complete";
-    out.push(
-        match (
-            report.value(),
-            solve::is_known(report.lower),
-            solve::is_known(report.upper),
-        ) {
-            (Some(v), _, _) => format!("Value: {}", value_text(v)),
-            (None, true, true) => format!(
-                "Value: between {} and {} ({stopped})",
-                value_text(report.lower),
-                value_text(report.upper)
-            ),
-            (None, true, false) => {
-                format!("Value: at least {} ({stopped})", value_text(report.lower))
-            }
-            (None, false, true) => {
-                format!("Value: at most {} ({stopped})", value_text(report.upper))
-            }
-            (None, false, false) => format!("Value: unknown ({stopped})"),
-        },
-    );
+    out.push(format!(
+        "Value: {}",
+        value_line(report.lower, report.upper, words)
+    ));
     if let Some(best) = &report.best {
         out.push(format!("Best: {best}"));
     }
@@ -214,6 +257,14 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
     writeln!(stdout, "{}", out.join("\n"))
         .and_then(|()| stdout.flush())
         .map_err(|e| format!("cannot write the result: {e}"))?;
+    match (&report.saved, &args.proof_file) {
+        (Some(Ok(buckets)), Some(path)) => eprintln!(
+            "sowfan solve: proof saved in '{}' ({buckets} table buckets)",
+            path.display()
+        ),
+        (Some(Err(e)), _) => return Err(e.clone()),
+        _ => {}
+    }
     let complete = report.value().is_some() && report.moves.iter().all(|(_, v)| v.is_some());
     Ok(if complete {
         Solved::Complete

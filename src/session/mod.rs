@@ -10,6 +10,7 @@
 
 mod go;
 mod info;
+mod proof;
 mod solve;
 mod state;
 mod tables;
@@ -95,6 +96,9 @@ pub trait Session: Send {
 
     /// The rules string of this game's tables (`None`: it has none).
     fn table_rules(&self) -> Option<String>;
+
+    /// Is the game won, drawn or lost, not scored ([`Game::win_draw_loss`])?
+    fn win_draw_loss(&self) -> bool;
 
     /// Check a table file of this game's rules through and through (see
     /// [`crate::tablebase::check_file`]).
@@ -217,6 +221,10 @@ impl<G: Game> Session for GameSession<G> {
 
     fn table_rules(&self) -> Option<String> {
         self.game.table_rules()
+    }
+
+    fn win_draw_loss(&self) -> bool {
+        self.game.win_draw_loss()
     }
 
     fn check_table_file(&self, path: &Path) -> Result<Header, TableError> {

@@ -1,6 +1,7 @@
 //! The exact solver in play: the `solve` API (its request and reports as move texts), `go
 //! solve`, and the first try at a proof for a position a few points beyond the tables.
 
+use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Mutex, atomic::AtomicBool};
 use std::time::{Duration, Instant};
@@ -12,6 +13,7 @@ use crate::game::Game;
 use crate::search::limits::{Limits, TimeBudget};
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Report, SearchControl, SearchSettings, score};
+use crate::solve::pn::file::ProofWork;
 use crate::solve::{self, SolveSettings, table::SolveTable};
 
 /// How far beyond the tables (in points at stake) a `go` first tries the exact solver.
@@ -20,13 +22,18 @@ const NEAR_TABLES: i32 = 12;
 const SOLVE_NODES: u64 = 200_000;
 
 /// What `solve` asks for.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct SolveRequest {
     pub threads: usize,
     /// Also the exact value of every legal move.
     pub all_moves: bool,
     /// Follow perfect play to the end of the game.
     pub pv: bool,
+    /// Resume the proof from this file if it exists, and save it there (win/draw/loss games
+    /// only: the proof-number solver's table).
+    pub proof_file: Option<PathBuf>,
+    /// How often to save the proof file while the proof runs.
+    pub checkpoint: Duration,
 }
 
 /// Bounds proven so far while solving, as text for the protocol and the command line.
@@ -54,6 +61,13 @@ pub struct SolveReport {
     pub nodes: u64,
     pub tbhits: u64,
     pub elapsed: Duration,
+    /// The game is won, drawn or lost ([`Game::win_draw_loss`]): the values are +2 (win), 0
+    /// (draw) and −2 (loss), best said in words.
+    pub win_draw_loss: bool,
+    /// The earlier work of the proof file it resumed.
+    pub resumed: Option<ProofWork>,
+    /// The proof file saved at the end: the table buckets written, or why it failed.
+    pub saved: Option<Result<u64, String>>,
 }
 
 impl SolveReport {
@@ -83,6 +97,16 @@ impl<G: Game> GameSession<G> {
         stop: &AtomicBool,
         progress: &(dyn Fn(&SolveProgress) + Sync),
     ) -> Result<SolveReport, String> {
+        if self.game.win_draw_loss() {
+            return self.solve_win_draw_loss(request, tt, stop, progress);
+        }
+        if request.proof_file.is_some() {
+            return Err(format!(
+                "proof files are kept by the proof-number solver of won, drawn or lost games \
+                 (such as Fanorona); {} is solved by its margin",
+                self.game.spec()
+            ));
+        }
         solve::supported(&self.game)?;
         if let Some(outcome) = self.outcome() {
             let value = self.game.final_value(&outcome, self.to_move());
@@ -95,6 +119,9 @@ impl<G: Game> GameSession<G> {
                 nodes: 0,
                 tbhits: 0,
                 elapsed: Duration::ZERO,
+                win_draw_loss: false,
+                resumed: None,
+                saved: None,
             });
         }
         let started = Instant::now();
@@ -144,6 +171,9 @@ impl<G: Game> GameSession<G> {
             nodes: nodes + solution.nodes,
             tbhits: tbhits + solution.tbhits,
             elapsed: started.elapsed(),
+            win_draw_loss: false,
+            resumed: None,
+            saved: None,
         })
     }
 
@@ -160,6 +190,11 @@ impl<G: Game> GameSession<G> {
     ) -> Option<SearchSummary> {
         let tables = self.tables.as_deref()?;
         let solve_tt = solve_tt?;
+        // A game in play has a history, which a proof of the position alone ignores: games
+        // with a repetition rule are solved only when asked (`go solve`).
+        if self.game.repetition_limit().is_some() {
+            return None;
+        }
         solve::supported(&self.game).ok()?;
         let stake = self.game.value_at_stake(&self.position)?;
         if stake > 2 * (tables.max_layer() as i32 + NEAR_TABLES) {

@@ -22,8 +22,12 @@
 //! move order; the first to finish a test moves everyone to the next.
 //!
 //! Nothing here knows a rule. Games with a repetition rule are refused: their values depend
-//! on the history of the game, not on the position alone.
+//! on the history of the game, not on the position alone — except games whose values are
+//! only wins, draws and losses ([`Game::win_draw_loss`], e.g. Fanorona): every function here
+//! hands them to the proof-number solver ([`pn`]), which proves their values whatever the
+//! repetition rule (for a position without earlier occurrences; see there why).
 
+pub mod pn;
 pub mod table;
 
 use std::sync::Mutex;
@@ -102,6 +106,9 @@ pub struct SolveSettings<'a> {
 
 /// Can `game` be solved exactly from positions alone?
 pub fn supported<G: Game>(game: &G) -> Result<(), String> {
+    if game.win_draw_loss() {
+        return Ok(());
+    }
     if game.repetition_limit().is_some() {
         return Err(format!(
             "{} has a repetition rule: values depend on the game's history, not on the \
@@ -138,6 +145,17 @@ pub fn solve_restricted<G: Game>(
     stop: &AtomicBool,
     report: &(dyn Fn(&Progress) + Sync),
 ) -> Solution<G::Move> {
+    if game.win_draw_loss() {
+        return match tt.pn() {
+            Ok(pn_table) => {
+                pn::solve_restricted(game, root, only, pn_table, settings, stop, report, None)
+            }
+            Err(e) => {
+                log::error!("solve: {e}");
+                nothing_proven(pn::LOSS, pn::WIN)
+            }
+        };
+    }
     let started = Instant::now();
     let mut legal = Vec::new();
     game.legal_moves(root, &mut legal);
@@ -268,6 +286,19 @@ pub fn solve_moves<G: Game>(
     settings: &SolveSettings,
     stop: &AtomicBool,
 ) -> MoveValues<G::Move> {
+    if game.win_draw_loss() {
+        return match tt.pn() {
+            Ok(pn_table) => pn::solve_moves(game, root, pn_table, settings, stop, None),
+            Err(e) => {
+                log::error!("solve: {e}");
+                MoveValues {
+                    moves: Vec::new(),
+                    nodes: 0,
+                    tbhits: 0,
+                }
+            }
+        };
+    }
     let mut legal = Vec::new();
     game.legal_moves(root, &mut legal);
     let mover = game.to_move(root);
@@ -299,6 +330,20 @@ pub fn solve_moves<G: Game>(
         values.tbhits += solution.tbhits;
     }
     values
+}
+
+/// A solve that could not start: only the bounds every position has.
+fn nothing_proven<M>(lower: i32, upper: i32) -> Solution<M> {
+    Solution {
+        lower,
+        upper,
+        best: None,
+        pv: Vec::new(),
+        nodes: 0,
+        tbhits: 0,
+        elapsed: Duration::ZERO,
+        threads: 1,
+    }
 }
 
 #[derive(Clone, Copy)]

@@ -7,8 +7,10 @@
 //! table). Keys are kept whole (the games' exact keys are perfect keys for small boards), so
 //! a hit is the position itself, not a hash collision.
 
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::pn::table::PnTable;
 use crate::memory::{ZeroedArray, prefetch};
 
 const WAYS: usize = 4;
@@ -47,6 +49,11 @@ const NO_MOVE: u64 = 0xFF;
 
 pub struct SolveTable {
     buckets: ZeroedArray<Bucket>,
+    /// The size asked for, which the proof-number solver's table gets too.
+    megabytes: usize,
+    /// The proof-number solver's table (win/draw/loss games), made when first needed: a
+    /// game uses one of the two, so only one ever takes memory.
+    pn: OnceLock<Result<PnTable, String>>,
 }
 
 impl SolveTable {
@@ -56,7 +63,19 @@ impl SolveTable {
         // SAFETY: an all-zero `Bucket` is valid (atomics), and reads as empty entries.
         let buckets = unsafe { ZeroedArray::new(count) }
             .map_err(|e| format!("cannot allocate {megabytes} MB for the solver's table: {e}"))?;
-        Ok(SolveTable { buckets })
+        Ok(SolveTable {
+            buckets,
+            megabytes,
+            pn: OnceLock::new(),
+        })
+    }
+
+    /// The proof-number solver's table, of the same size, made on first use.
+    pub fn pn(&self) -> Result<&PnTable, String> {
+        self.pn
+            .get_or_init(|| PnTable::new(self.megabytes))
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     pub fn megabytes(&self) -> usize {
@@ -156,8 +175,11 @@ impl SolveTable {
         write(&bucket.entries[victim], key, bounds, work_bits);
     }
 
-    /// Permille of entries in use (sampled).
+    /// Permille of entries in use (sampled): of the proof-number table once it is in use.
     pub fn hashfull(&self) -> u32 {
+        if let Some(Ok(pn)) = self.pn.get() {
+            return pn.hashfull();
+        }
         let buckets = self.buckets.as_slice();
         let sample = buckets.len().min(250);
         let used: usize = buckets[..sample]

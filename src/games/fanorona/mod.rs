@@ -865,6 +865,10 @@ impl Game for Fanorona {
         2
     }
 
+    fn win_draw_loss(&self) -> bool {
+        true
+    }
+
     fn bench(&self) -> BenchSpec {
         // Positions reached in play (see fixtures/perft/fanorona.txt).
         match self.size {
