@@ -324,7 +324,16 @@ impl<G: Game> GameSession<G> {
                 &report,
             )
         };
-        let mut last: Option<solve::Progress> = None;
+        // A won, drawn or lost game's value always lies between a loss and a win: no news.
+        let mut last: Option<solve::Progress> =
+            self.game.win_draw_loss().then_some(solve::Progress {
+                lower: solve::pn::LOSS,
+                upper: solve::pn::WIN,
+                best: None,
+                nodes: 0,
+                tbhits: 0,
+                elapsed: Duration::ZERO,
+            });
         let mut show = |p: solve::Progress| {
             let best = p.best.and_then(|i| legal.get(i)).copied();
             // A bound is not yet a line: its depth is 0, its line the best move.

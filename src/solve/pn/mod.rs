@@ -802,6 +802,10 @@ fn solve_here<G: Game>(
         best.and_then(|i| legal.get(i).copied()),
         Vec::new(),
     );
+    if (lower, upper) == (LOSS, LOSS) {
+        // Every move loses: any is the best, until the line finds the stubbornest.
+        solution.best = only.first().or(legal.first()).copied();
+    }
     if lower < upper || stop.load(Ordering::Relaxed) || s.aborted {
         return solution;
     }
@@ -817,14 +821,9 @@ fn solve_here<G: Game>(
         solution.pv = pv;
     }
     if solution.best.is_none() {
-        // Not even one move of the line (a lost root, or the budget): the first the
-        // line would try.
-        solution.best = if lower == LOSS {
-            only.first().or(legal.first()).copied()
-        } else {
-            s.aborted = false;
-            s.perfect_line_first(root, lower)
-        };
+        // Not even one move of the line (the budget): the first that keeps the value.
+        s.aborted = false;
+        solution.best = s.perfect_line_first(root, lower);
     }
     solution.nodes = s.nodes;
     solution.tbhits = s.tbhits;
