@@ -7,6 +7,7 @@ mod brute;
 mod draws;
 mod perft;
 mod pn;
+mod solve;
 mod telo;
 
 use std::time::Duration;
