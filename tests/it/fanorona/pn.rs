@@ -485,3 +485,81 @@ fn hostile_proof_files_are_refused_with_a_reason() {
     assert!(matches!(error, ProofFileError::NotAFile { .. }), "{error}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Values of the game graph of `start` (board and side to move, no draw rule): retrograde
+/// analysis, a position nobody can force to an end being a draw (play that goes round
+/// forever).
+fn graph_values(start: &Board) -> HashMap<([[Cell; 9]; 5], bool), i32> {
+    let key = |b: &Board| (b.cells, b.white_to_move);
+    let mut children: HashMap<([[Cell; 9]; 5], bool), Vec<([[Cell; 9]; 5], bool)>> =
+        HashMap::new();
+    let mut stack = vec![start.clone()];
+    while let Some(board) = stack.pop() {
+        if children.contains_key(&key(&board)) {
+            continue;
+        }
+        let moves = board.moves(None, false);
+        children.insert(key(&board), moves.iter().map(|(_, b)| key(b)).collect());
+        stack.extend(moves.into_iter().map(|(_, b)| b));
+    }
+    let mut value: HashMap<_, i32> = HashMap::new();
+    for (k, next) in &children {
+        if next.is_empty() {
+            value.insert(*k, LOSS);
+        }
+    }
+    loop {
+        let mut decided = Vec::new();
+        for (k, next) in &children {
+            if value.contains_key(k) {
+                continue;
+            }
+            let values: Vec<Option<i32>> = next.iter().map(|c| value.get(c).copied()).collect();
+            if values.contains(&Some(LOSS)) {
+                decided.push((*k, WIN));
+            } else if values.iter().all(|v| *v == Some(WIN)) {
+                decided.push((*k, LOSS));
+            }
+        }
+        if decided.is_empty() {
+            break;
+        }
+        value.extend(decided);
+    }
+    for k in children.keys() {
+        value.entry(*k).or_insert(DRAW);
+    }
+    value
+}
+
+/// With `quiet-limit=off` the positions form cycles: the solver's guard (a repetition on
+/// the search path is a draw for that path, and nothing that rests on one is kept as a
+/// proof) must give the values of the game where going round forever is a draw.
+#[test]
+fn telo_without_a_quiet_limit_has_the_values_of_its_cyclic_graph() {
+    let g = game(Size::Telo, &["quiet-limit=off", "repetition=off"]);
+    let start = g.start_position();
+    let values = graph_values(&board_of(&g, &start));
+    assert_eq!(values[&(board_of(&g, &start).cells, true)], WIN);
+    let tt = SolveTable::new(4).expect("table");
+    let mut tally = [0usize; 3];
+    for ((cells, white), expected) in &values {
+        let board = Board {
+            cells: *cells,
+            white_to_move: *white,
+            ..board_of(&g, &start)
+        };
+        let pos = g
+            .parse_position(&board.format(false))
+            .expect("a position");
+        let solution = solve_with(&g, &pos, &tt, None);
+        assert_eq!(
+            (solution.lower, solution.upper),
+            (*expected, *expected),
+            "{}",
+            board.format(false)
+        );
+        tally[(expected / 2 + 1) as usize] += 1;
+    }
+    assert!(tally.iter().all(|&n| n > 0), "{tally:?}");
+}
