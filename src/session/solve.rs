@@ -390,7 +390,8 @@ impl<G: Game> GameSession<G> {
             handle.join()
         });
         let solution = solution.map_err(|_| "internal error: the solver failed".to_string())?;
-        if solution.threads < settings.threads {
+        // The proof-number solver runs one thread by design (it says so itself).
+        if solution.threads < settings.threads && !self.game.win_draw_loss() {
             log::warn!(
                 "go solve: {} of {} threads could be started",
                 solution.threads,

@@ -725,6 +725,12 @@ fn solve_here<G: Game>(
     max_depth: usize,
 ) -> Solution<G::Move> {
     let started = Instant::now();
+    if settings.threads > 1 {
+        log::info!(
+            "solve: the proof-number solver runs one thread ({} asked)",
+            settings.threads
+        );
+    }
     let mut legal = Vec::new();
     game.legal_moves(root, &mut legal);
     let only: Vec<G::Move> = only.iter().copied().filter(|m| legal.contains(m)).collect();

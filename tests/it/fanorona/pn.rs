@@ -486,13 +486,15 @@ fn hostile_proof_files_are_refused_with_a_reason() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A state of the game graph: board and side to move.
+type State = ([[Cell; 9]; 5], bool);
+
 /// Values of the game graph of `start` (board and side to move, no draw rule): retrograde
 /// analysis, a position nobody can force to an end being a draw (play that goes round
 /// forever).
-fn graph_values(start: &Board) -> HashMap<([[Cell; 9]; 5], bool), i32> {
+fn graph_values(start: &Board) -> HashMap<State, i32> {
     let key = |b: &Board| (b.cells, b.white_to_move);
-    let mut children: HashMap<([[Cell; 9]; 5], bool), Vec<([[Cell; 9]; 5], bool)>> =
-        HashMap::new();
+    let mut children: HashMap<State, Vec<State>> = HashMap::new();
     let mut stack = vec![start.clone()];
     while let Some(board) = stack.pop() {
         if children.contains_key(&key(&board)) {
@@ -549,9 +551,7 @@ fn telo_without_a_quiet_limit_has_the_values_of_its_cyclic_graph() {
             white_to_move: *white,
             ..board_of(&g, &start)
         };
-        let pos = g
-            .parse_position(&board.format(false))
-            .expect("a position");
+        let pos = g.parse_position(&board.format(false)).expect("a position");
         let solution = solve_with(&g, &pos, &tt, None);
         assert_eq!(
             (solution.lower, solution.upper),

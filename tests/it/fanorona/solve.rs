@@ -73,7 +73,11 @@ fn an_interrupted_fanorona_solve_says_its_bounds_in_words_and_exits_130() {
     let sent = Instant::now();
     assert!(signal(running.id(), "-INT"));
     let run = running.finish(Duration::from_secs(10));
-    assert!(sent.elapsed() < Duration::from_secs(2), "{:?}", sent.elapsed());
+    assert!(
+        sent.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        sent.elapsed()
+    );
     assert_eq!(run.code, Some(130), "{}{}", run.stdout, run.stderr);
     let value = line(&run, "Value: ").expect("a Value line");
     assert!(
@@ -99,11 +103,19 @@ fn solve_refuses_what_it_cannot_do_with_status_1() {
         &["kalah", "pits=3", "seeds=2", "--proof-file", file][..],
         &["fanorona-telo", "--checkpoint", "0"][..],
         &["fanorona-telo", "--checkpoint", "99999999"][..],
-        &["fanorona-telo", "--proof-file", dir.to_str().expect("utf-8")][..],
+        &[
+            "fanorona-telo",
+            "--proof-file",
+            dir.to_str().expect("utf-8"),
+        ][..],
     ] {
         let run = solve(args);
         assert_eq!(run.code, Some(1), "{args:?}: {}{}", run.stdout, run.stderr);
-        assert!(run.stderr.starts_with("sowfan: "), "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.starts_with("sowfan: "),
+            "{args:?}: {}",
+            run.stderr
+        );
         assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
         assert!(run.stdout.is_empty(), "{}", run.stdout);
     }
@@ -133,7 +145,10 @@ fn solve_refuses_what_it_cannot_do_with_status_1() {
     }
     for (args, why) in [
         (&["fanorona-telo", "repetition=off"][..], "is a proof for"),
-        (&["fanorona-telo", "--moves", "c1-b2A"][..], "is a proof of the position"),
+        (
+            &["fanorona-telo", "--moves", "c1-b2A"][..],
+            "is a proof of the position",
+        ),
         (&["fanorona-telo", "--hash", "8"][..], "--hash 4"),
     ] {
         let mut args = args.to_vec();
@@ -206,7 +221,11 @@ fn go_solve_proves_fanorona_over_the_protocol() {
     let mut engine = Engine::start(&[]);
     engine.send("newgame fanorona-telo");
     let lines = engine.ask("go solve", "bestmove");
-    let last_info = lines.iter().rev().find(|l| l.starts_with("info")).expect("info");
+    let last_info = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info"))
+        .expect("info");
     // A win is the exact value of one point (`cp 100`), with the winning line.
     assert_eq!(field(last_info, "cp"), Some("100"), "{lines:?}");
     assert!(!last_info.contains("bound"), "{last_info}");
@@ -216,21 +235,36 @@ fn go_solve_proves_fanorona_over_the_protocol() {
         "{lines:?}"
     );
     // No line says what every position has (a value between a loss and a win).
-    assert!(!lines.iter().any(|l| l.contains("cp -100 lowerbound")), "{lines:?}");
+    assert!(
+        !lines.iter().any(|l| l.contains("cp -100 lowerbound")),
+        "{lines:?}"
+    );
     // Only a losing move allowed: a loss, and that move.
     let lines = engine.ask("go solve searchmoves a1-b2A", "bestmove");
-    let last_info = lines.iter().rev().find(|l| l.starts_with("info")).expect("info");
+    let last_info = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info"))
+        .expect("info");
     assert_eq!(field(last_info, "cp"), Some("-100"), "{lines:?}");
     assert_eq!(lines.last().map(String::as_str), Some("bestmove a1-b2A"));
     // The position's own value is intact.
     let lines = engine.ask("go solve", "bestmove");
-    let last_info = lines.iter().rev().find(|l| l.starts_with("info")).expect("info");
+    let last_info = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info"))
+        .expect("info");
     assert_eq!(field(last_info, "cp"), Some("100"), "{lines:?}");
     // A lost position: the value and a legal move.
     engine.send("position startpos moves c1-b2A");
     let legal = engine.legal();
     let lines = engine.ask("go solve", "bestmove");
-    let last_info = lines.iter().rev().find(|l| l.starts_with("info")).expect("info");
+    let last_info = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info"))
+        .expect("info");
     assert_eq!(field(last_info, "cp"), Some("-100"), "{lines:?}");
     let bestmove = &lines.last().expect("bestmove")["bestmove ".len()..];
     assert!(legal.iter().any(|m| m == bestmove), "{bestmove} {legal:?}");
