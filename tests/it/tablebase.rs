@@ -544,17 +544,22 @@ fn published_values() {
 }
 
 /// Games decided by a result, not points: Fanoron-Telo is a win for White (as the
-/// retrograde analysis of tests/it/fanorona/telo.rs finds), `Value: +1`; a game with a
-/// repetition rule is refused with the reason.
+/// retrograde analysis of tests/it/fanorona/telo.rs finds), `Value: win`, with its
+/// repetition rule or without (the proof-number solver, src/solve/pn/); a margin game with
+/// a repetition rule is refused with the reason.
 #[test]
 fn the_solver_proves_fanorona_telo_and_refuses_repetition_rules() {
-    let out = run::output(&["solve", "fanorona-telo", "repetition=off", "--hash", "16"]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && text.starts_with("Value: +1\n"),
-        "{text}"
-    );
-    let out = run::output(&["solve", "fanorona-telo", "--hash", "16"]);
+    for options in [&["repetition=off"][..], &[][..]] {
+        let mut args = vec!["solve", "fanorona-telo", "--hash", "16"];
+        args.extend(options);
+        let out = run::output(&args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.starts_with("Value: win\n"),
+            "{options:?}: {text}"
+        );
+    }
+    let out = run::output(&["solve", "anywoli", "--hash", "16"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("repetition"));
 }
