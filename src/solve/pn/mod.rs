@@ -130,16 +130,30 @@ fn add(a: u32, b: u32) -> u32 {
     }
 }
 
+/// `a + b` for a limit: at most `INF`, which as a limit means "until decided". A limit
+/// given to a child is always above the child's number (numbers stay below `INF` until
+/// decided), so every call makes progress, even where numbers saturate.
+#[inline(always)]
+fn limit_add(a: u32, b: u32) -> u32 {
+    (u64::from(a) + u64::from(b)).min(u64::from(INF)) as u32
+}
+
 /// The 1+ε trick: the best child may go on until its proof number exceeds the second
 /// best's by a quarter (at least by one).
 #[inline(always)]
 fn second_plus_epsilon(second: u32) -> u32 {
-    if second == INF {
-        INF
-    } else {
-        let grown = u64::from(second) + u64::from(second) / 4 + 1;
-        grown.min(u64::from(INF - 1)) as u32
-    }
+    limit_add(second, second / 4 + 1)
+}
+
+/// Weak proof numbers (Ueda et al.): a node's disproof number is its children's greatest
+/// plus one for each other open child, not their sum. Sums count a shared descendant once
+/// per path to it and grow exponentially with the depth of a disproof; weak sums do not.
+const WEAK: bool = true;
+
+/// The greatest disproof number among `kids`.
+#[inline(always)]
+fn most_disproof<P>(kids: &[Kid<P>]) -> u32 {
+    kids.iter().map(|k| k.disproof).max().unwrap_or(0)
 }
 
 /// What a search of a node returns: its numbers from its mover's view, and whether a
@@ -320,12 +334,15 @@ impl<'a, G: Game> Searcher<'a, G> {
     }
 
     /// The node's numbers from its children: proof = the least child proof, disproof = the
-    /// sum; the index of the best child and the second-least proof.
+    /// weak sum (see [`WEAK`]); the index of the best child and the second-least proof.
     #[inline]
     fn summary(kids: &[Kid<G::Position>]) -> (u32, u32, usize, u32) {
-        let (mut proof, mut disproof, mut best, mut second) = (INF, 0, 0, INF);
+        let (mut proof, mut best, mut second) = (INF, 0, INF);
+        let (mut sum, mut most, mut open) = (0, 0, 0u32);
         for (i, kid) in kids.iter().enumerate() {
-            disproof = add(disproof, kid.disproof);
+            sum = add(sum, kid.disproof);
+            most = most.max(kid.disproof);
+            open += u32::from(kid.disproof != 0);
             if kid.proof < proof {
                 second = proof;
                 proof = kid.proof;
@@ -334,6 +351,11 @@ impl<'a, G: Game> Searcher<'a, G> {
                 second = kid.proof;
             }
         }
+        let disproof = if !WEAK || most == INF || open == 0 {
+            sum
+        } else {
+            add(most, open - 1)
+        };
         (proof, disproof, best, second)
     }
 
@@ -419,11 +441,15 @@ impl<'a, G: Game> Searcher<'a, G> {
             }
             let kid = &kids[best];
             let kid_proof_limit = limit_proof.min(second_plus_epsilon(second));
-            // `disproof < limit_disproof`: the child's share of what is left.
+            // `disproof < limit_disproof`: what the child may add before the node reaches
+            // its limit (with weak sums: the limit less the other open children).
             let kid_disproof_limit = if limit_disproof == INF {
                 INF
+            } else if WEAK {
+                let others = disproof - disproof.min(most_disproof(&kids));
+                (limit_disproof - others).max(limit_add(kid.disproof, 1))
             } else {
-                add(limit_disproof - disproof, kid.disproof).min(INF - 1)
+                limit_add(limit_disproof - disproof, kid.disproof)
             };
             let (child_proof_limit, child_disproof_limit) = if kid.same {
                 (kid_proof_limit, kid_disproof_limit)
