@@ -355,7 +355,9 @@ pub fn load(
         .checked_sub(header + TRAILER)
         .ok_or_else(|| damaged("it ends too early (truncated)"))?;
     if body % RECORD != 0 || body / RECORD > buckets {
-        return Err(damaged("its size does not match whole records"));
+        return Err(damaged(
+            "its size is not that of whole records (truncated, or written to since)",
+        ));
     }
     let records = body / RECORD;
     let loaded = load_records(&mut r, table, records, buckets).map_err(|e| match e {

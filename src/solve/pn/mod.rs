@@ -15,13 +15,24 @@
 //!
 //! **df-pn.** Nagai's depth-first proof-number search in the negamax form (each node's
 //! numbers are from its mover's view: proof = min over children of their disproof, disproof
-//! = sum of their proofs, a child with the same mover counting as is), with the 1+ε trick
-//! of Pawlewicz and Lew: the best child may go on until its proof number passes the second
-//! best's by a quarter, which keeps the search from bouncing between siblings. Children
-//! start at (1, 1); game ends, endgame tables ([`crate::tablebase::Tables`], exact leaves
-//! counted as `tbhits`) and decided table entries are known at once, and a child that
-//! decides its parent ends the parent's expansion. A stopped search writes the numbers of
-//! the nodes it leaves, so that a resumed one (a proof file, [`file`]) goes on where it was.
+//! = a sum of their proofs, a child with the same mover counting as is), with two
+//! refinements:
+//! - *weak proof numbers* (Ueda, Hashimoto, Hashimoto and Iida): the "sum" is the greatest
+//!   child's number plus one for each other open child. True sums count a position once per
+//!   path to it and grow exponentially with the depth of a disproof — Fanorona's draws are
+//!   a hundred quiet turns deep — until they saturate and stop guiding the search; weak sums
+//!   stay small: the 5×5 start is proven in a third of the nodes and time
+//!   (docs/tablebases.md, "Fanorona: proof-number solver");
+//! - the *1+ε trick* (Pawlewicz and Lew): the best child may go on until its proof number
+//!   passes the second best's by a quarter, which keeps the search from bouncing between
+//!   siblings.
+//!
+//! A child's limits are always above its numbers (a limit may be "until decided"), so every
+//! call makes progress. Children start at (1, 1); game ends, endgame tables
+//! ([`crate::tablebase::Tables`], exact leaves counted as `tbhits`) and decided table
+//! entries are known at once, and a child that decides its parent ends the parent's
+//! expansion. A stopped search writes the numbers of the nodes it leaves, so that a resumed
+//! one (a proof file, [`file`]) goes on where it was.
 //!
 //! **Repetition and the history of the game.** Keys are the game's full [`Game::hash`].
 //! When that hash counts what makes the game move on — Fanorona's hash includes its quiet
