@@ -39,8 +39,9 @@ pub enum TablebaseCommand {
         /// Game name followed by key=value options (only options that change values matter).
         #[arg(value_name = "GAME [KEY=VALUE ...]", required = true)]
         game: Vec<String>,
-        /// Build every layer up to this many seeds (stones) in play.
-        #[arg(long, value_name = "N")]
+        /// Build every layer up to this many seeds (stones) in play (--pieces is the same,
+        /// for Fanorona).
+        #[arg(long, visible_alias = "pieces", value_name = "N")]
         seeds: u32,
         /// The table directory.
         #[arg(long, value_name = "DIR")]
@@ -123,7 +124,7 @@ fn build(
     let shard = shard.map(parse_shard).transpose()?;
     let options = BuildOptions {
         dir,
-        max_layer: seeds,
+        in_play: seeds,
         threads: threads.max(1),
         shard,
         progress: true,
@@ -134,15 +135,17 @@ fn build(
         bytes += layer.entries;
         match layer.took {
             Some(took) => say!(
-                "layer {:>3}: {:>13} entries  built in {:.1} s  {}",
+                "layer {:>3} ({}): {:>13} entries  built in {:.1} s  {}",
                 layer.layer,
+                layer.name,
                 layer.entries,
                 took.as_secs_f64(),
                 layer.path.display()
             ),
             None => say!(
-                "layer {:>3}: {:>13} entries  present      {}",
+                "layer {:>3} ({}): {:>13} entries  present      {}",
                 layer.layer,
+                layer.name,
                 layer.entries,
                 layer.path.display()
             ),
@@ -554,6 +557,7 @@ fn merge(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
             rules: rules.clone(),
             layer,
             entries,
+            kind: shards[0].0.kind,
             first: 0,
             count: entries,
             checksum: format::checksum(&data),

@@ -6,6 +6,7 @@
 mod brute;
 mod draws;
 mod perft;
+mod tables;
 mod telo;
 
 use std::time::Duration;
