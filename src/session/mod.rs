@@ -31,6 +31,7 @@ use crate::tablebase::{TableError, Tables};
 pub use go::SearchSummary;
 pub use info::{Info, InfoLine, InfoScore, ScoreBound};
 pub use solve::{SolveProgress, SolveReport, SolveRequest};
+pub use tables::TableValue;
 pub use state::{GameSession, PositionCommandError};
 
 /// A game being played, whatever the game.
@@ -109,8 +110,8 @@ pub trait Session: Send {
     ) -> Result<Vec<LayerReport>, BuildError>;
 
     /// The table value of the current position (half-points, the mover's final margin),
-    /// and its layer, when a loaded table covers it.
-    fn table_value(&self) -> Option<(i32, u32)>;
+    /// when a loaded table covers it.
+    fn table_value(&self) -> Option<TableValue>;
 
     /// Prove the exact value of the current position. `progress` hears of every improvement
     /// of the bounds; `stop` ends the solve with what is proven.
@@ -232,7 +233,7 @@ impl<G: Game> Session for GameSession<G> {
         build::build(&self.game, options, stop, report)
     }
 
-    fn table_value(&self) -> Option<(i32, u32)> {
+    fn table_value(&self) -> Option<TableValue> {
         self.tablebase_value()
     }
 
