@@ -31,16 +31,17 @@ macro_rules! say {
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum TablebaseCommand {
     /// Build the tables of a game up to --seeds seeds (stones) in play, resuming at the
-    /// first missing layer.
+    /// first missing layer. Fanorona's layers are materials (the two stone counts, e.g.
+    /// "2 and 3 stones"), built up to --pieces stones in all.
     ///
-    /// Example: sowfan tablebase build kalah --seeds 20 --dir tables --threads 2
+    /// Examples: sowfan tablebase build kalah --seeds 20 --dir tables --threads 2
+    ///           sowfan tablebase build fanorona --pieces 7 --dir tables --threads 2
     #[command(verbatim_doc_comment)]
     Build {
         /// Game name followed by key=value options (only options that change values matter).
         #[arg(value_name = "GAME [KEY=VALUE ...]", required = true)]
         game: Vec<String>,
-        /// Build every layer up to this many seeds (stones) in play (--pieces is the same,
-        /// for Fanorona).
+        /// Build every layer up to this many seeds (stones) in play (--pieces: the same).
         #[arg(long, visible_alias = "pieces", value_name = "N")]
         seeds: u32,
         /// The table directory.

@@ -129,3 +129,150 @@ fn dimy_tables_under_the_default_limit_equal_minimax_up_to_three_stones() {
         assert!(checked > 100_000, "{checked}");
     });
 }
+
+/// 100 won table positions (seeded, 4 and 5 stones on 5×5, some with a quiet counter
+/// already running): the engine with tables, playing the winner, wins every one against
+/// the engine without tables, under the game's draw rules (judged by the session).
+#[test]
+fn won_table_positions_are_converted_against_the_engine_without_tables() {
+    use sowfan::registry;
+    use sowfan::search::limits::Limits;
+    use sowfan::search::tt::TranspositionTable;
+    use sowfan::search::{SearchControl, SearchSettings};
+
+    let dir = scratch("convert");
+    let game = fanorona(Size::Dimy, &[]);
+    let tables = build_tables(&game, &dir, 5, 2);
+    let mut rng = crate::support::rng::Rng::new(18);
+    let mut starts = Vec::new();
+    while starts.len() < 100 {
+        let layer = *rng.pick(&[4u32, 5]);
+        let index = rng.below(game.table_layer_size(layer) as usize) as u64;
+        let (Some(pos), Some(byte)) = (game.table_position(layer, index), tables.value(layer, index))
+        else {
+            continue;
+        };
+        // A win that needs some play: at least 4 turns, and a counter that leaves it won.
+        if byte < 4 || game.outcome(&pos).is_some() {
+            continue;
+        }
+        let spare = 100 - byte as u32;
+        let quiet = if rng.one_in(2) { 0 } else { rng.below(spare as usize + 1) as u32 };
+        let text = game.format_position(&pos);
+        starts.push(format!("{} {quiet}", text.rsplit_once(' ').expect("fields").0));
+    }
+    let mut turns = 0;
+    for fen in &starts {
+        let mut winner = registry::create("fanorona-dimy", &[]).expect("game");
+        let tables = winner.open_tables(&dir).expect("tables").expect("present");
+        winner.set_tables(Some(tables));
+        let mut loser = registry::create("fanorona-dimy", &[]).expect("game");
+        let mut moves: Vec<String> = Vec::new();
+        let mut hero = None;
+        for turn in 0.. {
+            let session = if turn % 2 == 0 { &mut winner } else { &mut loser };
+            let texts: Vec<&str> = moves.iter().map(String::as_str).collect();
+            session.set_position(Some(fen), &texts).expect("replay");
+            if turn == 0 {
+                hero = Some(session.to_move());
+            }
+            if let Some(outcome) = session.outcome() {
+                assert_eq!(
+                    outcome.result.winner(),
+                    hero,
+                    "{fen}: {} ({}) after {}",
+                    outcome.result.as_str(),
+                    outcome.reason,
+                    moves.join(" ")
+                );
+                turns += turn;
+                break;
+            }
+            let tt = TranspositionTable::new(4).expect("table");
+            let summary = session
+                .search(
+                    &Limits::depth(4),
+                    &SearchSettings::default(),
+                    &tt,
+                    None,
+                    &SearchControl::default(),
+                    &mut |_| {},
+                )
+                .expect("search");
+            moves.push(summary.bestmove);
+        }
+    }
+    assert!(turns > 400, "{turns} turns in all");
+}
+
+/// Through the command line: `--pieces`, one thread or two, shards of the top layer merged,
+/// all give the same bytes; verify passes them and catches a damaged byte and a value no
+/// entry can hold; info lists the materials.
+#[test]
+fn fanorona_builds_agree_across_threads_and_shards_and_verify_catches_damage() {
+    use crate::support::run;
+    let folder = "fanorona-dimy_quiet-limit=100";
+    let build = |dir: &Path, extra: &[&str]| {
+        let dir = dir.display().to_string();
+        let mut args = vec!["tablebase", "build", "fanorona-dimy", "--pieces", "6", "--dir", &dir];
+        args.extend_from_slice(extra);
+        let out = run::output(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let one = scratch("cli-one");
+    let text = build(&one, &["--threads", "1"]);
+    assert!(text.contains("layer   8 (3 and 3 stones):"), "{text}");
+    let two = scratch("cli-two");
+    build(&two, &["--threads", "2"]);
+    let sharded = scratch("cli-shards");
+    let dir = sharded.display().to_string();
+    let below = run::output(&["tablebase", "build", "fanorona-dimy", "--pieces", "5", "--dir", &dir]);
+    assert!(below.status.success());
+    // The top layer of 6 stones is {3,3}; layers 6 and 7 must exist before its shards.
+    let out = run::output(&["tablebase", "build", "fanorona-dimy", "--seeds", "6", "--dir", &dir, "--shard", "1/2"]);
+    assert!(!out.status.success(), "a shard needs the layers below it");
+    for layer in ["layer-006.sftb", "layer-007.sftb"] {
+        std::fs::copy(one.join(folder).join(layer), sharded.join(folder).join(layer)).expect("copy");
+    }
+    for shard in ["1/3", "2/3", "3/3"] {
+        build(&sharded, &["--shard", shard]);
+    }
+    let merge = run::output(&["tablebase", "merge", "--dir", &dir]);
+    assert!(merge.status.success(), "{}", String::from_utf8_lossy(&merge.stderr));
+    for layer in 0..=8 {
+        let name = format!("layer-{layer:03}.sftb");
+        let a = std::fs::read(one.join(folder).join(&name)).expect("one thread");
+        let b = std::fs::read(two.join(folder).join(&name)).expect("two threads");
+        let c = std::fs::read(sharded.join(folder).join(&name)).expect("merged");
+        assert!(a == b && a == c, "{name} differs");
+    }
+    let verify = run::output(&["tablebase", "verify", "--dir", &one.display().to_string()]);
+    assert!(verify.status.success(), "{}", String::from_utf8_lossy(&verify.stdout));
+    let info = run::output(&["tablebase", "info", "--dir", &one.display().to_string()]);
+    let text = String::from_utf8_lossy(&info.stdout);
+    assert!(text.contains("fanorona-dimy quiet-limit=100"), "{text}");
+    assert!(text.contains("complete: layers 0..=8"), "{text}");
+    // A changed byte breaks the checksum; a value beyond the limit is named.
+    let path = one.join(folder).join("layer-007.sftb");
+    let mut bytes = std::fs::read(&path).expect("read");
+    let last = bytes.len() - 1;
+    bytes[last] = bytes[last].wrapping_add(1);
+    std::fs::write(&path, &bytes).expect("write");
+    let verify = run::output(&["tablebase", "verify", "--dir", &one.display().to_string()]);
+    let text = String::from_utf8_lossy(&verify.stdout);
+    assert!(!verify.status.success() && text.contains("checksum"), "{text}");
+    let header = bytes.len() - game_entries(7) as usize;
+    bytes[header] = 120; // a win in 120 turns: beyond quiet-limit 100
+    let data = &bytes[header..];
+    let sum = sowfan::tablebase::format::checksum(data);
+    bytes[48..56].copy_from_slice(&sum.to_le_bytes());
+    std::fs::write(&path, &bytes).expect("write");
+    let verify = run::output(&["tablebase", "verify", "--dir", &one.display().to_string()]);
+    let text = String::from_utf8_lossy(&verify.stdout);
+    assert!(!verify.status.success() && text.contains("holds 120"), "{text}");
+}
+
+fn game_entries(layer: u32) -> u64 {
+    fanorona(Size::Dimy, &[]).table_layer_size(layer)
+}
