@@ -69,6 +69,23 @@ pub enum TablebaseCommand {
         #[arg(long, value_name = "DIR")]
         dir: PathBuf,
     },
+    /// Time table probes: a seeded sample of covered positions from every layer, probed
+    /// once (cold: page faults, cache misses) and again (warm).
+    ///
+    /// Example: sowfan tablebase bench fanorona --dir tables --positions 100000
+    #[command(verbatim_doc_comment)]
+    Bench {
+        /// Game name followed by key=value options.
+        #[arg(value_name = "GAME [KEY=VALUE ...]", required = true)]
+        game: Vec<String>,
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+        /// Positions in the sample (1..=10000000).
+        #[arg(long, default_value_t = 100_000, value_name = "N")]
+        positions: usize,
+        #[arg(long, default_value_t = 1, value_name = "S")]
+        seed: u64,
+    },
 }
 
 /// `sowfan tablebase …`: Ctrl-C stops a build between chunks (the layers written so far are
@@ -96,6 +113,12 @@ pub fn execute(command: TablebaseCommand, stop: &AtomicBool) -> Result<(), Strin
         TablebaseCommand::Verify { dir } => verify(&dir, stop),
         TablebaseCommand::Info { dir } => info(&dir, stop),
         TablebaseCommand::Merge { dir } => merge(&dir, stop),
+        TablebaseCommand::Bench {
+            game,
+            dir,
+            positions,
+            seed,
+        } => bench(&game, &dir, positions, seed),
     }
 }
 
@@ -159,6 +182,37 @@ fn build(
         "Done: {} MB of values in {:.1} s",
         bytes >> 20,
         started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn bench(game: &[String], dir: &Path, positions: usize, seed: u64) -> Result<(), String> {
+    if !(1..=10_000_000).contains(&positions) {
+        return Err(format!("--positions {positions}: give 1..=10000000"));
+    }
+    let (name, options) = game.split_first().ok_or("no game given")?;
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    let mut session = registry::create(name, &options).map_err(|e| e.to_string())?;
+    let tables = session
+        .open_tables(dir)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("{name} has no endgame tables"))?;
+    say!(
+        "{}: layers 0..={} in {}",
+        tables.rules(),
+        tables.max_layer(),
+        tables.folder().display()
+    );
+    session.set_tables(Some(tables));
+    let result = session
+        .bench_table_probes(positions, seed)
+        .ok_or("the tables hold no position")?;
+    say!(
+        "{} positions ({} answered): cold {} ns a probe, warm {} ns a probe",
+        result.positions,
+        result.answered,
+        result.cold.as_nanos(),
+        result.warm.as_nanos()
     );
     Ok(())
 }

@@ -26,6 +26,7 @@ use crate::search::{SearchControl, SearchSettings};
 use crate::solve::table::SolveTable;
 use crate::tablebase::build::{self, BuildError, BuildOptions, LayerReport};
 use crate::tablebase::format::Header;
+use crate::tablebase::probe_bench::ProbeBench;
 use crate::tablebase::{TableError, Tables};
 
 pub use go::SearchSummary;
@@ -112,6 +113,10 @@ pub trait Session: Send {
     /// The table value of the current position (half-points, the mover's final margin),
     /// when a loaded table covers it.
     fn table_value(&self) -> Option<TableValue>;
+
+    /// Time probes of the loaded tables over a seeded sample of `positions` positions
+    /// (see [`crate::tablebase::probe_bench`]).
+    fn bench_table_probes(&self, positions: usize, seed: u64) -> Option<ProbeBench>;
 
     /// Prove the exact value of the current position. `progress` hears of every improvement
     /// of the bounds; `stop` ends the solve with what is proven.
@@ -235,6 +240,11 @@ impl<G: Game> Session for GameSession<G> {
 
     fn table_value(&self) -> Option<TableValue> {
         self.tablebase_value()
+    }
+
+    fn bench_table_probes(&self, positions: usize, seed: u64) -> Option<ProbeBench> {
+        let tables = self.tables.as_ref()?;
+        crate::tablebase::probe_bench::bench(&self.game, tables, positions, seed)
     }
 
     fn solve(

@@ -15,6 +15,7 @@
 pub mod build;
 pub mod format;
 pub mod mapped;
+pub mod probe_bench;
 mod retro;
 
 use std::path::{Path, PathBuf};
