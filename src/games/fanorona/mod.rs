@@ -145,6 +145,12 @@ impl Fanorona {
         pos.first_pending & (1 << pos.side.index()) != 0
     }
 
+    /// The quiet limit, when tables can count it (see [`Game::table_rules`]).
+    #[inline(always)]
+    fn table_limit(&self) -> Option<u32> {
+        self.quiet_limit.filter(|&l| l <= MAX_TABLE_DISTANCE)
+    }
+
     #[inline(always)]
     fn quiet_limit_reached(&self, pos: &FanoronaPosition) -> bool {
         self.quiet_limit.is_some_and(|limit| pos.quiet >= limit)
@@ -872,7 +878,7 @@ impl Game for Fanorona {
     /// docs/tablebases.md) nor first-capture-single (its positions are not covered) changes
     /// a table value, so they are not part of the rules.
     fn table_rules(&self) -> Option<String> {
-        let limit = self.quiet_limit.filter(|&l| l <= MAX_TABLE_DISTANCE)?;
+        let limit = self.table_limit()?;
         Some(format!("{} quiet-limit={limit}", self.size.game_name()))
     }
 
@@ -885,7 +891,7 @@ impl Game for Fanorona {
 
     /// A layer is a material (the two stone counts); see [`table`].
     fn table_index(&self, pos: &FanoronaPosition, max_layer: u32) -> Option<(u32, u64)> {
-        if pos.first_pending != 0 || self.table_rules().is_none() {
+        if pos.first_pending != 0 || self.table_limit().is_none() {
             return None;
         }
         table::indexer(self.size).index(pos.own(), pos.enemy(), max_layer)
