@@ -32,8 +32,8 @@ use crate::tablebase::{TableError, Tables};
 pub use go::SearchSummary;
 pub use info::{Info, InfoLine, InfoScore, ScoreBound};
 pub use solve::{SolveProgress, SolveReport, SolveRequest};
-pub use tables::TableValue;
 pub use state::{GameSession, PositionCommandError};
+pub use tables::TableValue;
 
 /// A game being played, whatever the game.
 pub trait Session: Send {

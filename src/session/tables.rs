@@ -39,7 +39,10 @@ impl<G: Game> GameSession<G> {
     /// [`Self::known_value`] with the distance it needs, if the tables keep one.
     fn known_entry(&self, pos: &G::Position) -> Option<(i32, Option<u32>)> {
         if let Some(outcome) = self.game.outcome(pos) {
-            return Some((self.game.final_value(&outcome, self.game.to_move(pos)), Some(0)));
+            return Some((
+                self.game.final_value(&outcome, self.game.to_move(pos)),
+                Some(0),
+            ));
         }
         let (rest, distance) = self.tables.as_ref()?.probe_entry(&self.game, pos)?;
         Some((self.game.banked_value(pos) + rest, distance))
@@ -69,9 +72,19 @@ impl<G: Game> GameSession<G> {
         let (value, distance) = self.known_entry(child)?;
         let value = if same { value } else { -value };
         let tables = self.tables.as_ref()?;
-        let left_layer = self.game.table_index(child, tables.max_layer()).map(|(l, _)| l)
-            != self.game.table_index(pos, tables.max_layer()).map(|(l, _)| l);
-        let distance = if left_layer { 0 } else { i64::from(distance.unwrap_or(0)) };
+        let left_layer = self
+            .game
+            .table_index(child, tables.max_layer())
+            .map(|(l, _)| l)
+            != self
+                .game
+                .table_index(pos, tables.max_layer())
+                .map(|(l, _)| l);
+        let distance = if left_layer {
+            0
+        } else {
+            i64::from(distance.unwrap_or(0))
+        };
         let tiebreak = match value.signum() {
             1 => -distance,
             -1 => distance,
@@ -116,8 +129,7 @@ impl<G: Game> GameSession<G> {
             }
             let mut child = self.position.clone();
             self.game.play(&mut child, mv);
-            let (value, tiebreak) =
-                self.move_rank(&self.position, &child, Some(&self.history))?;
+            let (value, tiebreak) = self.move_rank(&self.position, &child, Some(&self.history))?;
             probes += 1;
             valued.push((mv, value, tiebreak));
         }

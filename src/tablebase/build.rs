@@ -98,13 +98,16 @@ pub fn build<G: Game>(
     let rules = game
         .table_rules()
         .ok_or_else(|| BuildError::Unsupported(game.spec()))?;
-    let max_layer = game
-        .table_top_layer(options.in_play)
-        .ok_or_else(|| BuildError::Missing(format!("no table holds {} in play", options.in_play)))?;
+    let max_layer = game.table_top_layer(options.in_play).ok_or_else(|| {
+        BuildError::Missing(format!("no table holds {} in play", options.in_play))
+    })?;
     if max_layer > super::MAX_LAYER {
         return Err(BuildError::Invalid {
             layer: max_layer,
-            message: format!("tables go up to layer {} (a value must fit a byte)", super::MAX_LAYER),
+            message: format!(
+                "tables go up to layer {} (a value must fit a byte)",
+                super::MAX_LAYER
+            ),
         });
     }
     let folder = format::rules_folder(&options.dir, &rules);
@@ -117,11 +120,7 @@ pub fn build<G: Game>(
     let health = Arc::new(Health::default());
     let mut below: Vec<(usize, MappedFile)> = Vec::new();
     let mut done = Vec::new();
-    let checking = progress_bar(
-        options.progress,
-        "checking",
-        u64::from(max_layer) + 1,
-    );
+    let checking = progress_bar(options.progress, "checking", u64::from(max_layer) + 1);
     for layer in 0..=max_layer {
         let path = format::layer_file(&folder, layer);
         let top_shard = options.shard.filter(|_| layer == max_layer);

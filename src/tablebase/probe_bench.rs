@@ -23,7 +23,12 @@ pub struct ProbeBench {
 
 /// Probe `positions` positions drawn (seeded) from every layer of `tables`, in proportion
 /// to the layers' sizes; `None` when the layers hold no position.
-pub fn bench<G: Game>(game: &G, tables: &Tables, positions: usize, seed: u64) -> Option<ProbeBench> {
+pub fn bench<G: Game>(
+    game: &G,
+    tables: &Tables,
+    positions: usize,
+    seed: u64,
+) -> Option<ProbeBench> {
     let top = tables.max_layer();
     let sizes: Vec<u64> = (0..=top).map(|l| game.table_layer_size(l)).collect();
     let total: u64 = sizes.iter().sum();

@@ -68,7 +68,11 @@ pub(super) fn build_layer<G: Game>(
     let name = game.table_layer_name(layer);
 
     // 1. Every position once.
-    let bar = progress_bar(options.progress, &format!("layer {layer:>3} ({name}) start"), entries);
+    let bar = progress_bar(
+        options.progress,
+        &format!("layer {layer:>3} ({name}) start"),
+        entries,
+    );
     let next = AtomicU64::new(0);
     let mut firsts: Vec<Vec<u64>> = Vec::new();
     let mut seconds: Vec<Vec<u64>> = Vec::new();
@@ -127,13 +131,19 @@ pub(super) fn build_layer<G: Game>(
     let mut following: Vec<u64> = seconds.concat();
     drop((firsts, seconds));
     let decided_at_start = (current.len() + following.len()) as u64;
-    let bar = progress_bar(options.progress, &format!("layer {layer:>3} ({name}) retro"), entries);
+    let bar = progress_bar(
+        options.progress,
+        &format!("layer {layer:>3} ({name}) retro"),
+        entries,
+    );
     bar.inc(decided_at_start);
     for k in 0..limit {
         if current.is_empty() && following.is_empty() {
             break;
         }
-        let found = step(game, layer, k, &current, &values, &counts, threads, stop, &failed);
+        let found = step(
+            game, layer, k, &current, &values, &counts, threads, stop, &failed,
+        );
         if let Some(e) = lock(&failed).take() {
             return Err(e);
         }
@@ -189,7 +199,10 @@ fn step<G: Game>(
                         for &child in &decided[from..to] {
                             let child_lost = values[child as usize].load(Ordering::Relaxed) < 0;
                             let Some(pos) = game.table_position(layer, child) else {
-                                lock(failed).get_or_insert(invalid(layer, "a decided index has no position"));
+                                lock(failed).get_or_insert(invalid(
+                                    layer,
+                                    "a decided index has no position",
+                                ));
                                 return out;
                             };
                             game.table_unmoves(&pos, &mut preds);
@@ -217,12 +230,22 @@ fn step<G: Game>(
                                     continue;
                                 }
                                 let decided_now = if child_lost {
-                                    slot.compare_exchange(UNKNOWN, won(k + 1), Ordering::Relaxed, Ordering::Relaxed)
-                                        .is_ok()
+                                    slot.compare_exchange(
+                                        UNKNOWN,
+                                        won(k + 1),
+                                        Ordering::Relaxed,
+                                        Ordering::Relaxed,
+                                    )
+                                    .is_ok()
                                 } else {
                                     counts[p as usize].fetch_sub(1, Ordering::Relaxed) == 1
                                         && slot
-                                            .compare_exchange(UNKNOWN, lost(k + 1), Ordering::Relaxed, Ordering::Relaxed)
+                                            .compare_exchange(
+                                                UNKNOWN,
+                                                lost(k + 1),
+                                                Ordering::Relaxed,
+                                                Ordering::Relaxed,
+                                            )
                                             .is_ok()
                                 };
                                 if decided_now {
@@ -258,7 +281,12 @@ struct Start<'a, G: Game> {
 }
 
 impl<G: Game> Start<'_, G> {
-    fn position(&mut self, index: u64, values: &[AtomicI8], counts: &[AtomicU8]) -> Result<(), BuildError> {
+    fn position(
+        &mut self,
+        index: u64,
+        values: &[AtomicI8],
+        counts: &[AtomicU8],
+    ) -> Result<(), BuildError> {
         let game = self.game;
         let Some(pos) = game.table_position(self.layer, index) else {
             // A slot no position has.
@@ -269,10 +297,13 @@ impl<G: Game> Start<'_, G> {
         if let Some(outcome) = game.outcome(&pos) {
             let value = game.final_value(&outcome, mover);
             if value > 0 {
-                return Err(invalid(self.layer, &format!(
-                    "{}: a table position whose mover has already won",
-                    game.format_position(&pos)
-                )));
+                return Err(invalid(
+                    self.layer,
+                    &format!(
+                        "{}: a table position whose mover has already won",
+                        game.format_position(&pos)
+                    ),
+                ));
             }
             if value < 0 {
                 values[index as usize].store(lost(0), Ordering::Relaxed);
@@ -284,7 +315,10 @@ impl<G: Game> Start<'_, G> {
         }
         game.legal_moves(&pos, &mut self.moves);
         if self.moves.is_empty() {
-            return Err(invalid(self.layer, "a position that is not over has no legal move"));
+            return Err(invalid(
+                self.layer,
+                "a position that is not over has no legal move",
+            ));
         }
         self.inside.clear();
         let mut best_exit: Option<i32> = None;
@@ -292,7 +326,10 @@ impl<G: Game> Start<'_, G> {
             let mut child = pos.clone();
             game.play(&mut child, mv);
             if game.to_move(&child) == mover {
-                return Err(invalid(self.layer, "distance tables need turns that alternate"));
+                return Err(invalid(
+                    self.layer,
+                    "distance tables need turns that alternate",
+                ));
             }
             let child_value = match game.table_index(&child, self.layer) {
                 Some((l, i)) if l == self.layer => {
@@ -313,7 +350,10 @@ impl<G: Game> Start<'_, G> {
                 None => match game.outcome(&child) {
                     Some(outcome) => game.final_value(&outcome, game.to_move(&child)),
                     None => {
-                        return Err(invalid(self.layer, "a move raised the layer (or left the tables)"));
+                        return Err(invalid(
+                            self.layer,
+                            "a move raised the layer (or left the tables)",
+                        ));
                     }
                 },
             };

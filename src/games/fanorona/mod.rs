@@ -15,8 +15,8 @@ mod tests;
 use std::fmt::Write;
 
 use crate::game::{
-    BenchSpec, EvalTerm, Game, GameResult, MAX_TABLE_DISTANCE, MoveError, Outcome, Player,
-    Points, PositionError, TableValues, eval_weights,
+    BenchSpec, EvalTerm, Game, GameResult, MAX_TABLE_DISTANCE, MoveError, Outcome, Player, Points,
+    PositionError, TableValues, eval_weights,
 };
 use crate::options::{GameOptions, OptionKind, OptionSpec};
 pub use board::Size;

@@ -111,7 +111,7 @@ impl Indexer {
         let (files, ranks) = (g.files, g.ranks);
         let at = |f: usize, r: usize| (r * files + f) as u8;
         let mut candidates: Vec<Box<dyn Fn(usize, usize) -> u8>> = vec![
-            Box::new(move |f, r| at(f, r)),
+            Box::new(at),
             Box::new(move |f, r| at(files - 1 - f, r)),
             Box::new(move |f, r| at(f, ranks - 1 - r)),
             Box::new(move |f, r| at(files - 1 - f, ranks - 1 - r)),
@@ -250,8 +250,8 @@ impl Indexer {
         let (a, b) = material(layer);
         let offset = if m == a { 0 } else { self.block_size(a, b) };
         let free = self.points - lead.count_ones() as usize;
-        let within = set as u64 * choose(free, other.count_ones() as usize)
-            + rank_among_free(other, lead);
+        let within =
+            set as u64 * choose(free, other.count_ones() as usize) + rank_among_free(other, lead);
         Some((layer, offset + within))
     }
 
@@ -359,7 +359,17 @@ mod tests {
 
     #[test]
     fn layers_go_by_total_then_smaller_count() {
-        let expected = [(1, 1), (1, 2), (1, 3), (2, 2), (1, 4), (2, 3), (1, 5), (2, 4), (3, 3)];
+        let expected = [
+            (1, 1),
+            (1, 2),
+            (1, 3),
+            (2, 2),
+            (1, 4),
+            (2, 3),
+            (1, 5),
+            (2, 4),
+            (3, 3),
+        ];
         for (layer, &(a, b)) in expected.iter().enumerate() {
             assert_eq!(material(layer as u32), (a, b));
             assert_eq!(layer_of(a, b), layer as u32);
@@ -425,7 +435,11 @@ mod tests {
             let per_set = choose(ix.points - lead, m.min(o) as usize);
             entries += sets.sets.len() as u64 * per_set;
             for &set in &sets.sets {
-                let fixed = ix.perms.iter().filter(|p| Indexer::image(p, set) == set).count();
+                let fixed = ix
+                    .perms
+                    .iter()
+                    .filter(|p| Indexer::image(p, set) == set)
+                    .count();
                 waste += per_set as f64 * (1.0 - 1.0 / fixed as f64);
             }
         }
@@ -452,13 +466,17 @@ mod tests {
         let ix = indexer(Size::Dimy);
         let layer = layer_of(2, 3);
         let entries = ix.layer_size(layer);
-        let used = (0..entries).filter(|&i| ix.position(layer, i).is_some()).count() as u64;
+        let used = (0..entries)
+            .filter(|&i| ix.position(layer, i).is_some())
+            .count() as u64;
         let all = choose(25, 2) * choose(23, 3) + choose(25, 3) * choose(22, 2);
         assert!(used * 8 >= all, "{used} canonical of {all}");
-        assert!(entries - used < entries / 8, "{entries} entries, {used} used");
+        assert!(
+            entries - used < entries / 8,
+            "{entries} entries, {used} used"
+        );
         let (estimated_entries, estimated) = estimated_waste(ix, layer);
         assert_eq!(estimated_entries, entries);
         assert!(((entries - used) as f64 - estimated).abs() < 0.02 * entries as f64);
     }
 }
-

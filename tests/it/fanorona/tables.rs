@@ -22,7 +22,11 @@ pub fn fanorona(size: Size, options: &[&str]) -> Fanorona {
 /// Plain minimax without pruning under the game's draw rules: the mover's final value
 /// (+2 win, 0 draw, −2 loss), memoised by the full hash (which holds the quiet counter, so
 /// the graph has no cycle). Repetition is not a rule of a position without history.
-pub fn minimax(game: &Fanorona, pos: &<Fanorona as Game>::Position, memo: &mut HashMap<u64, Option<i64>>) -> i32 {
+pub fn minimax(
+    game: &Fanorona,
+    pos: &<Fanorona as Game>::Position,
+    memo: &mut HashMap<u64, Option<i64>>,
+) -> i32 {
     let value = walk::minimax(pos, memo, &|pos| game.hash(pos), &|pos| {
         let mover = game.to_move(pos);
         if let Some(outcome) = game.outcome(pos) {
@@ -49,7 +53,9 @@ pub fn build_tables(game: &Fanorona, dir: &Path, stones: u32, threads: usize) ->
         progress: false,
     };
     build::build(game, &options, &AtomicBool::new(false), &mut |_| {}).expect("build");
-    Tables::open(game, dir).expect("open").expect("tables present")
+    Tables::open(game, dir)
+        .expect("open")
+        .expect("tables present")
 }
 
 /// Every used entry of the tables up to `stones`, probed under every quiet counter, equals
@@ -62,14 +68,21 @@ fn check_every_entry(game: &Fanorona, dir: &Path, stones: u32, limit: u32) -> u6
     for layer in 0..=top {
         for index in 0..game.table_layer_size(layer) {
             let Some(pos) = game.table_position(layer, index) else {
-                assert_eq!(tables.value(layer, index), Some(0), "an unused slot holds 0");
+                assert_eq!(
+                    tables.value(layer, index),
+                    Some(0),
+                    "an unused slot holds 0"
+                );
                 continue;
             };
             assert_eq!(game.table_index(&pos, top), Some((layer, index)));
             let text = game.format_position(&pos);
             for quiet in 0..=limit {
                 let at = game
-                    .parse_position(&format!("{} {quiet}", text.rsplit_once(' ').expect("fields").0))
+                    .parse_position(&format!(
+                        "{} {quiet}",
+                        text.rsplit_once(' ').expect("fields").0
+                    ))
                     .expect("position");
                 let expected = minimax(game, &at, &mut memo);
                 let probed = tables.probe(game, &at).expect("covered");
@@ -148,8 +161,10 @@ fn won_table_positions_are_converted_against_the_engine_without_tables() {
     while starts.len() < 100 {
         let layer = *rng.pick(&[4u32, 5]);
         let index = rng.below(game.table_layer_size(layer) as usize) as u64;
-        let (Some(pos), Some(byte)) = (game.table_position(layer, index), tables.value(layer, index))
-        else {
+        let (Some(pos), Some(byte)) = (
+            game.table_position(layer, index),
+            tables.value(layer, index),
+        ) else {
             continue;
         };
         // A win that needs some play: at least 4 turns, and a counter that leaves it won.
@@ -157,9 +172,16 @@ fn won_table_positions_are_converted_against_the_engine_without_tables() {
             continue;
         }
         let spare = 100 - byte as u32;
-        let quiet = if rng.one_in(2) { 0 } else { rng.below(spare as usize + 1) as u32 };
+        let quiet = if rng.one_in(2) {
+            0
+        } else {
+            rng.below(spare as usize + 1) as u32
+        };
         let text = game.format_position(&pos);
-        starts.push(format!("{} {quiet}", text.rsplit_once(' ').expect("fields").0));
+        starts.push(format!(
+            "{} {quiet}",
+            text.rsplit_once(' ').expect("fields").0
+        ));
     }
     let mut turns = 0;
     for fen in &starts {
@@ -170,7 +192,11 @@ fn won_table_positions_are_converted_against_the_engine_without_tables() {
         let mut moves: Vec<String> = Vec::new();
         let mut hero = None;
         for turn in 0.. {
-            let session = if turn % 2 == 0 { &mut winner } else { &mut loser };
+            let session = if turn % 2 == 0 {
+                &mut winner
+            } else {
+                &mut loser
+            };
             let texts: Vec<&str> = moves.iter().map(String::as_str).collect();
             session.set_position(Some(fen), &texts).expect("replay");
             if turn == 0 {
@@ -214,10 +240,22 @@ fn fanorona_builds_agree_across_threads_and_shards_and_verify_catches_damage() {
     let folder = "fanorona-dimy_quiet-limit=100";
     let build = |dir: &Path, extra: &[&str]| {
         let dir = dir.display().to_string();
-        let mut args = vec!["tablebase", "build", "fanorona-dimy", "--pieces", "6", "--dir", &dir];
+        let mut args = vec![
+            "tablebase",
+            "build",
+            "fanorona-dimy",
+            "--pieces",
+            "6",
+            "--dir",
+            &dir,
+        ];
         args.extend_from_slice(extra);
         let out = run::output(&args);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).to_string()
     };
     let one = scratch("cli-one");
@@ -227,19 +265,45 @@ fn fanorona_builds_agree_across_threads_and_shards_and_verify_catches_damage() {
     build(&two, &["--threads", "2"]);
     let sharded = scratch("cli-shards");
     let dir = sharded.display().to_string();
-    let below = run::output(&["tablebase", "build", "fanorona-dimy", "--pieces", "5", "--dir", &dir]);
+    let below = run::output(&[
+        "tablebase",
+        "build",
+        "fanorona-dimy",
+        "--pieces",
+        "5",
+        "--dir",
+        &dir,
+    ]);
     assert!(below.status.success());
     // The top layer of 6 stones is {3,3}; layers 6 and 7 must exist before its shards.
-    let out = run::output(&["tablebase", "build", "fanorona-dimy", "--seeds", "6", "--dir", &dir, "--shard", "1/2"]);
+    let out = run::output(&[
+        "tablebase",
+        "build",
+        "fanorona-dimy",
+        "--seeds",
+        "6",
+        "--dir",
+        &dir,
+        "--shard",
+        "1/2",
+    ]);
     assert!(!out.status.success(), "a shard needs the layers below it");
     for layer in ["layer-006.sftb", "layer-007.sftb"] {
-        std::fs::copy(one.join(folder).join(layer), sharded.join(folder).join(layer)).expect("copy");
+        std::fs::copy(
+            one.join(folder).join(layer),
+            sharded.join(folder).join(layer),
+        )
+        .expect("copy");
     }
     for shard in ["1/3", "2/3", "3/3"] {
         build(&sharded, &["--shard", shard]);
     }
     let merge = run::output(&["tablebase", "merge", "--dir", &dir]);
-    assert!(merge.status.success(), "{}", String::from_utf8_lossy(&merge.stderr));
+    assert!(
+        merge.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merge.stderr)
+    );
     for layer in 0..=8 {
         let name = format!("layer-{layer:03}.sftb");
         let a = std::fs::read(one.join(folder).join(&name)).expect("one thread");
@@ -248,7 +312,11 @@ fn fanorona_builds_agree_across_threads_and_shards_and_verify_catches_damage() {
         assert!(a == b && a == c, "{name} differs");
     }
     let verify = run::output(&["tablebase", "verify", "--dir", &one.display().to_string()]);
-    assert!(verify.status.success(), "{}", String::from_utf8_lossy(&verify.stdout));
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stdout)
+    );
     let info = run::output(&["tablebase", "info", "--dir", &one.display().to_string()]);
     let text = String::from_utf8_lossy(&info.stdout);
     assert!(text.contains("fanorona-dimy quiet-limit=100"), "{text}");
@@ -261,7 +329,10 @@ fn fanorona_builds_agree_across_threads_and_shards_and_verify_catches_damage() {
     std::fs::write(&path, &bytes).expect("write");
     let verify = run::output(&["tablebase", "verify", "--dir", &one.display().to_string()]);
     let text = String::from_utf8_lossy(&verify.stdout);
-    assert!(!verify.status.success() && text.contains("checksum"), "{text}");
+    assert!(
+        !verify.status.success() && text.contains("checksum"),
+        "{text}"
+    );
     let header = bytes.len() - game_entries(7) as usize;
     bytes[header] = 120; // a win in 120 turns: beyond quiet-limit 100
     let data = &bytes[header..];
@@ -270,7 +341,10 @@ fn fanorona_builds_agree_across_threads_and_shards_and_verify_catches_damage() {
     std::fs::write(&path, &bytes).expect("write");
     let verify = run::output(&["tablebase", "verify", "--dir", &one.display().to_string()]);
     let text = String::from_utf8_lossy(&verify.stdout);
-    assert!(!verify.status.success() && text.contains("holds 120"), "{text}");
+    assert!(
+        !verify.status.success() && text.contains("holds 120"),
+        "{text}"
+    );
 }
 
 fn game_entries(layer: u32) -> u64 {
@@ -331,10 +405,18 @@ fn the_repetition_rule_does_not_change_a_table_value() {
             let text = game.format_position(&pos);
             let quiet = rng.below(7);
             let at = game
-                .parse_position(&format!("{} {quiet}", text.rsplit_once(' ').expect("fields").0))
+                .parse_position(&format!(
+                    "{} {quiet}",
+                    text.rsplit_once(' ').expect("fields").0
+                ))
                 .expect("position");
             let value = search(&game, &at, &mut Vec::new(), -2, 2);
-            assert_eq!(tables.probe(&game, &at), Some(value), "{}", game.format_position(&at));
+            assert_eq!(
+                tables.probe(&game, &at),
+                Some(value),
+                "{}",
+                game.format_position(&at)
+            );
             checked += 1;
             decided += usize::from(value != 0);
         }
