@@ -67,6 +67,7 @@ pub(super) fn build_layer<G: Game>(
     let threads = options.threads.max(1);
     let name = game.table_layer_name(layer);
 
+    let started = std::time::Instant::now();
     // 1. Every position once.
     let bar = progress_bar(
         options.progress,
@@ -126,6 +127,11 @@ pub(super) fn build_layer<G: Game>(
         return Err(BuildError::Stopped);
     }
 
+    log::info!(
+        "layer {layer} ({name}): {entries} positions looked at in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let started = std::time::Instant::now();
     // 2. Distance by distance.
     let mut current: Vec<u64> = firsts.concat();
     let mut following: Vec<u64> = seconds.concat();
@@ -155,6 +161,10 @@ pub(super) fn build_layer<G: Game>(
         current.extend(found);
     }
     bar.finish_and_clear();
+    log::info!(
+        "layer {layer} ({name}): retrograde steps in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     // Undecided within the limit: a draw whatever the counter.
     for value in &values {
         if value.load(Ordering::Relaxed) == UNKNOWN {
