@@ -456,8 +456,92 @@ pub trait Game: Clone + Send + Sync + 'static {
         0
     }
 
-    /// The position of an index, with the mover to move and nothing banked.
+    /// The position of an index, with the mover to move and nothing banked. `None` for an
+    /// index no position has (a slot the indexing leaves unused, e.g. the second of two
+    /// mirror images that [`Game::table_index`] never gives); its entry holds 0.
     fn table_position(&self, _layer: u32, _index: u64) -> Option<Self::Position> {
         None
+    }
+
+    /// What a table entry means (see [`TableValues`]); by default the margin to gain.
+    fn table_values(&self) -> TableValues {
+        TableValues::Margin
+    }
+
+    /// The highest layer that holds positions with at most `in_play` seeds (stones) in
+    /// play: what `tablebase build --seeds N` builds up to. By default the layer is the
+    /// number in play.
+    fn table_top_layer(&self, in_play: u32) -> Option<u32> {
+        Some(in_play)
+    }
+
+    /// What a layer holds, for people (`tablebase info`, build reports).
+    fn table_layer_name(&self, layer: u32) -> String {
+        format!("{layer} in play")
+    }
+
+    /// [`TableValues::Distance`] tables: the turns `pos` has left before the limit on
+    /// turns inside a layer ends the game (e.g. quiet-limit minus the turns without a
+    /// capture so far).
+    fn table_turns_left(&self, _pos: &Self::Position) -> u32 {
+        u32::MAX
+    }
+
+    /// [`TableValues::Distance`] tables: every position of the same layer from which one
+    /// legal move leads exactly to `pos` (written to `out` after clearing it). The
+    /// builder walks these backwards from the decided positions (retrograde analysis);
+    /// positions may be given in any orientation ([`Game::table_index`] maps them).
+    fn table_unmoves(&self, _pos: &Self::Position, out: &mut Vec<Self::Position>) {
+        out.clear();
+    }
+}
+
+/// What one signed byte of a game's endgame table says about its position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableValues {
+    /// The mover's final margin minus the banked margin, in whole points (Kalah, Afrika):
+    /// every position's value is a function of the position alone.
+    Margin,
+    /// For games won or lost, not scored, where a limit on the turns in a row inside one
+    /// layer draws the game (Fanorona's quiet-limit: a layer is a material, and only a
+    /// capture leaves it). The byte is the value with the distance it needs: `+d` the
+    /// mover wins if at least `d` turns are left (counting the turn that leaves the layer
+    /// or ends the game), `-(d + 1)` the mover loses if at least `d` are left (`-1`: lost
+    /// already), `0` a draw however many are left; short of the turns, a draw. A win is
+    /// worth `win` half-points ([`Game::final_value`]). `limit`: the turns a fresh layer
+    /// starts with (at most [`MAX_TABLE_DISTANCE`]).
+    Distance { limit: u32, win: i32 },
+}
+
+/// The longest distance a [`TableValues::Distance`] byte holds (its lowest value, -127,
+/// is a loss in 126 turns; -128 is the builder's "unknown").
+pub const MAX_TABLE_DISTANCE: u32 = 126;
+
+impl TableValues {
+    /// The value (half-points, for the mover) of a stored byte when `turns_left` turns are
+    /// left (ignored for [`TableValues::Margin`]).
+    #[inline]
+    pub fn value(self, byte: i8, turns_left: u32) -> i32 {
+        match self {
+            TableValues::Margin => 2 * byte as i32,
+            TableValues::Distance { win, .. } => match byte {
+                0 => 0,
+                d if d > 0 && d as u32 <= turns_left => win,
+                d if d < 0 && (-(d as i32) - 1) as u32 <= turns_left => -win,
+                _ => 0,
+            },
+        }
+    }
+
+    /// The turns `byte` needs to be decided (`None`: a draw, or a margin table).
+    pub fn distance(self, byte: i8) -> Option<u32> {
+        match self {
+            TableValues::Margin => None,
+            TableValues::Distance { .. } => match byte {
+                0 => None,
+                d if d > 0 => Some(d as u32),
+                d => Some((-(d as i32) - 1) as u32),
+            },
+        }
     }
 }

@@ -31,16 +31,18 @@ macro_rules! say {
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum TablebaseCommand {
     /// Build the tables of a game up to --seeds seeds (stones) in play, resuming at the
-    /// first missing layer.
+    /// first missing layer. Fanorona's layers are materials (the two stone counts, e.g.
+    /// "2 and 3 stones"), built up to --pieces stones in all.
     ///
-    /// Example: sowfan tablebase build kalah --seeds 20 --dir tables --threads 2
+    /// Examples: sowfan tablebase build kalah --seeds 20 --dir tables --threads 2
+    ///           sowfan tablebase build fanorona --pieces 7 --dir tables --threads 2
     #[command(verbatim_doc_comment)]
     Build {
         /// Game name followed by key=value options (only options that change values matter).
         #[arg(value_name = "GAME [KEY=VALUE ...]", required = true)]
         game: Vec<String>,
-        /// Build every layer up to this many seeds (stones) in play.
-        #[arg(long, value_name = "N")]
+        /// Build every layer up to this many seeds (stones) in play (--pieces: the same).
+        #[arg(long, visible_alias = "pieces", value_name = "N")]
         seeds: u32,
         /// The table directory.
         #[arg(long, value_name = "DIR")]
@@ -66,6 +68,23 @@ pub enum TablebaseCommand {
     Merge {
         #[arg(long, value_name = "DIR")]
         dir: PathBuf,
+    },
+    /// Time table probes: a seeded sample of covered positions from every layer, probed
+    /// once (cold: page faults, cache misses) and again (warm).
+    ///
+    /// Example: sowfan tablebase bench fanorona --dir tables --positions 100000
+    #[command(verbatim_doc_comment)]
+    Bench {
+        /// Game name followed by key=value options.
+        #[arg(value_name = "GAME [KEY=VALUE ...]", required = true)]
+        game: Vec<String>,
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+        /// Positions in the sample (1..=10000000).
+        #[arg(long, default_value_t = 100_000, value_name = "N")]
+        positions: usize,
+        #[arg(long, default_value_t = 1, value_name = "S")]
+        seed: u64,
     },
 }
 
@@ -94,6 +113,12 @@ pub fn execute(command: TablebaseCommand, stop: &AtomicBool) -> Result<(), Strin
         TablebaseCommand::Verify { dir } => verify(&dir, stop),
         TablebaseCommand::Info { dir } => info(&dir, stop),
         TablebaseCommand::Merge { dir } => merge(&dir, stop),
+        TablebaseCommand::Bench {
+            game,
+            dir,
+            positions,
+            seed,
+        } => bench(&game, &dir, positions, seed),
     }
 }
 
@@ -123,7 +148,7 @@ fn build(
     let shard = shard.map(parse_shard).transpose()?;
     let options = BuildOptions {
         dir,
-        max_layer: seeds,
+        in_play: seeds,
         threads: threads.max(1),
         shard,
         progress: true,
@@ -134,15 +159,17 @@ fn build(
         bytes += layer.entries;
         match layer.took {
             Some(took) => say!(
-                "layer {:>3}: {:>13} entries  built in {:.1} s  {}",
+                "layer {:>3} ({}): {:>13} entries  built in {:.1} s  {}",
                 layer.layer,
+                layer.name,
                 layer.entries,
                 took.as_secs_f64(),
                 layer.path.display()
             ),
             None => say!(
-                "layer {:>3}: {:>13} entries  present      {}",
+                "layer {:>3} ({}): {:>13} entries  present      {}",
                 layer.layer,
+                layer.name,
                 layer.entries,
                 layer.path.display()
             ),
@@ -155,6 +182,37 @@ fn build(
         "Done: {} MB of values in {:.1} s",
         bytes >> 20,
         started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn bench(game: &[String], dir: &Path, positions: usize, seed: u64) -> Result<(), String> {
+    if !(1..=10_000_000).contains(&positions) {
+        return Err(format!("--positions {positions}: give 1..=10000000"));
+    }
+    let (name, options) = game.split_first().ok_or("no game given")?;
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    let mut session = registry::create(name, &options).map_err(|e| e.to_string())?;
+    let tables = session
+        .open_tables(dir)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("{name} has no endgame tables"))?;
+    say!(
+        "{}: layers 0..={} in {}",
+        tables.rules(),
+        tables.max_layer(),
+        tables.folder().display()
+    );
+    session.set_tables(Some(tables));
+    let result = session
+        .bench_table_probes(positions, seed)
+        .ok_or("the tables hold no position")?;
+    say!(
+        "{} positions ({} answered): cold {} ns a probe, warm {} ns a probe",
+        result.positions,
+        result.answered,
+        result.cold.as_nanos(),
+        result.warm.as_nanos()
     );
     Ok(())
 }
@@ -554,6 +612,7 @@ fn merge(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
             rules: rules.clone(),
             layer,
             entries,
+            kind: shards[0].0.kind,
             first: 0,
             count: entries,
             checksum: format::checksum(&data),

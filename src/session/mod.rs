@@ -27,12 +27,14 @@ use crate::search::{SearchControl, SearchSettings};
 use crate::solve::table::SolveTable;
 use crate::tablebase::build::{self, BuildError, BuildOptions, LayerReport};
 use crate::tablebase::format::Header;
+use crate::tablebase::probe_bench::ProbeBench;
 use crate::tablebase::{TableError, Tables};
 
 pub use go::SearchSummary;
 pub use info::{Info, InfoLine, InfoScore, ScoreBound};
 pub use solve::{SolveProgress, SolveReport, SolveRequest};
 pub use state::{GameSession, PositionCommandError};
+pub use tables::TableValue;
 
 /// A game being played, whatever the game.
 pub trait Session: Send {
@@ -113,8 +115,12 @@ pub trait Session: Send {
     ) -> Result<Vec<LayerReport>, BuildError>;
 
     /// The table value of the current position (half-points, the mover's final margin),
-    /// and its layer, when a loaded table covers it.
-    fn table_value(&self) -> Option<(i32, u32)>;
+    /// when a loaded table covers it.
+    fn table_value(&self) -> Option<TableValue>;
+
+    /// Time probes of the loaded tables over a seeded sample of `positions` positions
+    /// (see [`crate::tablebase::probe_bench`]).
+    fn bench_table_probes(&self, positions: usize, seed: u64) -> Option<ProbeBench>;
 
     /// Prove the exact value of the current position. `progress` hears of every improvement
     /// of the bounds; `stop` ends the solve with what is proven.
@@ -240,8 +246,13 @@ impl<G: Game> Session for GameSession<G> {
         build::build(&self.game, options, stop, report)
     }
 
-    fn table_value(&self) -> Option<(i32, u32)> {
+    fn table_value(&self) -> Option<TableValue> {
         self.tablebase_value()
+    }
+
+    fn bench_table_probes(&self, positions: usize, seed: u64) -> Option<ProbeBench> {
+        let tables = self.tables.as_ref()?;
+        crate::tablebase::probe_bench::bench(&self.game, tables, positions, seed)
     }
 
     fn solve(

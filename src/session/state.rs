@@ -160,13 +160,34 @@ impl<G: Game> GameSession<G> {
             None => self.game.scores(&self.position),
         };
         let _ = writeln!(out, "Score: p1 {} p2 {}", scores[0], scores[1]);
-        if let Some((value, layer)) = self.table_value() {
-            let _ = writeln!(
-                out,
-                "Tablebase: {} (the final margin for the side to move with perfect play; \
-                 {layer} in play)",
-                crate::game::value_text(value)
-            );
+        if let Some(table) = self.table_value() {
+            let layer = &table.layer;
+            if table.decisive {
+                let result = match table.value.signum() {
+                    1 => "win",
+                    -1 => "loss",
+                    _ => "draw",
+                };
+                let within = match table.distance {
+                    Some(d) if table.value != 0 => format!(
+                        ", decided within {d} turn{} (by a capture or the end)",
+                        if d == 1 { "" } else { "s" }
+                    ),
+                    _ => String::new(),
+                };
+                let _ = writeln!(
+                    out,
+                    "Tablebase: {result} for the side to move with perfect play{within} \
+                     ({layer})"
+                );
+            } else {
+                let _ = writeln!(
+                    out,
+                    "Tablebase: {} (the final margin for the side to move with perfect play; \
+                     {layer})",
+                    crate::game::value_text(table.value)
+                );
+            }
         }
         match outcome {
             Some(o) => {

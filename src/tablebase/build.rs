@@ -10,6 +10,9 @@
 //! towards the mover's store inside the mover's row. Afrika (no stores, sowing goes round) is
 //! checked as it is built; see docs/tablebases.md for what was found.
 //!
+//! Distance tables (a game whose layers can cycle, with a limit on turns inside a layer:
+//! Fanorona) are built by retrograde analysis instead ([`super::retro`]).
+//!
 //! Values are a pure function of the position, so the threads (which share one array of the
 //! layer and may evaluate a position twice) and the shards (`--shard I/K`, each computing what
 //! its slice needs) all write the same bytes as a single-threaded build.
@@ -25,7 +28,7 @@ use thiserror::Error;
 
 use super::format::{self, Header};
 use super::mapped::{Health, MappedFile};
-use crate::game::Game;
+use crate::game::{Game, TableValues};
 
 /// Marks a position of the layer being built whose value is not known yet.
 const UNKNOWN: i8 = i8::MIN;
@@ -62,8 +65,9 @@ pub enum BuildError {
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
     pub dir: PathBuf,
-    /// Build every layer up to this one.
-    pub max_layer: u32,
+    /// Build every layer of positions with at most this many seeds (stones) in play
+    /// ([`Game::table_top_layer`]).
+    pub in_play: u32,
     pub threads: usize,
     /// `(i, k)`: only slice `i` (from 1) of `k` of the top layer; the layers below must exist.
     pub shard: Option<(u32, u32)>,
@@ -75,6 +79,8 @@ pub struct BuildOptions {
 #[derive(Debug, Clone)]
 pub struct LayerReport {
     pub layer: u32,
+    /// What the layer holds ([`Game::table_layer_name`]).
+    pub name: String,
     pub entries: u64,
     pub path: PathBuf,
     /// `None` when the layer was already there.
@@ -92,10 +98,16 @@ pub fn build<G: Game>(
     let rules = game
         .table_rules()
         .ok_or_else(|| BuildError::Unsupported(game.spec()))?;
-    if options.max_layer > super::MAX_LAYER {
+    let max_layer = game.table_top_layer(options.in_play).ok_or_else(|| {
+        BuildError::Missing(format!("no table holds {} in play", options.in_play))
+    })?;
+    if max_layer > super::MAX_LAYER {
         return Err(BuildError::Invalid {
-            layer: options.max_layer,
-            message: "tables go up to 127 (a value must fit a byte)".to_string(),
+            layer: max_layer,
+            message: format!(
+                "tables go up to layer {} (a value must fit a byte)",
+                super::MAX_LAYER
+            ),
         });
     }
     let folder = format::rules_folder(&options.dir, &rules);
@@ -108,19 +120,16 @@ pub fn build<G: Game>(
     let health = Arc::new(Health::default());
     let mut below: Vec<(usize, MappedFile)> = Vec::new();
     let mut done = Vec::new();
-    let checking = progress_bar(
-        options.progress,
-        "checking",
-        u64::from(options.max_layer) + 1,
-    );
-    for layer in 0..=options.max_layer {
+    let checking = progress_bar(options.progress, "checking", u64::from(max_layer) + 1);
+    for layer in 0..=max_layer {
         let path = format::layer_file(&folder, layer);
-        let top_shard = options.shard.filter(|_| layer == options.max_layer);
+        let top_shard = options.shard.filter(|_| layer == max_layer);
         if let Some(lower) = existing_layer(game, layer, &path, &health, stop)? {
             checking.inc(1);
             below.push(lower);
             let entry = LayerReport {
                 layer,
+                name: game.table_layer_name(layer),
                 entries: game.table_layer_size(layer),
                 path,
                 took: None,
@@ -133,7 +142,7 @@ pub fn build<G: Game>(
             return Err(BuildError::Missing(format!(
                 "a shard builds one slice of layer {}: layer {layer} must be built first \
                  ('{}' is missing)",
-                options.max_layer,
+                max_layer,
                 path.display()
             )));
         }
@@ -147,7 +156,16 @@ pub fn build<G: Game>(
             Some((i, k)) => shard_range(entries, i, k),
             None => (0, entries),
         };
-        let values = build_layer(game, layer, &below, first, count, options, stop)?;
+        let values = match game.table_values() {
+            TableValues::Margin => build_layer(game, layer, &below, first, count, options, stop)?,
+            // A slice of a retrograde layer needs the whole layer: every shard computes it
+            // and writes its slice (materials of one size are independent layers, the way
+            // to spread such a build over machines).
+            TableValues::Distance { .. } => {
+                let lower = lower_maps(&below);
+                super::retro::build_layer(game, layer, &lower, options, stop)?
+            }
+        };
         let data: Vec<u8> = values[first as usize..(first + count) as usize]
             .iter()
             .map(|v| v.load(Ordering::Relaxed) as u8)
@@ -159,6 +177,7 @@ pub fn build<G: Game>(
         let header = Header {
             rules: rules.clone(),
             layer,
+            kind: format::value_kind(game.table_values()),
             entries,
             first,
             count,
@@ -174,6 +193,7 @@ pub fn build<G: Game>(
         })?;
         let entry = LayerReport {
             layer,
+            name: game.table_layer_name(layer),
             entries: count,
             path: target.clone(),
             took: Some(started.elapsed()),
@@ -237,10 +257,7 @@ fn build_layer<G: Game>(
 ) -> Result<Vec<AtomicI8>, BuildError> {
     let entries = game.table_layer_size(layer);
     let values: Vec<AtomicI8> = (0..entries).map(|_| AtomicI8::new(UNKNOWN)).collect();
-    let lower: Vec<(&[u8], usize)> = below
-        .iter()
-        .map(|(offset, file)| (file.bytes(), *offset))
-        .collect();
+    let lower = lower_maps(below);
     let progress = progress_bar(options.progress, &format!("layer {layer:>3}"), count);
     let next = AtomicU64::new(first);
     let failed: std::sync::Mutex<Option<BuildError>> = std::sync::Mutex::new(None);
@@ -285,11 +302,19 @@ fn build_layer<G: Game>(
     Ok(values)
 }
 
+/// The lower layers' bytes and where their values start.
+fn lower_maps(below: &[(usize, MappedFile)]) -> Vec<(&[u8], usize)> {
+    below
+        .iter()
+        .map(|(offset, file)| (file.bytes(), *offset))
+        .collect()
+}
+
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn progress_bar(show: bool, what: &str, count: u64) -> ProgressBar {
+pub(super) fn progress_bar(show: bool, what: &str, count: u64) -> ProgressBar {
     if !show {
         return ProgressBar::hidden();
     }
@@ -375,7 +400,9 @@ impl<G: Game> Worker<'_, G> {
     /// finished position is valued at once.
     fn push(&mut self, depth: &mut usize, index: u64) -> Result<(), BuildError> {
         let Some(pos) = self.game.table_position(self.layer, index) else {
-            return Err(self.invalid(&format!("index {index} has no position")));
+            // A slot no position has: never probed, kept at 0.
+            self.values[index as usize].store(0, Ordering::Relaxed);
+            return Ok(());
         };
         if let Some(outcome) = self.game.outcome(&pos) {
             let value = self.game.final_value(&outcome, self.game.to_move(&pos))

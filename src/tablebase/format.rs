@@ -7,7 +7,9 @@
 //!     12     4  header length in bytes (a multiple of 64; the data starts here)
 //!     16     4  layer (seeds or stones in play)
 //!     20     4  value kind: 1 = one signed byte per position, the mover's final margin
-//!               minus the banked margin, in whole points
+//!               minus the banked margin, in whole points; 2 = one signed byte per
+//!               position, win/draw/loss with the turns it needs (`TableValues::Distance`
+//!               in src/game.rs: `+d` a win in d turns, `-(d+1)` a loss in d, 0 a draw)
 //!     24     8  entries in the whole layer
 //!     32     8  first index held by this file (0 for a whole layer)
 //!     40     8  count of entries held by this file
@@ -29,15 +31,28 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+use crate::game::TableValues;
+
 pub const MAGIC: &[u8; 8] = b"SOWFANTB";
 pub const VERSION: u32 = 1;
 pub const VALUE_KIND_I8_POINTS: u32 = 1;
+pub const VALUE_KIND_I8_DISTANCE: u32 = 2;
+
+/// The value kind of the header for tables of these values.
+pub fn value_kind(values: TableValues) -> u32 {
+    match values {
+        TableValues::Margin => VALUE_KIND_I8_POINTS,
+        TableValues::Distance { .. } => VALUE_KIND_I8_DISTANCE,
+    }
+}
 const FIXED: usize = 64;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Header {
     pub rules: String,
     pub layer: u32,
+    /// [`VALUE_KIND_I8_POINTS`] or [`VALUE_KIND_I8_DISTANCE`].
+    pub kind: u32,
     pub entries: u64,
     pub first: u64,
     pub count: u64,
@@ -64,7 +79,7 @@ impl Header {
         out[8..12].copy_from_slice(&VERSION.to_le_bytes());
         out[12..16].copy_from_slice(&(self.len() as u32).to_le_bytes());
         out[16..20].copy_from_slice(&self.layer.to_le_bytes());
-        out[20..24].copy_from_slice(&VALUE_KIND_I8_POINTS.to_le_bytes());
+        out[20..24].copy_from_slice(&self.kind.to_le_bytes());
         out[24..32].copy_from_slice(&self.entries.to_le_bytes());
         out[32..40].copy_from_slice(&self.first.to_le_bytes());
         out[40..48].copy_from_slice(&self.count.to_le_bytes());
@@ -85,7 +100,8 @@ impl Header {
         if version != VERSION {
             return Err(FormatError::Version(version));
         }
-        if u32_at(20) != VALUE_KIND_I8_POINTS {
+        let kind = u32_at(20);
+        if kind != VALUE_KIND_I8_POINTS && kind != VALUE_KIND_I8_DISTANCE {
             return Err(FormatError::Corrupt(format!(
                 "unknown value kind {}",
                 u32_at(20)
@@ -105,6 +121,7 @@ impl Header {
         let header = Header {
             rules,
             layer: u32_at(16),
+            kind,
             entries: u64_at(24),
             first: u64_at(32),
             count: u64_at(40),
@@ -258,6 +275,7 @@ mod tests {
         let header = Header {
             rules: "kalah pits=6 empty-capture=true end=any-row leftovers=owner".to_string(),
             layer: 7,
+            kind: VALUE_KIND_I8_POINTS,
             entries: 31_824,
             first: 0,
             count: 31_824,

@@ -2,15 +2,21 @@
 //! (stones) in play, one file per layer ([`format`](mod@format)), built by [`build`], read through
 //! memory maps by [`Tables`].
 //!
-//! The value stored for a position is what the player to move still gains from the pieces in
-//! play: the final margin (mover − opponent) minus the margin already banked (stores,
-//! captured stones, komi). Banked points stay outside the table, so one table serves every
-//! store content and every komi, and a byte an entry suffices. The game says how positions are
-//! indexed ([`crate::game::Game::table_index`]); nothing here knows a rule.
+//! The value stored for a position is, for scored games (Kalah, Afrika), what the player to
+//! move still gains from the pieces in play: the final margin (mover − opponent) minus the
+//! margin already banked (stores, captured stones, komi). Banked points stay outside the
+//! table, so one table serves every store content and every komi, and a byte an entry
+//! suffices. For games won or lost under a limit on turns inside a layer (Fanorona's
+//! quiet-limit), the byte is win/draw/loss with the turns the result needs, so that a probe
+//! is exact whatever the counter ([`crate::game::TableValues`]). The game says how positions
+//! are indexed ([`crate::game::Game::table_index`]) and what a byte means; nothing here knows
+//! a rule.
 
 pub mod build;
 pub mod format;
 pub mod mapped;
+pub mod probe_bench;
+mod retro;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,7 +24,7 @@ use std::sync::atomic::Ordering;
 
 use thiserror::Error;
 
-use crate::game::Game;
+use crate::game::{Game, TableValues};
 use format::{FormatError, Header};
 use mapped::{Health, MappedFile, OpenError};
 
@@ -80,8 +86,9 @@ pub fn open_for_use<G: Game>(game: &G, dir: &Path) -> Result<Option<Arc<Tables>>
 struct Layer {
     file: MappedFile,
     offset: usize,
-    /// The largest |value| this layer can hold (see [`value_bound`]).
-    bound: u8,
+    /// The values this layer can hold (see [`value_range`]).
+    low: i8,
+    high: i8,
 }
 
 /// The tables of one rule set found in a directory: layers 0..=max_layer, all present.
@@ -96,6 +103,7 @@ pub struct Tables {
     folder: PathBuf,
     layers: Vec<Layer>,
     health: Arc<Health>,
+    values: TableValues,
 }
 
 impl Tables {
@@ -128,9 +136,11 @@ impl Tables {
                     message: format!("expected the whole layer {layer}"),
                 });
             }
+            let (low, high) = value_range(game, layer);
             layers.push(Layer {
                 offset: header.len(),
-                bound: value_bound(game, layer),
+                low,
+                high,
                 file,
             });
         }
@@ -142,7 +152,13 @@ impl Tables {
             folder,
             layers,
             health,
+            values: game.table_values(),
         }))
+    }
+
+    /// What the bytes of these tables mean.
+    pub fn values(&self) -> TableValues {
+        self.values
     }
 
     pub fn rules(&self) -> &str {
@@ -159,32 +175,58 @@ impl Tables {
     }
 
     /// `final − banked` of `pos` for the mover, in half-points, if a table covers it and
-    /// the tables are sound. The byte is read first and the health flag checked after, so
-    /// a read that faulted (and read a zero page) is never served; a value beyond what its
-    /// layer allows breaks the tables.
+    /// the tables are sound (for distance tables: under the turns `pos` has left). The
+    /// byte is read first and the health flag checked after, so a read that faulted (and
+    /// read a zero page) is never served; a value beyond what its layer allows breaks the
+    /// tables.
     #[inline]
     pub fn probe<G: Game>(&self, game: &G, pos: &G::Position) -> Option<i32> {
+        let byte = self.probe_byte(game, pos)?;
+        Some(self.decode(game, pos, byte))
+    }
+
+    /// [`Tables::probe`] with the distance the value needs, in turns (distance tables:
+    /// the turns to the end of the layer; `None` for a draw or a margin table).
+    pub fn probe_entry<G: Game>(&self, game: &G, pos: &G::Position) -> Option<(i32, Option<u32>)> {
+        let byte = self.probe_byte(game, pos)?;
+        let value = self.decode(game, pos, byte);
+        Some((value, self.values.distance(byte).filter(|_| value != 0)))
+    }
+
+    #[inline]
+    fn decode<G: Game>(&self, game: &G, pos: &G::Position, byte: i8) -> i32 {
+        match self.values {
+            TableValues::Margin => 2 * byte as i32,
+            values => values.value(byte, game.table_turns_left(pos)),
+        }
+    }
+
+    /// The stored byte of `pos`, checked as [`Tables::probe`] says.
+    #[inline]
+    fn probe_byte<G: Game>(&self, game: &G, pos: &G::Position) -> Option<i8> {
         let (layer, index) = game.table_index(pos, self.max_layer())?;
         let layer = self.layers.get(layer as usize)?;
         let byte = read_byte(layer.file.bytes().get(layer.offset + index as usize)?);
         if self.health.broken.load(Ordering::Relaxed) {
             return None;
         }
-        if byte.unsigned_abs() > layer.bound {
+        if byte < layer.low || byte > layer.high {
             self.implausible(layer, index, byte);
             return None;
         }
-        Some(2 * byte as i32)
+        Some(byte)
     }
 
     #[cold]
     #[inline(never)]
     fn implausible(&self, layer: &Layer, index: u64, byte: i8) {
         self.health.fail(format!(
-            "'{}': entry {index} holds {byte}, but no position of this layer can gain more \
-             than {} (the file is damaged; 'sowfan tablebase verify' checks every entry)",
+            "'{}': entry {index} holds {byte}, but no position of this layer can have a \
+             value outside {}..={} (the file is damaged; 'sowfan tablebase verify' checks \
+             every entry)",
             layer.file.path().display(),
-            layer.bound
+            layer.low,
+            layer.high
         ));
     }
 
@@ -260,17 +302,27 @@ fn read_byte(byte: &u8) -> i8 {
 /// value (−128) is the builder's "unknown".
 pub const MAX_LAYER: u32 = i8::MAX as u32;
 
-/// The largest |value| (whole points) an entry of `layer` can hold: the positions of a
-/// layer have the same pieces in play, so what the first one has at stake bounds them all
-/// (Kalah and Afrika: the seeds in play, the layer itself). At most 127, so the builder's
-/// "unknown" (−128) is never a value.
-pub fn value_bound<G: Game>(game: &G, layer: u32) -> u8 {
-    let stake = game
-        .table_position(layer, 0)
-        .and_then(|pos| game.value_at_stake(&pos));
-    match stake {
-        Some(halves) => (halves / 2).clamp(0, i8::MAX as i32) as u8,
-        None => i8::MAX as u8,
+/// The values an entry of `layer` can hold. Margin tables: ± what the layer has at stake
+/// in whole points (the positions of a layer have the same pieces in play, so what the
+/// first one has at stake bounds them all; Kalah and Afrika: the seeds in play, the layer
+/// itself), at most 127. Distance tables: a win within the limit (`limit`) down to a loss
+/// within it (`-(limit + 1)`). The builder's "unknown" (−128) is never a value.
+pub fn value_range<G: Game>(game: &G, layer: u32) -> (i8, i8) {
+    match game.table_values() {
+        TableValues::Margin => {
+            let stake = (0..game.table_layer_size(layer).min(64))
+                .find_map(|index| game.table_position(layer, index))
+                .and_then(|pos| game.value_at_stake(&pos));
+            let bound = match stake {
+                Some(halves) => (halves / 2).clamp(0, i8::MAX as i32) as i8,
+                None => i8::MAX,
+            };
+            (-bound, bound)
+        }
+        TableValues::Distance { limit, .. } => {
+            let limit = limit.min(crate::game::MAX_TABLE_DISTANCE) as i8;
+            (-limit - 1, limit)
+        }
     }
 }
 
@@ -314,6 +366,13 @@ pub fn check_header<G: Game>(
         return Err(mismatch(format!(
             "holds '{}', expected '{rules}'",
             header.rules
+        )));
+    }
+    let kind = format::value_kind(game.table_values());
+    if header.kind != kind {
+        return Err(mismatch(format!(
+            "value kind {}, these rules' tables have kind {kind}",
+            header.kind
         )));
     }
     let folder = format::rules_folder(Path::new(""), &rules);
@@ -393,13 +452,16 @@ pub fn check_file<G: Game>(game: &G, path: &Path) -> Result<Header, TableError> 
             header.checksum
         )));
     }
-    let bound = value_bound(game, header.layer);
-    if let Some(at) = data.iter().position(|&b| (b as i8).unsigned_abs() > bound) {
+    let (low, high) = value_range(game, header.layer);
+    if let Some(at) = data
+        .iter()
+        .position(|&b| (b as i8) < low || (b as i8) > high)
+    {
         let value = data[at] as i8;
         let what = if value == i8::MIN {
             "the builder's mark of an unknown value".to_string()
         } else {
-            format!("beyond the ±{bound} this layer allows")
+            format!("outside the {low}..={high} this layer allows")
         };
         return Err(damaged(format!(
             "entry {} holds {value}, {what}",

@@ -18,6 +18,7 @@ const COMMANDS: &[&[&str]] = &[
     &["tablebase", "verify"],
     &["tablebase", "info"],
     &["tablebase", "merge"],
+    &["tablebase", "bench"],
     &["tune"],
     &["analyse"],
     &["play"],

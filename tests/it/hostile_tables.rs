@@ -29,7 +29,7 @@ fn scratch_dir(name: &str) -> PathBuf {
 fn build_into<G: Game>(game: &G, dir: &Path, max_layer: u32, shard: Option<(u32, u32)>) -> PathBuf {
     let options = BuildOptions {
         dir: dir.to_path_buf(),
-        max_layer,
+        in_play: max_layer,
         threads: 1,
         shard,
         progress: false,

@@ -56,7 +56,7 @@ fn minimax<G: Game>(game: &G, pos: &G::Position, memo: &mut HashMap<u64, Option<
 fn build_tables<G: Game>(game: &G, dir: &Path, max_layer: u32, threads: usize) -> Tables {
     let options = BuildOptions {
         dir: dir.to_path_buf(),
-        max_layer,
+        in_play: max_layer,
         threads,
         shard: None,
         progress: false,

@@ -8,14 +8,15 @@
 
 pub mod board;
 pub mod moves;
+pub mod table;
 #[cfg(test)]
 mod tests;
 
 use std::fmt::Write;
 
 use crate::game::{
-    BenchSpec, EvalTerm, Game, GameResult, MoveError, Outcome, Player, Points, PositionError,
-    eval_weights,
+    BenchSpec, EvalTerm, Game, GameResult, MAX_TABLE_DISTANCE, MoveError, Outcome, Player, Points,
+    PositionError, TableValues, eval_weights,
 };
 use crate::options::{GameOptions, OptionKind, OptionSpec};
 pub use board::Size;
@@ -142,6 +143,12 @@ impl Fanorona {
     #[inline(always)]
     fn single_capture(&self, pos: &FanoronaPosition) -> bool {
         pos.first_pending & (1 << pos.side.index()) != 0
+    }
+
+    /// The quiet limit, when tables can count it (see [`Game::table_rules`]).
+    #[inline(always)]
+    fn table_limit(&self) -> Option<u32> {
+        self.quiet_limit.filter(|&l| l <= MAX_TABLE_DISTANCE)
     }
 
     #[inline(always)]
@@ -863,6 +870,93 @@ impl Game for Fanorona {
 
     fn value_step(&self) -> i32 {
         2
+    }
+
+    /// Tables exist under a quiet limit a byte can count (the distance semantics, see
+    /// [`TableValues::Distance`]); they hold positions after both first turns. Neither the
+    /// repetition rule (it cannot change the value of a position reached without repeating,
+    /// docs/tablebases.md) nor first-capture-single (its positions are not covered) changes
+    /// a table value, so they are not part of the rules.
+    fn table_rules(&self) -> Option<String> {
+        let limit = self.table_limit()?;
+        Some(format!("{} quiet-limit={limit}", self.size.game_name()))
+    }
+
+    fn table_values(&self) -> TableValues {
+        TableValues::Distance {
+            limit: self.quiet_limit.unwrap_or(0).min(MAX_TABLE_DISTANCE),
+            win: 2,
+        }
+    }
+
+    /// A layer is a material (the two stone counts); see [`table`].
+    fn table_index(&self, pos: &FanoronaPosition, max_layer: u32) -> Option<(u32, u64)> {
+        if pos.first_pending != 0 || self.table_limit().is_none() {
+            return None;
+        }
+        table::indexer(self.size).index(pos.own(), pos.enemy(), max_layer)
+    }
+
+    fn table_layer_size(&self, layer: u32) -> u64 {
+        table::indexer(self.size).layer_size(layer)
+    }
+
+    fn table_position(&self, layer: u32, index: u64) -> Option<FanoronaPosition> {
+        let (own, enemy) = table::indexer(self.size).position(layer, index)?;
+        Some(FanoronaPosition {
+            stones: [own, enemy],
+            side: Player::P1,
+            quiet: 0,
+            first_pending: 0,
+        })
+    }
+
+    fn table_top_layer(&self, stones: u32) -> Option<u32> {
+        table::top_layer(stones)
+    }
+
+    fn table_layer_name(&self, layer: u32) -> String {
+        let (a, b) = table::material(layer);
+        format!("{a} and {b} stones")
+    }
+
+    fn table_turns_left(&self, pos: &FanoronaPosition) -> u32 {
+        self.quiet_limit
+            .map_or(u32::MAX, |limit| limit.saturating_sub(pos.quiet))
+    }
+
+    /// The positions one paika before `pos`: the side not to move stepped a stone to its
+    /// point from a neighbour on a line that is empty now, and could not capture before
+    /// (a paika is legal only then).
+    fn table_unmoves(&self, pos: &FanoronaPosition, out: &mut Vec<FanoronaPosition>) {
+        out.clear();
+        let g = self.g;
+        let (own, enemy) = (pos.own(), pos.enemy());
+        let empty = g.all & !(own | enemy);
+        let mut stones = enemy;
+        while stones != 0 {
+            let to = stones.trailing_zeros() as usize;
+            stones &= stones - 1;
+            for d in 0..board::DIRECTIONS {
+                let from = g.neighbour[d][to];
+                if from == NONE || empty & (1u64 << from) == 0 {
+                    continue;
+                }
+                let before = enemy ^ (1u64 << to) ^ (1u64 << from);
+                if g.capturers(before, own) != 0 {
+                    continue;
+                }
+                let mut stones = [0u64; 2];
+                stones[pos.side.other().index()] = before;
+                stones[pos.side.index()] = own;
+                out.push(FanoronaPosition {
+                    stones,
+                    side: pos.side.other(),
+                    quiet: pos.quiet.saturating_sub(1),
+                    first_pending: 0,
+                });
+            }
+        }
     }
 
     fn win_draw_loss(&self) -> bool {

@@ -8,6 +8,7 @@ mod draws;
 mod perft;
 mod pn;
 mod solve;
+mod tables;
 mod telo;
 
 use std::time::Duration;

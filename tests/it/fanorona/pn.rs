@@ -563,3 +563,58 @@ fn telo_without_a_quiet_limit_has_the_values_of_its_cyclic_graph() {
     }
     assert!(tally.iter().all(|&n| n > 0), "{tally:?}");
 }
+
+/// Endgame tables (built here, up to 5 stones under quiet-limit=12) are exact leaves: with
+/// them the values are those of minimax still, and they answer (`tbhits`).
+#[test]
+fn endgame_tables_are_exact_leaves_of_the_proof() {
+    let dir = fresh_dir("pn-tables");
+    let run = crate::support::run::sowfan(
+        "tablebase",
+        &[
+            "build",
+            "fanorona-dimy",
+            "quiet-limit=12",
+            "--pieces",
+            "5",
+            "--dir",
+            dir.to_str().expect("utf-8"),
+        ],
+        std::time::Duration::from_secs(120),
+    );
+    assert!(run.success, "{}{}", run.stdout, run.stderr);
+    let g = game(Size::Dimy, &["quiet-limit=12"]);
+    let tables = sowfan::tablebase::Tables::open(&g, &dir)
+        .expect("tables")
+        .expect("some layers");
+    let tt = SolveTable::new(16).expect("table");
+    let with_tables = SolveSettings {
+        tables: Some(&tables),
+        ..settings(None)
+    };
+    let mut rng = Rng::new(31);
+    let mut memo = HashMap::new();
+    let mut tbhits = 0;
+    for _ in 0..60 {
+        // 2 to 6 stones: some covered at once, some after a capture or two.
+        let pos = random_dimy(&g, &mut rng, 12);
+        let text = g.format_position(&pos);
+        let expected = minimax(&board_of(&g, &pos), 12, &mut memo);
+        let solution = solve::solve(
+            &g,
+            &pos,
+            &tt,
+            &with_tables,
+            &AtomicBool::new(false),
+            &|_| {},
+        );
+        assert_eq!(
+            (solution.lower, solution.upper),
+            (expected, expected),
+            "{text}"
+        );
+        tbhits += solution.tbhits;
+    }
+    assert!(tbhits > 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
