@@ -112,7 +112,7 @@ pub fn analyse_position(
         return Ok(PositionResult {
             fen,
             mover,
-            value: Value::of_outcome(&outcome, mover),
+            value: Value::of_outcome(&outcome, mover).as_result_if(session.win_draw_loss()),
             best: None,
             depth: 0,
             nodes: 0,
@@ -145,7 +145,8 @@ pub fn analyse_position(
         summary
     };
     let summary = search(&spec.limits)?;
-    let value = Value::from_search(summary.score, summary.proven);
+    let decisive = session.win_draw_loss();
+    let value = Value::from_search(summary.score, summary.proven).as_result_if(decisive);
     let mut nodes = summary.nodes;
     let mut only_move = false;
     if let Some(next) = next
@@ -164,8 +165,9 @@ pub fn analyse_position(
             };
             let alternative = search(&limits)?;
             nodes += alternative.nodes;
-            only_move =
-                value.proven_better_than(Value::from_search(alternative.score, alternative.proven));
+            let other =
+                Value::from_search(alternative.score, alternative.proven).as_result_if(decisive);
+            only_move = value.proven_better_than(other);
         }
     }
     Ok(PositionResult {

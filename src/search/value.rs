@@ -52,6 +52,17 @@ impl Value {
         }
     }
 
+    /// For a game won, drawn or lost, not scored (`decisive`; Fanorona): a proven value is
+    /// its result, a win or a loss (±[`DECIDED`] points), not the margin of one point its
+    /// exact value stands for, so that throwing a win away is the blunder it is.
+    pub fn as_result_if(self, decisive: bool) -> Value {
+        match self {
+            Value::Exact(halves) if decisive && halves > 0 => Value::Win,
+            Value::Exact(halves) if decisive && halves < 0 => Value::Loss,
+            other => other,
+        }
+    }
+
     /// In points; a forced result without a margin is ±[`DECIDED`].
     pub fn points(self) -> f64 {
         match self {

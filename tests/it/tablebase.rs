@@ -298,7 +298,7 @@ fn an_interrupted_build_resumes() {
     assert!(rerun.status.success());
     assert!(
         text.lines()
-            .any(|l| l.starts_with("layer  12:") && l.contains("present")),
+            .any(|l| l.starts_with("layer  12 (12 in play):") && l.contains("present")),
         "{text}"
     );
 }

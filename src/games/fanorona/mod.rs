@@ -855,7 +855,7 @@ impl Game for Fanorona {
     }
 
     /// Fanorona is won or lost, not scored: for the exact solver a win is worth one point,
-    /// a loss minus one, a draw nothing (`Value: +1` is a win).
+    /// a loss minus one, a draw nothing (`sowfan solve` says `Value: win`, `draw`, `loss`).
     fn final_value(&self, outcome: &Outcome, mover: Player) -> i32 {
         match outcome.result.winner() {
             Some(winner) if winner == mover => 2,
