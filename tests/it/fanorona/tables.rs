@@ -433,11 +433,23 @@ fn analyse_marks_table_results_and_a_thrown_away_win() {
     let dir = scratch("analyse");
     build_tables(&fanorona(Size::Dimy, &[]), &dir, 4, 2);
     let out = run::output_with_input(
-        &["analyse", "--game", "fanorona-dimy", "--depth", "4", "--tablebases", &dir.display().to_string()],
+        &[
+            "analyse",
+            "--game",
+            "fanorona-dimy",
+            "--depth",
+            "4",
+            "--tablebases",
+            &dir.display().to_string(),
+        ],
         "fen 5/1B3/5/2W2/W3W w 0 moves a1-b2 b4-b3A e1-e2 b3-a3 c2-c3\n",
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let line = |ply: &str| {
         text.lines()
             .find(|l| l.split_whitespace().next() == Some(ply))
@@ -447,5 +459,8 @@ fn analyse_marks_table_results_and_a_thrown_away_win() {
     assert!(line("1").contains("win*"), "{text}");
     assert!(line("2").contains("loss*"), "{text}");
     let thrown = line("5");
-    assert!(thrown.contains("win*") && thrown.contains("0*") && thrown.contains("??"), "{text}");
+    assert!(
+        thrown.contains("win*") && thrown.contains("0*") && thrown.contains("??"),
+        "{text}"
+    );
 }
