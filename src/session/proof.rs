@@ -133,17 +133,7 @@ impl<G: Game> GameSession<G> {
         }
         let (nodes, tbhits) = (report.nodes, report.tbhits);
         let on_progress = |p: &Progress| {
-            progress(&SolveProgress {
-                lower: p.lower,
-                upper: p.upper,
-                best: p
-                    .best
-                    .and_then(|i| legal.get(i))
-                    .map(|&mv| self.game.format_move(&self.position, mv)),
-                nodes: nodes + p.nodes,
-                tbhits: tbhits + p.tbhits,
-                elapsed: started.elapsed(),
-            })
+            progress(&self.progress_text(p, &legal, (nodes, tbhits), started));
         };
         let solution = pn::solve_restricted(
             &self.game,

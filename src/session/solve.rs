@@ -89,6 +89,28 @@ impl Work {
 }
 
 impl<G: Game> GameSession<G> {
+    /// A solver's progress as text: its best move (an index in `legal`) named, the work
+    /// done before it (`earlier`: nodes, tbhits) added, the time since `started`.
+    pub(super) fn progress_text(
+        &self,
+        p: &solve::Progress,
+        legal: &[G::Move],
+        earlier: (u64, u64),
+        started: Instant,
+    ) -> SolveProgress {
+        SolveProgress {
+            lower: p.lower,
+            upper: p.upper,
+            best: p
+                .best
+                .and_then(|i| legal.get(i))
+                .map(|&mv| self.game.format_move(&self.position, mv)),
+            nodes: earlier.0 + p.nodes,
+            tbhits: earlier.1 + p.tbhits,
+            elapsed: started.elapsed(),
+        }
+    }
+
     /// [`Session::solve`].
     pub(super) fn solve_position(
         &self,
@@ -147,17 +169,7 @@ impl<G: Game> GameSession<G> {
             tbhits += values.tbhits;
         }
         let report = |p: &solve::Progress| {
-            progress(&SolveProgress {
-                lower: p.lower,
-                upper: p.upper,
-                best: p
-                    .best
-                    .and_then(|i| legal.get(i))
-                    .map(|&mv| self.game.format_move(&self.position, mv)),
-                nodes: nodes + p.nodes,
-                tbhits: tbhits + p.tbhits,
-                elapsed: started.elapsed(),
-            })
+            progress(&self.progress_text(p, &legal, (nodes, tbhits), started));
         };
         let solution = solve::solve(&self.game, &self.position, tt, &settings, stop, &report);
         Ok(SolveReport {

@@ -299,6 +299,20 @@ pub fn solve_moves<G: Game>(
             }
         };
     }
+    each_move(game, root, settings, |child, child_settings| {
+        solve(game, child, tt, child_settings, stop, &|_| {})
+    })
+}
+
+/// The value of every legal move of `root` by `solve_child` (a solver run on the position
+/// after the move, with `settings` less the guess and the line), in move-generation order:
+/// the loop every solver's `solve_moves` shares.
+pub fn each_move<G: Game>(
+    game: &G,
+    root: &G::Position,
+    settings: &SolveSettings,
+    mut solve_child: impl FnMut(&G::Position, &SolveSettings) -> Solution<G::Move>,
+) -> MoveValues<G::Move> {
     let mut legal = Vec::new();
     game.legal_moves(root, &mut legal);
     let mover = game.to_move(root);
@@ -319,7 +333,7 @@ pub fn solve_moves<G: Game>(
         let mut child = root.clone();
         game.play(&mut child, mv);
         let same = game.to_move(&child) == mover;
-        let solution = solve(game, &child, tt, &child_settings, stop, &|_| {});
+        let solution = solve_child(&child, &child_settings);
         let value = (solution.lower == solution.upper).then_some(if same {
             solution.lower
         } else {

@@ -908,49 +908,22 @@ pub fn solve_moves<G: Game>(
     stop: &AtomicBool,
     checkpoints: Option<&Checkpoints>,
 ) -> MoveValues<G::Move> {
-    let mut legal = Vec::new();
-    game.legal_moves(root, &mut legal);
-    let mover = game.to_move(root);
-    let child_settings = SolveSettings {
-        threads: settings.threads,
-        tables: settings.tables,
-        guess: None,
-        want_pv: false,
-        node_limit: settings.node_limit,
-        deadline: settings.deadline,
-    };
-    let mut values = MoveValues {
-        moves: Vec::with_capacity(legal.len()),
-        nodes: 0,
-        tbhits: 0,
-    };
-    for &mv in &legal {
-        let mut child = root.clone();
-        game.play(&mut child, mv);
-        let same = game.to_move(&child) == mover;
+    super::each_move(game, root, settings, |child, child_settings| {
         let solution = solve_restricted(
             game,
-            &child,
+            child,
             &[],
             tt,
-            &child_settings,
+            child_settings,
             stop,
             &|_| {},
             checkpoints,
         );
-        let value = (solution.lower == solution.upper).then_some(if same {
-            solution.lower
-        } else {
-            -solution.lower
-        });
-        values.moves.push((mv, value));
         if let Some(checkpoints) = checkpoints {
             checkpoints
                 .done
                 .fetch_add(solution.nodes, Ordering::Relaxed);
         }
-        values.nodes += solution.nodes;
-        values.tbhits += solution.tbhits;
-    }
-    values
+        solution
+    })
 }
