@@ -23,10 +23,9 @@ use std::time::{Duration, Instant};
 
 use std::sync::Arc;
 
-use indicatif::{ProgressBar, ProgressStyle};
-use thiserror::Error;
-
 use super::format::{self, Header};
+use super::job::progress_bar;
+pub use super::job::{BuildError, BuildOptions};
 use super::mapped::{Health, MappedFile};
 use crate::game::{Game, TableValues};
 
@@ -34,46 +33,6 @@ use crate::game::{Game, TableValues};
 const UNKNOWN: i8 = i8::MIN;
 /// Indexes handed to a worker at a time.
 const CHUNK: u64 = 1 << 14;
-
-#[derive(Debug, Error)]
-pub enum BuildError {
-    #[error("{0} has no endgame tables")]
-    Unsupported(String),
-    #[error("layer {layer}: {message}")]
-    Cycle { layer: u32, message: String },
-    #[error("layer {layer}: {message}")]
-    Invalid { layer: u32, message: String },
-    #[error("{0}")]
-    Missing(String),
-    #[error("'{path}': {error}")]
-    Io {
-        path: PathBuf,
-        error: std::io::Error,
-    },
-    #[error(transparent)]
-    Table(#[from] super::TableError),
-    #[error("stopped; the layers written so far are complete, a rerun resumes")]
-    Stopped,
-    #[error(
-        "{0}; the layers built on it cannot be trusted: restore or remove it (and every \
-         layer above it) and build again"
-    )]
-    Changed(String),
-}
-
-/// What to build.
-#[derive(Debug, Clone)]
-pub struct BuildOptions {
-    pub dir: PathBuf,
-    /// Build every layer of positions with at most this many seeds (stones) in play
-    /// ([`Game::table_top_layer`]).
-    pub in_play: u32,
-    pub threads: usize,
-    /// `(i, k)`: only slice `i` (from 1) of `k` of the top layer; the layers below must exist.
-    pub shard: Option<(u32, u32)>,
-    /// Show a progress bar per layer (on a terminal).
-    pub progress: bool,
-}
 
 /// One layer as built (or found).
 #[derive(Debug, Clone)]
@@ -312,19 +271,6 @@ fn lower_maps(below: &[(usize, MappedFile)]) -> Vec<(&[u8], usize)> {
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-pub(super) fn progress_bar(show: bool, what: &str, count: u64) -> ProgressBar {
-    if !show {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(count);
-    if let Ok(style) = ProgressStyle::with_template(&format!(
-        "{what} {{bar:30.cyan/blue}} {{pos}}/{{len}} [{{elapsed_precise}} < {{eta}}]"
-    )) {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar
 }
 
 /// A position on the evaluation stack: its moves, the next to look at, the best so far.

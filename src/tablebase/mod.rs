@@ -14,6 +14,7 @@
 
 pub mod build;
 pub mod format;
+mod job;
 pub mod mapped;
 pub mod probe_bench;
 mod retro;

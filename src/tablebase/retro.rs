@@ -30,7 +30,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicI8, AtomicU8, AtomicU64, Ordering};
 
-use super::build::{BuildError, BuildOptions, progress_bar};
+use super::job::{BuildError, BuildOptions, progress_bar};
 use crate::game::{Game, TableValues};
 
 /// Marks a position whose value is not known yet.

@@ -1,0 +1,61 @@
+//! What a table build is asked to do and how it can fail, and its progress bars: shared by
+//! the depth-first builder (`build.rs`) and the retrograde one (`retro.rs`).
+
+use std::path::PathBuf;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum BuildError {
+    #[error("{0} has no endgame tables")]
+    Unsupported(String),
+    #[error("layer {layer}: {message}")]
+    Cycle { layer: u32, message: String },
+    #[error("layer {layer}: {message}")]
+    Invalid { layer: u32, message: String },
+    #[error("{0}")]
+    Missing(String),
+    #[error("'{path}': {error}")]
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error(transparent)]
+    Table(#[from] super::TableError),
+    #[error("stopped; the layers written so far are complete, a rerun resumes")]
+    Stopped,
+    #[error(
+        "{0}; the layers built on it cannot be trusted: restore or remove it (and every \
+         layer above it) and build again"
+    )]
+    Changed(String),
+}
+
+/// What to build.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    pub dir: PathBuf,
+    /// Build every layer of positions with at most this many seeds (stones) in play
+    /// ([`Game::table_top_layer`]).
+    pub in_play: u32,
+    pub threads: usize,
+    /// `(i, k)`: only slice `i` (from 1) of `k` of the top layer; the layers below must exist.
+    pub shard: Option<(u32, u32)>,
+    /// Show a progress bar per layer (on a terminal).
+    pub progress: bool,
+}
+
+/// A progress bar of `count` steps named `what`, hidden unless `show`.
+pub(super) fn progress_bar(show: bool, what: &str, count: u64) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(count);
+    if let Ok(style) = ProgressStyle::with_template(&format!(
+        "{what} {{bar:30.cyan/blue}} {{pos}}/{{len}} [{{elapsed_precise}} < {{eta}}]"
+    )) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
