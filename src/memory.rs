@@ -267,6 +267,17 @@ pub fn prefetch(address: *const u8) {
     let _ = address;
 }
 
+/// Murmur3's 64-bit finaliser: a bijective mixer of 64-bit keys (hashes of positions,
+/// table keys), so mixed keys differ exactly when keys do.
+#[inline(always)]
+pub fn mix64(mut k: u64) -> u64 {
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    k ^ (k >> 33)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

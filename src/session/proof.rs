@@ -10,7 +10,7 @@ use crate::game::Game;
 use crate::solve::pn::file::{self, ProofIdentity, ProofWork};
 use crate::solve::pn::table::PnTable;
 use crate::solve::pn::{self, Checkpoints};
-use crate::solve::{Progress, SolveSettings, table::SolveTable};
+use crate::solve::{Progress, table::SolveTable};
 
 impl<G: Game> GameSession<G> {
     /// Has the current position occurred before since the last irreversible move? Its
@@ -104,14 +104,7 @@ impl<G: Game> GameSession<G> {
             save: &checkpoint,
             done: AtomicU64::new(0),
         });
-        let settings = SolveSettings {
-            threads: request.threads,
-            tables: self.tables.as_deref(),
-            guess: None,
-            want_pv: request.pv,
-            node_limit: None,
-            deadline: None,
-        };
+        let settings = self.request_settings(request);
         let mut legal = Vec::new();
         self.game.legal_moves(&self.position, &mut legal);
         if request.all_moves {

@@ -111,6 +111,19 @@ impl<G: Game> GameSession<G> {
         }
     }
 
+    /// The solver's settings for a `solve` request: its threads and line, the loaded
+    /// tables, no limit but `stop`.
+    pub(super) fn request_settings(&self, request: &SolveRequest) -> SolveSettings<'_> {
+        SolveSettings {
+            threads: request.threads,
+            tables: self.tables.as_deref(),
+            guess: None,
+            want_pv: request.pv,
+            node_limit: None,
+            deadline: None,
+        }
+    }
+
     /// [`Session::solve`].
     pub(super) fn solve_position(
         &self,
@@ -149,14 +162,7 @@ impl<G: Game> GameSession<G> {
         let started = Instant::now();
         let mut legal = Vec::new();
         self.game.legal_moves(&self.position, &mut legal);
-        let settings = SolveSettings {
-            threads: request.threads,
-            tables: self.tables.as_deref(),
-            guess: None,
-            want_pv: request.pv,
-            node_limit: None,
-            deadline: None,
-        };
+        let settings = self.request_settings(request);
         let mut moves = Vec::new();
         // The moves' proofs are work done too: counted in the report's nodes and time.
         let (mut nodes, mut tbhits) = (0, 0);

@@ -18,6 +18,7 @@ use crate::game::{
     BenchSpec, EvalTerm, Game, GameResult, MAX_TABLE_DISTANCE, MoveError, Outcome, Player, Points,
     PositionError, TableValues, eval_weights,
 };
+use crate::memory::mix64 as mix;
 use crate::options::{GameOptions, OptionKind, OptionSpec};
 pub use board::Size;
 use board::{Geometry, NONE, opposite};
@@ -407,16 +408,6 @@ fn parse_board(g: &Geometry, text: &str) -> Result<[u64; 2], PositionError> {
         }
     }
     Ok(stones)
-}
-
-/// Murmur3's 64-bit finaliser: a bijective mixer.
-#[inline(always)]
-fn mix(mut k: u64) -> u64 {
-    k ^= k >> 33;
-    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    k ^= k >> 33;
-    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    k ^ (k >> 33)
 }
 
 eval_weights! {

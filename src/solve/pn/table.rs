@@ -14,6 +14,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::memory::mix64 as mix;
 use crate::memory::{ZeroedArray, prefetch};
 
 /// "Infinite" proof or disproof number: the question is decided.
@@ -71,16 +72,6 @@ pub struct PnTable {
     buckets: ZeroedArray<Bucket>,
     /// log2 of the bucket count.
     bits: u32,
-}
-
-/// Murmur3's 64-bit finaliser: a bijection, so mixed keys differ when keys do.
-#[inline(always)]
-fn mix(mut k: u64) -> u64 {
-    k ^= k >> 33;
-    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    k ^= k >> 33;
-    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    k ^ (k >> 33)
 }
 
 /// log2 of nodes, 0..=63: a subtree's cost as the replacement compares it.
