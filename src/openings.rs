@@ -2,22 +2,57 @@
 //! `sowfan check` sends. Random openings are sequences of random legal moves from the start
 //! position that do not end the game; file openings are read one a line. Every opening is
 //! checked by the rules (a [`Session`]) before it is used; nothing here knows a game.
+//!
+//! Random openings can be *balanced*: a line is kept only when a short search of the
+//! position it reaches finds neither side ahead by more than a given margin. In some games a
+//! few random moves decide the game (in Anywoli a random 4-move line leaves one side more
+//! than five points ahead in nine cases out of ten), and a match from such openings measures
+//! the openings, not the engines: every pair of games splits by colour.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::seq::SliceRandom;
 
+use crate::search::limits::Limits;
+use crate::search::tt::TranspositionTable;
+use crate::search::value::Value;
+use crate::search::{SearchControl, SearchSettings};
 use crate::session::Session;
 
 /// Where the openings come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OpeningsSpec {
-    /// Random legal moves from the start position, `plies` of them.
-    Random { plies: usize },
+    /// Random legal moves from the start position, `plies` of them; with `balance`, only
+    /// lines whose position a short search finds balanced.
+    Random {
+        plies: usize,
+        balance: Option<Balance>,
+    },
     /// One opening a line; `random` order shuffles them with the match seed.
     File { path: PathBuf, random_order: bool },
+}
+
+/// Which random openings are balanced enough to play: a search of `nodes` nodes (one
+/// thread, a fresh table) of the position after the opening scores it within
+/// ±`max_centipoints` hundredths of a point for the side to move. A proven value counts as
+/// its margin, a forced result without one as decided (10 points).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Balance {
+    pub max_centipoints: i32,
+    pub nodes: u64,
+}
+
+impl Balance {
+    /// The search budget of a balance probe when `probe-nodes=` is not given: about 10 ms of
+    /// one core in the sowing games, enough to see the captures and extra moves at hand.
+    pub const DEFAULT_NODES: u64 = 10_000;
+    /// Random lines tried for one balanced opening before the match gives up.
+    pub const MAX_TRIES: usize = 2_000;
 }
 
 /// A position to start a game from: a position string (or the start position) and moves.
@@ -63,18 +98,30 @@ pub fn rng(seed: u64) -> Xoshiro256PlusPlus {
 }
 
 /// `count` openings (one per pair of games) as `spec` says; `None` = the start position.
+/// Balanced openings are searched on `workers` threads (each opening from its own seeded
+/// generator, so the result does not depend on `workers`); `stop` ends that search with an
+/// error.
 pub fn build(
     spec: Option<&OpeningsSpec>,
     base: &dyn Session,
     count: usize,
     seed: u64,
+    workers: usize,
+    stop: &AtomicBool,
 ) -> Result<Vec<Opening>, String> {
     let mut rng = rng(seed);
     match spec {
         None => Ok(vec![Opening::start(); count]),
-        Some(OpeningsSpec::Random { plies }) => (0..count)
+        Some(OpeningsSpec::Random {
+            plies,
+            balance: None,
+        }) => (0..count)
             .map(|_| random_opening(base, *plies, &mut rng))
             .collect(),
+        Some(OpeningsSpec::Random {
+            plies,
+            balance: Some(balance),
+        }) => balanced_openings(base, *plies, balance, count, seed, workers, stop),
         Some(OpeningsSpec::File { path, random_order }) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| format!("cannot read openings file '{}': {e}", path.display()))?;
@@ -119,6 +166,127 @@ pub fn random_opening(
             base.spec()
         ))
     }
+}
+
+/// `count` balanced random openings, searched on up to `workers` threads. Opening `i` is
+/// drawn from its own generator (seeded by `seed` and `i`), so the list depends on neither
+/// the number of threads nor their timing.
+fn balanced_openings(
+    base: &dyn Session,
+    plies: usize,
+    balance: &Balance,
+    count: usize,
+    seed: u64,
+    workers: usize,
+    stop: &AtomicBool,
+) -> Result<Vec<Opening>, String> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Opening, String>>>> = Mutex::new(vec![None; count]);
+    let failed = AtomicBool::new(false);
+    let progress = progress_bar(count);
+    let workers = workers.clamp(1, count.max(1));
+    let work = |session: Box<dyn Session>| -> Result<(), String> {
+        let tt = TranspositionTable::new(2)?;
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= count || stop.load(Ordering::Relaxed) || failed.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            let result = balanced_opening(session.as_ref(), plies, balance, seed, i, &tt, stop);
+            if result.is_err() {
+                failed.store(true, Ordering::Relaxed);
+            }
+            progress.inc(1);
+            // A poisoned lock holds plain data that no panic left half-written.
+            let mut results = results.lock().unwrap_or_else(|e| e.into_inner());
+            results[i] = Some(result);
+        }
+    };
+    let outcome: Result<(), String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..workers)
+            .map(|_| {
+                let session = base.clone_box();
+                scope.spawn(|| work(session))
+            })
+            .collect();
+        let mut outcome = work(base.clone_box());
+        for handle in handles {
+            let joined = handle
+                .join()
+                .unwrap_or_else(|_| Err("a thread searching openings failed".to_string()));
+            outcome = outcome.and(joined);
+        }
+        outcome
+    });
+    progress.finish_and_clear();
+    outcome?;
+    if stop.load(Ordering::Relaxed) {
+        return Err("interrupted while searching balanced openings".to_string());
+    }
+    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err("an opening was not searched".to_string())))
+        .collect()
+}
+
+/// A bar on stderr (drawn only on a terminal): finding balanced openings can take a while.
+fn progress_bar(count: usize) -> ProgressBar {
+    let bar = ProgressBar::new(count as u64);
+    if let Ok(style) = ProgressStyle::with_template(
+        "balanced openings {bar:30.cyan/blue} {pos}/{len} [{elapsed_precise} < {eta}]",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+/// Opening number `index` of a balanced set: random lines from the generator of (`seed`,
+/// `index`) until a search finds one balanced.
+fn balanced_opening(
+    base: &dyn Session,
+    plies: usize,
+    balance: &Balance,
+    seed: u64,
+    index: usize,
+    tt: &TranspositionTable,
+    stop: &AtomicBool,
+) -> Result<Opening, String> {
+    let mut rng = rng(seed ^ (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let limits = Limits {
+        nodes: Some(balance.nodes),
+        ..Limits::default()
+    };
+    let settings = SearchSettings::default();
+    let mut session = base.clone_box();
+    for _ in 0..Balance::MAX_TRIES {
+        if stop.load(Ordering::Relaxed) {
+            return Err("interrupted".to_string());
+        }
+        let opening = random_opening(base, plies, &mut rng)?;
+        let texts: Vec<&str> = opening.moves.iter().map(String::as_str).collect();
+        session
+            .set_position(None, &texts)
+            .map_err(|e| format!("random opening {}: {e}", opening.moves.join(" ")))?;
+        // A fresh table for every probe: the verdict depends on the line alone.
+        tt.clear();
+        let control = SearchControl::new(false);
+        let summary = session.search(&limits, &settings, tt, None, &control, &mut |_| {})?;
+        let points = Value::from_search(summary.score, summary.proven).in_doubt();
+        if points.abs() * 100.0 <= balance.max_centipoints as f64 {
+            return Ok(Opening {
+                source: "random balanced".to_string(),
+                ..opening
+            });
+        }
+    }
+    Err(format!(
+        "no random opening of {plies} moves was balanced within ±{:.2} points ({} nodes a \
+         probe) in {} tries; widen balanced= or use fewer plies",
+        balance.max_centipoints as f64 / 100.0,
+        balance.nodes,
+        Balance::MAX_TRIES
+    ))
 }
 
 fn extend(
@@ -258,24 +426,39 @@ mod tests {
     fn random_openings_are_reproducible_legal_and_unfinished() {
         let base = registry::create_from_spec("kalah pits=3 seeds=1").unwrap();
         let a = build(
-            Some(&OpeningsSpec::Random { plies: 4 }),
+            Some(&OpeningsSpec::Random {
+                plies: 4,
+                balance: None,
+            }),
             base.as_ref(),
             20,
             7,
+            1,
+            &AtomicBool::new(false),
         )
         .unwrap();
         let b = build(
-            Some(&OpeningsSpec::Random { plies: 4 }),
+            Some(&OpeningsSpec::Random {
+                plies: 4,
+                balance: None,
+            }),
             base.as_ref(),
             20,
             7,
+            1,
+            &AtomicBool::new(false),
         )
         .unwrap();
         let c = build(
-            Some(&OpeningsSpec::Random { plies: 4 }),
+            Some(&OpeningsSpec::Random {
+                plies: 4,
+                balance: None,
+            }),
             base.as_ref(),
             20,
             8,
+            1,
+            &AtomicBool::new(false),
         )
         .unwrap();
         assert_eq!(a, b);
@@ -284,6 +467,77 @@ mod tests {
             assert_eq!(opening.moves.len(), 4);
             check(base.as_ref(), None, &opening.moves).unwrap();
         }
+    }
+
+    #[test]
+    fn balanced_openings_are_balanced_and_reproducible_whatever_the_threads() {
+        let base = registry::create_from_spec("anywoli").unwrap();
+        let balance = Balance {
+            max_centipoints: 200,
+            nodes: 2000,
+        };
+        let spec = OpeningsSpec::Random {
+            plies: 4,
+            balance: Some(balance),
+        };
+        let stop = AtomicBool::new(false);
+        let one = build(Some(&spec), base.as_ref(), 6, 3, 1, &stop).unwrap();
+        let two = build(Some(&spec), base.as_ref(), 6, 3, 2, &stop).unwrap();
+        assert_eq!(one, two);
+        let tt = TranspositionTable::new(2).unwrap();
+        let limits = Limits {
+            nodes: Some(balance.nodes),
+            ..Limits::default()
+        };
+        for opening in &one {
+            assert_eq!(opening.moves.len(), 4);
+            assert_eq!(opening.source, "random balanced");
+            let mut session = base.clone_box();
+            let texts: Vec<&str> = opening.moves.iter().map(String::as_str).collect();
+            session.set_position(None, &texts).unwrap();
+            tt.clear();
+            let summary = session
+                .search(
+                    &limits,
+                    &SearchSettings::default(),
+                    &tt,
+                    None,
+                    &SearchControl::new(false),
+                    &mut |_| {},
+                )
+                .unwrap();
+            let points = Value::from_search(summary.score, summary.proven).in_doubt();
+            assert!(points.abs() <= 2.0, "{opening:?}: {points}");
+        }
+        // Plain random 4-move lines of Anywoli are mostly decided: the filter did work.
+        let plain = build(
+            Some(&OpeningsSpec::Random {
+                plies: 4,
+                balance: None,
+            }),
+            base.as_ref(),
+            6,
+            3,
+            1,
+            &stop,
+        )
+        .unwrap();
+        assert_ne!(plain, one);
+    }
+
+    #[test]
+    fn a_stopped_search_for_balanced_openings_is_an_error() {
+        let base = registry::create_from_spec("kalah").unwrap();
+        let spec = OpeningsSpec::Random {
+            plies: 3,
+            balance: Some(Balance {
+                max_centipoints: 0,
+                nodes: 1,
+            }),
+        };
+        let stop = AtomicBool::new(true);
+        let e = build(Some(&spec), base.as_ref(), 4, 1, 2, &stop).unwrap_err();
+        assert!(e.contains("interrupted"), "{e}");
     }
 
     #[test]

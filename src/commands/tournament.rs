@@ -53,8 +53,9 @@ pub struct MatchOptions {
     /// Seed for random openings (and order=random); printed when not given.
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
-    /// plies=<k>: random openings of k moves from the start (never ending the game);
-    /// file=<path> [order=sequential|random]: one opening a line, as a move list from the
+    /// plies=<k> [balanced=<points>] [probe-nodes=<n>]: random openings of k moves from the
+    /// start (never ending the game), with balanced= only those a search of probe-nodes
+    /// (10000) nodes scores within ±points for the side to move; file=<path> [order=sequential|random]: one opening a line, as a move list from the
     /// start, a position string, or `<position string> moves ...`. Default: the start.
     #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
     pub openings: Vec<String>,

@@ -7,14 +7,18 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::client::spec::EngineSpec;
-use crate::openings::OpeningsSpec;
+use crate::openings::{Balance, OpeningsSpec};
 
-/// `--openings` words: `plies=<k>`, or `file=<path> [order=sequential|random]`.
+/// `--openings` words: `plies=<k> [balanced=<points>] [probe-nodes=<n>]`, or `file=<path>
+/// [order=sequential|random]`.
 pub fn parse_openings(words: &[String]) -> Result<OpeningsSpec, String> {
-    let usage = "expected --openings plies=<k> or --openings file=<path> [order=sequential|random]";
+    let usage = "expected --openings plies=<k> [balanced=<points>] [probe-nodes=<n>] or \
+                 --openings file=<path> [order=sequential|random]";
     let mut plies = None;
     let mut file = None;
-    let mut random_order = false;
+    let mut random_order = None;
+    let mut balanced = None;
+    let mut probe_nodes = None;
     for word in words {
         match word.split_once('=') {
             Some(("plies", v)) => {
@@ -23,20 +27,65 @@ pub fn parse_openings(words: &[String]) -> Result<OpeningsSpec, String> {
                         .map_err(|_| format!("plies={v}: expected a number of moves; {usage}"))?,
                 )
             }
+            Some(("balanced", v)) => {
+                let points = v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|p| p.is_finite() && *p >= 0.0 && *p <= 1000.0)
+                    .ok_or_else(|| {
+                        format!(
+                            "balanced={v}: expected the largest score in points (0 to 1000) a \
+                             kept opening may leave, e.g. balanced=2; {usage}"
+                        )
+                    })?;
+                balanced = Some((points * 100.0).round() as i32);
+            }
+            Some(("probe-nodes", v)) => {
+                probe_nodes = Some(
+                    v.parse::<u64>()
+                        .ok()
+                        .filter(|n| (1..=1_000_000_000).contains(n))
+                        .ok_or_else(|| {
+                            format!(
+                                "probe-nodes={v}: expected the nodes of each balance search \
+                                 (1 to 1000000000); {usage}"
+                            )
+                        })?,
+                )
+            }
             Some(("file", v)) => file = Some(PathBuf::from(v)),
-            Some(("order", "sequential")) => random_order = false,
-            Some(("order", "random")) => random_order = true,
+            Some(("order", "sequential")) => random_order = Some(false),
+            Some(("order", "random")) => random_order = Some(true),
             _ => return Err(format!("--openings: bad '{word}'; {usage}")),
         }
     }
     match (plies, file) {
         (Some(plies), None) => {
-            if random_order {
+            if random_order.is_some() {
                 return Err(format!("--openings: order= applies to file= only; {usage}"));
             }
-            Ok(OpeningsSpec::Random { plies })
+            if probe_nodes.is_some() && balanced.is_none() {
+                return Err(format!(
+                    "--openings: probe-nodes= needs balanced=<points>; {usage}"
+                ));
+            }
+            let balance = balanced.map(|max_centipoints| Balance {
+                max_centipoints,
+                nodes: probe_nodes.unwrap_or(Balance::DEFAULT_NODES),
+            });
+            Ok(OpeningsSpec::Random { plies, balance })
         }
-        (None, Some(path)) => Ok(OpeningsSpec::File { path, random_order }),
+        (None, Some(path)) => {
+            if balanced.is_some() || probe_nodes.is_some() {
+                return Err(format!(
+                    "--openings: balanced= and probe-nodes= apply to plies= only; {usage}"
+                ));
+            }
+            Ok(OpeningsSpec::File {
+                path,
+                random_order: random_order.unwrap_or(false),
+            })
+        }
         _ => Err(format!("--openings: give either plies= or file=; {usage}")),
     }
 }
@@ -153,7 +202,10 @@ mod tests {
     fn openings_and_sprt() {
         assert_eq!(
             parse_openings(&words("plies=8")).unwrap(),
-            OpeningsSpec::Random { plies: 8 }
+            OpeningsSpec::Random {
+                plies: 8,
+                balance: None
+            }
         );
         assert_eq!(
             parse_openings(&words("file=o.txt order=random")).unwrap(),
@@ -162,6 +214,39 @@ mod tests {
                 random_order: true
             }
         );
+        assert_eq!(
+            parse_openings(&words("plies=4 balanced=1.5")).unwrap(),
+            OpeningsSpec::Random {
+                plies: 4,
+                balance: Some(Balance {
+                    max_centipoints: 150,
+                    nodes: Balance::DEFAULT_NODES
+                })
+            }
+        );
+        assert_eq!(
+            parse_openings(&words("balanced=0 probe-nodes=500 plies=2")).unwrap(),
+            OpeningsSpec::Random {
+                plies: 2,
+                balance: Some(Balance {
+                    max_centipoints: 0,
+                    nodes: 500
+                })
+            }
+        );
+        for bad in [
+            "plies=4 balanced=-1",
+            "plies=4 balanced=nan",
+            "plies=4 balanced=inf",
+            "plies=4 probe-nodes=100",
+            "plies=4 balanced=2 probe-nodes=0",
+            "plies=4 balanced=2 probe-nodes=x",
+            "file=o.txt balanced=2",
+            "plies=4 order=random",
+        ] {
+            let e = parse_openings(&words(bad)).unwrap_err();
+            assert!(e.contains("expected --openings"), "{bad}: {e}");
+        }
         assert!(parse_openings(&words("plies=2 file=x")).is_err());
         assert!(parse_openings(&words("plies=two")).is_err());
         let s = parse_sprt(&words("elo0=0 elo1=10")).unwrap();

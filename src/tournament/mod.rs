@@ -81,7 +81,14 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
     }
     let pairings = config::pairings(engines, config.tournament);
     let rounds = config.games.div_ceil(2);
-    let openings = openings::build(config.openings.as_ref(), base.as_ref(), rounds, config.seed)?;
+    let openings = openings::build(
+        config.openings.as_ref(),
+        base.as_ref(),
+        rounds,
+        config.seed,
+        config.concurrency,
+        cancel.flag(),
+    )?;
     let names = resolve_names(config, cancel)?;
     if cancel.is_cancelled() {
         return Err("interrupted before the first game".to_string());
