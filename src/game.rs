@@ -283,6 +283,19 @@ pub struct BenchSpec {
 ///   the same order (the transposition table stores a move as its index in that list).
 /// - Hot paths (`legal_moves`, `play`, `evaluate`, `hash`) must not allocate once the
 ///   caller's move buffer has grown to size.
+/// See [`Game::horizon`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Horizon {
+    /// Nothing forcing is pending: the evaluation holds.
+    Quiet,
+    /// Every legal move is forcing and one must be played: search them before evaluating.
+    Forced,
+}
+
+/// The deepest a quiescence search goes past the horizon (forced turns in a row) before
+/// it evaluates anyway.
+pub const QUIESCENCE_PLIES: usize = 12;
+
 pub trait Game: Clone + Send + Sync + 'static {
     /// Cheap to copy: the search plays moves on copies (copy-make).
     type Position: Clone + Send + Sync + fmt::Debug + 'static;
@@ -388,6 +401,15 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// learns from quiet positions only, where the static evaluation is meant to hold.
     fn is_quiet(&self, _pos: &Self::Position) -> bool {
         true
+    }
+
+    /// What the search does with `pos` at its horizon (no depth left) before it trusts the
+    /// evaluation. [`Horizon::Quiet`] (the default): evaluate. [`Horizon::Forced`]: the
+    /// mover must play a forcing move (a compulsory capture) and every legal move is one,
+    /// so the search plays them out first (a quiescence search over forced turns, with no
+    /// option to stand on the evaluation), bounded by [`QUIESCENCE_PLIES`].
+    fn horizon(&self, _pos: &Self::Position) -> Horizon {
+        Horizon::Quiet
     }
 
     // Exact play: the solver (`src/solve/`) and endgame tables (`src/tablebase/`) ask the

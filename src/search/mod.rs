@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::game::{Game, GameResult, HISTORY_KEYS, Player};
+use crate::game::{Game, GameResult, HISTORY_KEYS, Horizon, Player, QUIESCENCE_PLIES};
 use crate::tablebase::Tables;
 use limits::{Limits, TimeBudget};
 use score::{INFINITE, MATE_BOUND, MAX_PLY};
@@ -493,19 +493,25 @@ impl<G: Game> Worker<'_, G> {
         }
     }
 
-    fn negamax(
-        &mut self,
-        pos: &G::Position,
-        depth: u32,
-        mut alpha: i32,
-        beta: i32,
-        ply: usize,
-    ) -> i32 {
+    fn negamax(&mut self, pos: &G::Position, depth: u32, alpha: i32, beta: i32, ply: usize) -> i32 {
+        if let Some(score) = self.enter_node(pos, ply) {
+            return score;
+        }
+        if depth == 0 {
+            return self.quiesce(pos, alpha, beta, ply, 0);
+        }
+        self.negamax_inner(pos, depth, alpha, beta, ply)
+    }
+
+    /// What every node does first: count itself, check for an abort, and score the
+    /// position when it is a leaf by the rules: a repetition, a game end, a table position.
+    #[inline]
+    fn enter_node(&mut self, pos: &G::Position, ply: usize) -> Option<i32> {
         self.pv[ply].clear();
         self.count_node();
         if self.aborted || self.should_abort() {
             self.aborted = true;
-            return 0;
+            return Some(0);
         }
         self.seldepth = self.seldepth.max(ply);
         let game = self.game;
@@ -517,27 +523,137 @@ impl<G: Game> Worker<'_, G> {
             self.unresolved = true;
             let outcome = game.repetition_outcome(pos);
             if outcome.result == GameResult::Draw {
-                return 0;
+                return Some(0);
             }
             let margin = outcome.margin(player).halves() * 50;
-            return score::clamp_eval(margin);
+            return Some(score::clamp_eval(margin));
         }
         if let Some(outcome) = game.outcome(pos) {
             if self.tables.is_some() {
-                return score::exact(game.final_value(&outcome, player));
+                return Some(score::exact(game.final_value(&outcome, player)));
             }
-            return score::terminal(&outcome, player, ply);
+            return Some(score::terminal(&outcome, player, ply));
         }
         if let Some(tables) = self.tables
             && let Some(rest) = tables.probe(game, pos)
         {
             self.tbhits += 1;
-            return score::exact(game.banked_value(pos) + rest);
+            return Some(score::exact(game.banked_value(pos) + rest));
         }
-        if depth == 0 || ply >= MAX_PLY - 1 {
+        if ply >= MAX_PLY - 1 {
+            self.unresolved = true;
+            return Some(score::clamp_eval(game.evaluate(pos)));
+        }
+        None
+    }
+
+    /// The search past the horizon: a position whose mover must play a forcing move
+    /// ([`Horizon::Forced`]) is searched over all its moves, to any depth up to
+    /// [`QUIESCENCE_PLIES`]; any other is evaluated. Without the table and without
+    /// reductions: these trees are small and their positions rarely recur.
+    fn quiesce(
+        &mut self,
+        pos: &G::Position,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        qply: usize,
+    ) -> i32 {
+        let game = self.game;
+        if qply >= QUIESCENCE_PLIES || game.horizon(pos) == Horizon::Quiet {
             self.unresolved = true;
             return score::clamp_eval(game.evaluate(pos));
         }
+        // Stand pat: the evaluation is taken as a lower bound of what the mover's capture
+        // gains (the evaluations count the mover's best capture), so only captures that
+        // promise more are searched.
+        self.unresolved = true;
+        let stand = score::clamp_eval(game.evaluate(pos));
+        if stand >= beta {
+            return stand;
+        }
+        alpha = alpha.max(stand);
+        let player = game.to_move(pos);
+        let mut moves = std::mem::take(&mut self.frames[ply].moves);
+        let mut order = std::mem::take(&mut self.frames[ply].order);
+        game.legal_moves(pos, &mut moves);
+        if moves.is_empty() {
+            // Not what `Forced` promises; the evaluation is the safe answer.
+            self.frames[ply].moves = moves;
+            self.frames[ply].order = order;
+            self.unresolved = true;
+            return score::clamp_eval(game.evaluate(pos));
+        }
+        order.clear();
+        for (i, &mv) in moves.iter().enumerate() {
+            order.push((game.order_hint(pos, mv) as i64, i as u16));
+        }
+        let mut best = stand;
+        for k in 0..order.len() {
+            let mut pick = k;
+            for j in k + 1..order.len() {
+                if order[j].0 > order[pick].0 {
+                    pick = j;
+                }
+            }
+            order.swap(k, pick);
+            let mv = moves[order[k].1 as usize];
+            let mut child = pos.clone();
+            game.play(&mut child, mv);
+            let same = game.to_move(&child) == player;
+            self.push_key(&child);
+            let score = if same {
+                self.quiesce_child(&child, alpha, beta, ply + 1, qply + 1)
+            } else {
+                -self.quiesce_child(&child, -beta, -alpha, ply + 1, qply + 1)
+            };
+            self.pop_key();
+            if self.aborted {
+                break;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    let (head, tail) = self.pv.split_at_mut(ply + 1);
+                    head[ply].clear();
+                    head[ply].push(mv);
+                    head[ply].extend_from_slice(&tail[0]);
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.frames[ply].moves = moves;
+        self.frames[ply].order = order;
+        if self.aborted { 0 } else { best }
+    }
+
+    fn quiesce_child(
+        &mut self,
+        pos: &G::Position,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        qply: usize,
+    ) -> i32 {
+        if let Some(score) = self.enter_node(pos, ply) {
+            return score;
+        }
+        self.quiesce(pos, alpha, beta, ply, qply)
+    }
+
+    fn negamax_inner(
+        &mut self,
+        pos: &G::Position,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        let game = self.game;
+        let player = game.to_move(pos);
         let pv_node = beta - alpha > 1;
         // Nodes just above the leaves are most of the tree and gain least from the table:
         // skipping it there saves a cache miss per node.

@@ -15,8 +15,8 @@ mod tests;
 use std::fmt::Write;
 
 use crate::game::{
-    BenchSpec, EvalTerm, Game, GameResult, MAX_TABLE_DISTANCE, MoveError, Outcome, Player, Points,
-    PositionError, TableValues, eval_weights,
+    BenchSpec, EvalTerm, Game, GameResult, Horizon, MAX_TABLE_DISTANCE, MoveError, Outcome, Player,
+    Points, PositionError, TableValues, eval_weights,
 };
 use crate::memory::mix64 as mix;
 use crate::options::{GameOptions, OptionKind, OptionSpec};
@@ -578,6 +578,16 @@ impl Game for Fanorona {
     /// No capture at hand (captures are compulsory).
     fn is_quiet(&self, pos: &FanoronaPosition) -> bool {
         self.g.threats(pos.own(), pos.enemy()).longest == 0
+    }
+
+    /// A capture at hand must be played (every legal move is a capture): the search plays
+    /// the captures out before it evaluates.
+    fn horizon(&self, pos: &FanoronaPosition) -> Horizon {
+        if self.is_quiet(pos) {
+            Horizon::Quiet
+        } else {
+            Horizon::Forced
+        }
     }
 
     fn hash(&self, pos: &FanoronaPosition) -> u64 {
