@@ -258,7 +258,8 @@ final class Engine {
 
     /**
      * The position after {@code moves} (space-separated, may be empty) from {@code fen}, read
-     * from {@code d}, whose last line is "To move: ..." or "Result: ..." (protocol.md, "d").
+     * from {@code d}, whose last lines are "Fen: ...", "Score: ..." and "To move: p1|p2" or
+     * "Result: ..." (protocol.md, "d").
      * Throws with the engine's message when it rejects the position or a move.
      */
     Position position(final String fen, final String moves) throws EngineException {
@@ -275,12 +276,11 @@ final class Engine {
                 fenLine = line.substring("Fen: ".length()).trim();
             } else if (line.startsWith("Score: ")) {
                 score = line.substring("Score: ".length()).trim();
-            } else if (line.startsWith("To move:") || line.startsWith("Result:")) {
+            } else if (fenLine != null && (line.equals("To move: p1") || line.equals("To move: p2")
+                    || line.startsWith("Result: "))) {
+                // The last line of d (a "To move: ..." line of the picture comes before Fen).
                 if (error != null) {
                     throw new EngineException(error);
-                }
-                if (fenLine == null) {
-                    throw new EngineException("'d' printed no Fen line");
                 }
                 return new Position(fenLine, score,
                         line.startsWith("Result:") ? line.substring("Result:".length()).trim() : null);

@@ -68,6 +68,7 @@ public final class LudiiMatch {
                     System.exit(2);
             }
         }
+        System.out.println("Ludii version " + main.Constants.LUDEME_VERSION);
         System.out.println("sowfan " + sowfanSeconds + " s a decision, Ludii's AIs "
                 + ludiiSeconds + " s; " + games + " games per game and colour; opponents in turn: "
                 + opponents);
@@ -476,9 +477,16 @@ public final class LudiiMatch {
                 }
                 if (move.isPass()) {
                     if (turnMoves.isEmpty()) {
-                        // Ludii passes when it has no move; sowfan says that side has lost.
+                        // Ludii's forced Pass: the player to move has no legal move. Ludii's game
+                        // ends on it when that player has no stones left; sowfan's game was over
+                        // at the start of the turn (no stones or no move loses).
                         final String result = queryResult(turnFen, "");
-                        endNote = " (" + who + " passed with no move: sowfan's result there is " + result + ")";
+                        if (after.trial().over()) {
+                            endCheck(turnFen + " moves ", after);
+                        } else {
+                            disagree(who + " has stones but no legal move in '" + turnFen
+                                    + "': Ludii makes it pass and plays on, sowfan's result is " + result);
+                        }
                     }
                     return;
                 }
@@ -530,20 +538,20 @@ public final class LudiiMatch {
             private String queryResult(final String fen, final String moves) throws Engine.EngineException {
                 engine.send("position fen " + fen + (moves.isEmpty() ? "" : " moves " + moves));
                 engine.send("query result");
-                String result = "?";
-                for (final String line : engine.sync(10_000)) {
-                    if (line.startsWith("response ")) {
-                        result = line.substring("response ".length());
+                final List<String> read = engine.readUntil("response ", 10_000);
+                for (final String line : read) {
+                    if (line.startsWith("info string error")) {
+                        throw new Engine.EngineException(line);
                     }
                 }
-                return result;
+                return read.get(read.size() - 1).substring("response ".length());
             }
 
             /** At Ludii's end of the game: does sowfan see the same end and winner? */
             private void endCheck(final String positionAndMoves, final Context after) throws Engine.EngineException {
                 final int idx = positionAndMoves.indexOf(" moves ");
                 final String result = queryResult(positionAndMoves.substring(0, idx),
-                        positionAndMoves.substring(idx + " moves ".length()));
+                        positionAndMoves.substring(idx + " moves ".length()).trim());
                 final int winner = after.trial().status() == null ? 0 : after.trial().status().winner();
                 final String ludii = winner == 1 ? "p1win" : winner == 2 ? "p2win" : "draw";
                 if (!result.equals(ludii)) {
