@@ -1,0 +1,316 @@
+package sowfan.ludii;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A sowfan process spoken to through its protocol (protocol.md): one command a line on its
+ * stdin, answers read from its stdout by a reader thread so that every wait has a time limit.
+ * Knows no Ludii class, so it is the same for every Ludii version.
+ */
+final class Engine {
+    /** What a wait gives back when the process said nothing more in time, or has ended. */
+    static final class EngineException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        EngineException(final String message) {
+            super(message);
+        }
+    }
+
+    /** The reader thread puts this on the queue when the process's stdout ends. */
+    private static final String END_OF_OUTPUT = "\u0000end of output";
+
+    private final Process process;
+    private final Writer stdin;
+    private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final Log log;
+
+    /** Where a line of the dialogue or a warning goes (stderr by default). */
+    interface Log {
+        void line(String text);
+    }
+
+    private Engine(final Process process, final Log log) {
+        this.process = process;
+        this.log = log;
+        this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+        final Thread reader = new Thread(() -> {
+            try (BufferedReader out = new BufferedReader(
+                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = out.readLine()) != null) {
+                    lines.add(line);
+                }
+            } catch (final IOException e) {
+                // The process went away: the queue's end marker says so below.
+            }
+            lines.add(END_OF_OUTPUT);
+        }, "sowfan-stdout");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /**
+     * Starts the engine and waits for its {@code uciok}.
+     *
+     * @param command the program and its arguments
+     * @param options {@code name=value} pairs sent as {@code setoption} (Threads, Hash, TablebasePath, ...)
+     */
+    static Engine start(final List<String> command, final List<String[]> options, final Log log)
+            throws EngineException {
+        final Process process;
+        try {
+            final ProcessBuilder builder = new ProcessBuilder(command);
+            builder.redirectError(ProcessBuilder.Redirect.INHERIT);
+            process = builder.start();
+        } catch (final IOException e) {
+            throw new EngineException("cannot start sowfan as " + command + ": " + e.getMessage()
+                    + " (set -Dsowfan.path=/path/to/sowfan or SOWFAN_PATH, or put sowfan on the PATH)");
+        }
+        final Engine engine = new Engine(process, log);
+        engine.send("uci");
+        engine.readUntil("uciok", 10_000);
+        for (final String[] option : options) {
+            engine.send("setoption name " + option[0] + " value " + option[1]);
+        }
+        engine.sync(10_000);
+        return engine;
+    }
+
+    /** The program to run: -Dsowfan.path, else $SOWFAN_PATH, else "sowfan" looked up on the PATH. */
+    static String programPath() {
+        final String property = System.getProperty("sowfan.path");
+        if (property != null && !property.isEmpty()) {
+            return property;
+        }
+        final String env = System.getenv("SOWFAN_PATH");
+        if (env != null && !env.isEmpty()) {
+            return env;
+        }
+        final String path = System.getenv("PATH");
+        if (path != null) {
+            for (final String dir : path.split(File.pathSeparator)) {
+                for (final String name : new String[] {"sowfan", "sowfan.exe"}) {
+                    final File candidate = new File(dir, name);
+                    if (candidate.isFile() && candidate.canExecute()) {
+                        return candidate.getPath();
+                    }
+                }
+            }
+        }
+        return "sowfan";
+    }
+
+    /**
+     * Engine options from -Dsowfan.options or $SOWFAN_OPTIONS: {@code name=value} pairs separated
+     * by ';' (e.g. {@code Threads=2;Hash=256;TablebasePath=/data/tables}).
+     */
+    static List<String[]> configuredOptions() {
+        String spec = System.getProperty("sowfan.options");
+        if (spec == null) {
+            spec = System.getenv("SOWFAN_OPTIONS");
+        }
+        final List<String[]> options = new ArrayList<>();
+        if (spec == null) {
+            return options;
+        }
+        for (final String item : spec.split(";")) {
+            final int eq = item.indexOf('=');
+            if (eq > 0) {
+                options.add(new String[] {item.substring(0, eq).trim(), item.substring(eq + 1).trim()});
+            }
+        }
+        return options;
+    }
+
+    void send(final String command) throws EngineException {
+        log.line("> " + command);
+        try {
+            stdin.write(command);
+            stdin.write('\n');
+            stdin.flush();
+        } catch (final IOException e) {
+            throw new EngineException("sowfan does not read its input any more: " + e.getMessage());
+        }
+    }
+
+    /** The next line, or an exception after {@code millis} ms or at the end of the output. */
+    private String next(final long millis) throws EngineException {
+        final String line;
+        try {
+            line = lines.poll(Math.max(1, millis), TimeUnit.MILLISECONDS);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EngineException("interrupted while waiting for sowfan");
+        }
+        if (line == null) {
+            throw new EngineException("sowfan said nothing for " + millis + " ms");
+        }
+        if (line.equals(END_OF_OUTPUT)) {
+            lines.add(END_OF_OUTPUT);
+            throw new EngineException("sowfan has ended");
+        }
+        log.line("< " + line);
+        return line;
+    }
+
+    /** Lines up to and including the first that starts with {@code prefix}. */
+    List<String> readUntil(final String prefix, final long millis) throws EngineException {
+        final long deadline = System.currentTimeMillis() + millis;
+        final List<String> read = new ArrayList<>();
+        while (true) {
+            final String line = next(deadline - System.currentTimeMillis());
+            read.add(line);
+            if (line.startsWith(prefix)) {
+                return read;
+            }
+        }
+    }
+
+    /**
+     * Returns every line the commands sent so far print, up to a marker. The marker is
+     * {@code query gameover}, not {@code isready}: the engine answers {@code isready} at once
+     * even while earlier commands still wait behind a search that is just ending, whereas a
+     * query runs in its turn, after them (protocol.md, "Timing and concurrency").
+     */
+    List<String> sync(final long millis) throws EngineException {
+        send("query gameover");
+        final List<String> read = readUntil("response ", millis);
+        read.remove(read.size() - 1);
+        return read;
+    }
+
+    /** Runs commands that answer nothing but errors; throws on the first {@code info string error}. */
+    void commands(final String... commands) throws EngineException {
+        for (final String command : commands) {
+            send(command);
+        }
+        for (final String line : sync(10_000)) {
+            if (line.startsWith("info string error")) {
+                throw new EngineException(line);
+            }
+        }
+    }
+
+    /**
+     * Searches the current position with the given {@code go} parameters and returns the
+     * {@code bestmove} token. A search that runs {@code millis} past its plan is stopped.
+     */
+    String bestMove(final String goParameters, final long millis) throws EngineException {
+        send("go " + goParameters);
+        final long deadline = System.currentTimeMillis() + millis;
+        boolean stopped = false;
+        while (true) {
+            final String line;
+            try {
+                line = next(deadline - System.currentTimeMillis());
+            } catch (final EngineException late) {
+                if (stopped || !process.isAlive()) {
+                    throw late;
+                }
+                log.line("sowfan: no bestmove in time, sending stop");
+                send("stop");
+                stopped = true;
+                return readBestMove(readUntil("bestmove", 5_000));
+            }
+            if (line.startsWith("info string error")) {
+                throw new EngineException(line);
+            }
+            if (line.startsWith("bestmove")) {
+                return readBestMove(java.util.Collections.singletonList(line));
+            }
+        }
+    }
+
+    private static String readBestMove(final List<String> read) throws EngineException {
+        final String[] tokens = read.get(read.size() - 1).trim().split("\\s+");
+        if (tokens.length < 2) {
+            throw new EngineException("a bestmove without a move: " + read.get(read.size() - 1));
+        }
+        return tokens[1];
+    }
+
+    /** A position as {@code d} describes it. */
+    static final class Position {
+        /** The position string ("Fen:" line). */
+        final String fen;
+        /** The points of p1 and p2 ("Score:" line; final totals once the game is over). */
+        final String score;
+        /** The result and its reason once the game is over ("Result:" line), else null. */
+        final String result;
+
+        Position(final String fen, final String score, final String result) {
+            this.fen = fen;
+            this.score = score;
+            this.result = result;
+        }
+    }
+
+    /**
+     * The position after {@code moves} (space-separated, may be empty) from {@code fen}, read
+     * from {@code d}, whose last lines are "Fen: ...", "Score: ..." and "To move: p1|p2" or
+     * "Result: ..." (protocol.md, "d").
+     * Throws with the engine's message when it rejects the position or a move.
+     */
+    Position position(final String fen, final String moves) throws EngineException {
+        send("position fen " + fen + (moves.isEmpty() ? "" : " moves " + moves));
+        send("d");
+        String error = null;
+        String fenLine = null;
+        String score = null;
+        while (true) {
+            final String line = next(10_000);
+            if (line.startsWith("info string error") && error == null) {
+                error = line;
+            } else if (line.startsWith("Fen: ")) {
+                fenLine = line.substring("Fen: ".length()).trim();
+            } else if (line.startsWith("Score: ")) {
+                score = line.substring("Score: ".length()).trim();
+            } else if (fenLine != null && (line.equals("To move: p1") || line.equals("To move: p2")
+                    || line.startsWith("Result: "))) {
+                // The last line of d (a "To move: ..." line of the picture comes before Fen).
+                if (error != null) {
+                    throw new EngineException(error);
+                }
+                return new Position(fenLine, score,
+                        line.startsWith("Result:") ? line.substring("Result:".length()).trim() : null);
+            }
+        }
+    }
+
+    /** The position string after {@code moves} from {@code fen}. */
+    String fenAfter(final String fen, final String moves) throws EngineException {
+        return position(fen, moves).fen;
+    }
+
+    /** Asks the engine to quit and ends the process if it has not within a second. */
+    void quit() {
+        try {
+            send("quit");
+        } catch (final EngineException e) {
+            // Already gone.
+        }
+        try {
+            if (!process.waitFor(1, TimeUnit.SECONDS)) {
+                process.destroy();
+            }
+        } catch (final InterruptedException e) {
+            process.destroy();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    boolean alive() {
+        return process.isAlive();
+    }
+}
