@@ -249,7 +249,7 @@ impl Afrika {
     /// are forced and a tie only chooses among equal pits, so the captures due now are
     /// played out (to a bounded length) before the position is judged.
     #[inline]
-    fn features(&self, pos: &AfrikaPosition) -> [i32; 2] {
+    fn features(&self, pos: &AfrikaPosition) -> [i32; 3] {
         let us = pos.side;
         let mut quiet = *pos;
         for _ in 0..CELLS {
@@ -263,7 +263,8 @@ impl Afrika {
         }
         let margin = self.side_points(&quiet, us) - self.side_points(&quiet, us.other());
         let rows = quiet.row_stones(us.other()) as i32 - quiet.row_stones(us) as i32;
-        [margin.halves(), rows]
+        let tempo = if quiet.side == us { 1 } else { -1 };
+        [margin.halves(), rows, tempo]
     }
 
     /// Text of every legal move, for error messages.
@@ -286,6 +287,11 @@ eval_weights! {
     /// capture from it (the strategy texts' "push your stones across").
     row_stone = 20, unit = false,
         "a stone of (opponent's row − own row), after the captures due";
+    /// The move, after the captures due: sowing is a choice the side that must sow makes,
+    /// and searches that end on its move and on the other side's disagree by about this
+    /// much (the evaluation's swing between odd and even depths).
+    tempo = 55, unit = false,
+        "the side to sow after the captures due (+1 us, −1 them)";
 }
 
 impl Game for Afrika {
