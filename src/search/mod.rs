@@ -179,8 +179,39 @@ struct Frame<M> {
 /// History scores stay within ±HISTORY_MAX (the "gravity" update below).
 const HISTORY_MAX: i32 = 1 << 14;
 
+/// The deepest iteration a helper thread completed: the main thread plays its move when it
+/// is deeper than its own and scores better (a vote of two: depth, then score).
+struct HelperBest<M> {
+    depth: u32,
+    seldepth: usize,
+    score: i32,
+    proven: bool,
+    pv: Vec<M>,
+}
+
+/// Which iterations helper `id` skips, as (cycle length, phase): it searches depth `d` only
+/// when `(d + phase) / size` is even. Helpers that skip different depths reach the deeper
+/// iterations early and fill the shared table ahead of the main thread, instead of walking
+/// the same tree in the same order beside it (the pattern of the Lazy SMP engines).
+const SKIP_SIZE: [u32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
+const SKIP_PHASE: [u32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
+
+/// Does helper `id` (1 = the first helper) skip iteration `depth`? The main thread (0) and
+/// the first iteration never do.
+fn skips_depth(id: usize, depth: u32) -> bool {
+    if id == 0 || depth <= 1 {
+        return false;
+    }
+    let i = (id - 1) % SKIP_SIZE.len();
+    (depth + SKIP_PHASE[i]) / SKIP_SIZE[i] % 2 == 1
+}
+
 struct Worker<'a, G: Game> {
     game: &'a G,
+    /// 0 for the main thread, 1.. for the helpers.
+    id: usize,
+    /// Where helpers leave their deepest completed iteration.
+    helper_best: &'a Mutex<Option<HelperBest<G::Move>>>,
     tt: &'a TranspositionTable,
     /// Endgame tables: a covered position is an exact leaf.
     tables: Option<&'a Tables>,
@@ -262,8 +293,11 @@ pub fn search<G: Game>(
             proven: true,
         };
     }
+    let helper_best: Mutex<Option<HelperBest<G::Move>>> = Mutex::new(None);
     let make_worker = |id: usize| Worker {
         game,
+        id,
+        helper_best: &helper_best,
         tt,
         tables,
         shared: &shared,
@@ -303,8 +337,7 @@ pub fn search<G: Game>(
             let spawned = std::thread::Builder::new()
                 .name(format!("search-{id}"))
                 .spawn_scoped(scope, move || {
-                    // Helpers start at staggered depths so that they fill the table ahead.
-                    helper.iterate(root, 1 + (id % 2) as u32, max_depth, 1, &mut |_| {}, false);
+                    helper.iterate(root, 1, max_depth, 1, &mut |_| {}, false);
                     helper.flush_nodes();
                 });
             if let Err(e) = spawned {
@@ -326,6 +359,39 @@ pub fn search<G: Game>(
         control.wait_for_stop(limits, player);
     }
     let best = &main.root_moves[0];
+    let helper = helper_best
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .filter(|h| {
+            settings.multipv <= 1
+                && !outcome.proven
+                && h.depth > outcome.depth
+                && h.score > best.score
+                && !h.pv.is_empty()
+        });
+    if let Some(h) = helper {
+        // The helper saw deeper and better: its line is the answer, reported as such.
+        info(&Report {
+            depth: h.depth,
+            seldepth: h.seldepth.max(1),
+            multipv: 1,
+            score: h.score,
+            nodes: shared.nodes.load(Ordering::Relaxed),
+            time: start.elapsed(),
+            hashfull: tt.hashfull(),
+            tbhits: shared.tbhits.load(Ordering::Relaxed),
+            pv: h.pv.clone(),
+        });
+        return SearchResult {
+            best: Some(h.pv[0]),
+            ponder: h.pv.get(1).copied(),
+            score: h.score,
+            depth: h.depth,
+            nodes: shared.nodes.load(Ordering::Relaxed),
+            tbhits: shared.tbhits.load(Ordering::Relaxed),
+            proven: h.proven,
+        };
+    }
     SearchResult {
         best: Some(best.mv),
         ponder: best.pv.get(1).copied(),
@@ -358,6 +424,9 @@ impl<G: Game> Worker<'_, G> {
         };
         let lines = multipv.clamp(1, self.root_moves.len());
         for depth in first_depth..=max_depth {
+            if skips_depth(self.id, depth) && depth < max_depth {
+                continue;
+            }
             self.can_abort = depth > 1;
             for rm in &mut self.root_moves {
                 rm.previous_score = rm.score;
@@ -390,6 +459,9 @@ impl<G: Game> Worker<'_, G> {
                 depth,
                 proven: !self.unresolved || score::is_mate(self.root_moves[0].score),
             };
+            if !self.is_main {
+                self.offer_result(depth, completed.proven);
+            }
             if report {
                 if self.root_moves[0].score.abs() > MATE_BOUND {
                     self.extend_pvs(root, lines);
@@ -427,6 +499,24 @@ impl<G: Game> Worker<'_, G> {
             }
         }
         completed
+    }
+
+    /// A helper's completed iteration, kept when it is the deepest of all helpers.
+    fn offer_result(&self, depth: u32, proven: bool) {
+        let mut best = self
+            .helper_best
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if best.as_ref().is_none_or(|b| depth > b.depth) {
+            let rm = &self.root_moves[0];
+            *best = Some(HelperBest {
+                depth,
+                seldepth: self.seldepth,
+                score: rm.score,
+                proven,
+                pv: rm.pv.clone(),
+            });
+        }
     }
 
     fn search_root(&mut self, root: &G::Position, depth: u32, line: usize) {
