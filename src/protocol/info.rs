@@ -147,6 +147,29 @@ mod tests {
     }
 
     #[test]
+    fn a_proven_value_carries_wdl_a_bound_does_not() {
+        let exact = InfoLine {
+            score: InfoScore::of_halves(5),
+            ..line()
+        };
+        assert!(
+            info_text(&Info::Line(exact)).contains(" score cp 250 wdl 1000 0 0 nodes "),
+            "exact"
+        );
+        let draw = InfoLine {
+            score: InfoScore::of_halves(0),
+            ..line()
+        };
+        assert!(info_text(&Info::Line(draw)).contains(" score cp 0 wdl 0 1000 0 nodes "));
+        let bound = InfoLine {
+            score: InfoScore::Cp(600),
+            bound: ScoreBound::Lower,
+            ..line()
+        };
+        assert!(info_text(&Info::Line(bound)).contains(" score cp 600 lowerbound nodes "));
+    }
+
+    #[test]
     fn a_finished_game() {
         let info = Info::GameOver {
             score: InfoScore::of_halves(-4),

@@ -1026,7 +1026,10 @@ fn marks_agree_with_the_tables<G: sowfan::game::Game>(
         let mark = m["mark"].as_str().unwrap();
         if value == best {
             kept += 1;
-            assert!(mark.is_empty() || mark == "!", "a move that keeps the value: {m}");
+            assert!(
+                mark.is_empty() || mark == "!",
+                "a move that keeps the value: {m}"
+            );
         }
         if mark == "??" {
             blunders += 1;
