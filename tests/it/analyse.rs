@@ -258,7 +258,10 @@ fn analyse_json_lines_parse_with_the_documented_fields_and_records_equal_pgn() {
             assert_eq!(m["opening"], i < opening);
             assert!(m["loss"].as_f64().unwrap() >= 0.0);
             assert!(["", "!", "?!", "?", "??"].contains(&m["mark"].as_str().unwrap()));
-            assert!(["cp", "exact", "win", "loss"].contains(&m["score_kind"].as_str().unwrap()));
+            assert!(
+                ["cp", "exact", "bound", "win", "loss"]
+                    .contains(&m["score_kind"].as_str().unwrap())
+            );
         }
         // Counted marks agree with the move lines.
         for player in ["p1", "p2"] {
