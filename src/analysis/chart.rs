@@ -1,12 +1,16 @@
 //! The evaluation chart of a game, as SVG (plotters' SVG backend): p1's score after every
-//! move, held within ±[`DECIDED`] points (a decided game is drawn at the edge), with a zero
-//! line, the decided lines, the marks and a legend.
+//! move, with a zero line, the decided lines, the marks and a legend. Heuristic scores are
+//! hollow points held within ±[`DECIDED`] points; exact margins within ±[`DECIDED`] are
+//! filled points at their value; a proven result beyond that, or whose margin is not known
+//! exactly (a bound, a won or lost game not scored by points), is a filled point in the
+//! "won" or "lost" band outside the ±[`DECIDED`] lines, so that a proven win is never drawn
+//! as a score that looks like a heuristic lead.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::evaluate::{DECIDED, Mark, MoveAnalysis};
+use super::evaluate::{DECIDED, Mark, MoveAnalysis, Value};
 
 /// The chart's size in pixels.
 const WIDTH: u32 = 960;
@@ -15,6 +19,27 @@ const HEIGHT: u32 = 480;
 const CURVE: RGBColor = RGBColor(31, 94, 160);
 const GRID: RGBColor = RGBColor(236, 236, 236);
 const DASH: RGBColor = RGBColor(150, 150, 150);
+const WON: RGBColor = RGBColor(30, 150, 60);
+const LOST: RGBColor = RGBColor(204, 30, 30);
+
+/// The won and lost bands lie between ±([`DECIDED`] + `BAND_GAP`) and ±[`LIMIT`].
+const BAND_GAP: f64 = 0.5;
+/// The chart's y range: ±`LIMIT`.
+const LIMIT: f64 = DECIDED + 3.0;
+/// Where a proven result is drawn in its band.
+const BAND_MIDDLE: f64 = (DECIDED + BAND_GAP + LIMIT) / 2.0;
+
+/// Where a value (p1's) is drawn: a heuristic score held within ±[`DECIDED`], an exact
+/// margin at its value if within, any other proven result in the won or lost band.
+fn height(value: Value) -> f64 {
+    let points = value.points();
+    match value {
+        Value::Cp(_) => points.clamp(-DECIDED, DECIDED),
+        Value::Exact(_) if points.abs() <= DECIDED => points,
+        _ if points > 0.0 => BAND_MIDDLE,
+        _ => -BAND_MIDDLE,
+    }
+}
 
 fn mark_colour(mark: Mark) -> RGBColor {
     match mark {
@@ -31,8 +56,8 @@ pub struct ChartSpec<'a> {
     pub title: &'a str,
     /// The y axis' description, e.g. `points for p1 (d1)`.
     pub y_label: &'a str,
-    /// p1's score in the position the game started from.
-    pub start: f64,
+    /// p1's value of the position the game started from.
+    pub start: Value,
     pub moves: &'a [MoveAnalysis],
 }
 
@@ -40,18 +65,17 @@ fn draw_error<E: std::fmt::Debug>(e: E) -> String {
     format!("cannot draw the chart: {e:?}")
 }
 
-/// The SVG document: one circle a move (filled for exact values, hollow for heuristic
-/// ones, coloured by mark), the mark written next to it.
+/// The SVG document: one circle a move (filled for proven values, hollow for heuristic
+/// ones, coloured by mark; see [`height`] for where), the mark written next to it.
 pub fn render(spec: &ChartSpec) -> Result<String, String> {
-    let limit = DECIDED + 1.0;
-    let clamp = |v: f64| v.clamp(-DECIDED, DECIDED);
+    let limit = LIMIT;
     let n = spec.moves.len();
     let x_max = (n.max(1)) as f64;
-    let mut curve = vec![(0.0, clamp(spec.start))];
+    let mut curve = vec![(0.0, height(spec.start))];
     curve.extend(
         spec.moves
             .iter()
-            .map(|m| (m.ply as f64, clamp(m.p1_value.points()))),
+            .map(|m| (m.ply as f64, height(m.p1_value))),
     );
     let mut svg = String::new();
     {
@@ -74,17 +98,43 @@ pub fn render(spec: &ChartSpec) -> Result<String, String> {
             .axis_desc_style(("sans-serif", 15))
             .label_style(("sans-serif", 13))
             .x_labels(12)
-            .y_labels(11)
+            .y_labels(14)
             .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&|y| {
                 if y.abs() < 1e-9 {
                     "0".to_string()
+                } else if y.abs() > DECIDED + 1e-9 {
+                    // The bands hold results, not scores.
+                    String::new()
                 } else {
                     format!("{y:+.0}")
                 }
             })
             .draw()
             .map_err(draw_error)?;
+        // The bands of proven results, labelled.
+        for (low, high, colour, label) in [
+            (DECIDED + BAND_GAP, LIMIT, WON, "won (proven)"),
+            (-LIMIT, -DECIDED - BAND_GAP, LOST, "lost (proven)"),
+        ] {
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(0.0, low), (x_max, high)],
+                    colour.mix(0.10).filled(),
+                )))
+                .map_err(draw_error)?;
+            let style = ("sans-serif", 12)
+                .into_font()
+                .color(&colour)
+                .pos(Pos::new(HPos::Left, VPos::Center));
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    label,
+                    (x_max * 0.005, (low + high) / 2.0),
+                    style,
+                )))
+                .map_err(draw_error)?;
+        }
         // p1's advantage shaded towards the zero line.
         chart
             .draw_series(AreaSeries::new(
@@ -118,7 +168,7 @@ pub fn render(spec: &ChartSpec) -> Result<String, String> {
         chart
             .draw_series(spec.moves.iter().map(|m| {
                 let colour = mark_colour(m.mark);
-                let point = (m.ply as f64, clamp(m.p1_value.points()));
+                let point = (m.ply as f64, height(m.p1_value));
                 let style = if m.p1_value.is_proven() {
                     colour.filled()
                 } else {
@@ -129,7 +179,7 @@ pub fn render(spec: &ChartSpec) -> Result<String, String> {
             .map_err(draw_error)?;
         chart
             .draw_series(spec.moves.iter().filter(|m| m.mark != Mark::None).map(|m| {
-                let value = clamp(m.p1_value.points());
+                let value = height(m.p1_value);
                 let offset = if value >= 0.0 { -20 } else { 7 };
                 let style = ("sans-serif", 14)
                     .into_font()
@@ -165,7 +215,7 @@ fn legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>) -> Result<(), Strin
         CURVE.stroke_width(2),
     ))
     .map_err(draw_error)?;
-    let label = "p1's score after each move (○ heuristic, ● exact)";
+    let label = "p1's score after each move (○ heuristic, ● proven)";
     area.draw(&text(x + 28, label)).map_err(draw_error)?;
     x += 28 + width(label) + 14;
     for dash in 0..3 {

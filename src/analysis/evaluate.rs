@@ -3,17 +3,23 @@
 //! the decisive mistake. Generic over games: everything goes through [`Session`].
 //!
 //! Values are in the game's points (seeds, stones), from the view of the player to move:
-//! a heuristic score `cp N` is N/100 points; an exact value (endgame tables, a proof, or the
-//! end of the game) is the final margin; a forced result whose margin the search did not
-//! prove (a `mate` score) counts as ±[`DECIDED`] points.
+//! a heuristic score `cp N` is N/100 points; an exact value (endgame tables, a proof, or a
+//! search whose every line reached the end) is the final margin; a forced result whose
+//! margin the search only bounded is that bound (a win by at least, a loss by at least); in
+//! games won or lost, not scored, a forced result counts as ±[`DECIDED`] points.
 //!
 //! - The **best** move and its value: the search of the position before the move.
 //! - The **score of the move played**: the search of the position after it, negated when
 //!   the other player moves next and not when the same player moves again (extra moves).
-//! - The **loss**: best − played with both values held within ±[`DECIDED`] (a lead of
-//!   [`DECIDED`] points or more is a decided game, whatever its size), never negative, and 0
-//!   when the move played is the engine's best move (its two values differ only by the
-//!   search horizon).
+//! - The **loss** ([`loss_between`]) compares only what is comparable: two proven values
+//!   by what is certainly lost (exact against exact: their difference); a proven value
+//!   against a heuristic one only when the heuristic says the result changed for the worse
+//!   (a proven win against a heuristic score that still favours the mover is no loss, nor a
+//!   heuristic lead against a proven win), then best − played held within ±[`DECIDED`];
+//!   two heuristic values by best − played held within ±[`DECIDED`] (a lead of [`DECIDED`]
+//!   points or more is a decided game, whatever its size). Never negative, and 0 when the
+//!   move played is the engine's best move (its two values differ only by the search
+//!   horizon).
 //! - The **mark**: `??` for a loss of at least [`BLUNDER`] points, `?` at least
 //!   [`MISTAKE`], `?!` at least [`INACCURACY`]; `!` when the move played is the engine's
 //!   best, its value is proven, and a second search of all the other moves proves each of
@@ -227,7 +233,7 @@ pub fn judge_move(
     let loss = if best == played {
         0.0
     } else {
-        round2((before.value.in_doubt() - value.in_doubt()).max(0.0))
+        loss_between(before.value, value)
     };
     let mark = if before.only_move && best == played {
         Mark::Only
@@ -249,6 +255,21 @@ pub fn judge_move(
         depth: before.depth,
         nodes: before.nodes,
     }
+}
+
+/// What a move worth `played` lost against the best move, worth `best` (both from the
+/// mover's view), in points, never negative: see the module's documentation.
+pub fn loss_between(best: Value, played: Value) -> f64 {
+    let lost = match (best.proven_range(), played.proven_range()) {
+        // What is certainly lost: the best move's least against the played move's most
+        // (a bound leaves its side open, which can only lower the loss).
+        (Some((best_low, _)), Some((_, played_high))) => best_low - played_high,
+        (None, None) => best.in_doubt() - played.in_doubt(),
+        // A proven value against a heuristic judgement: only a change of result counts.
+        _ if played.result() < best.result() => best.in_doubt() - played.in_doubt(),
+        _ => 0.0,
+    };
+    round2(lost.max(0.0))
 }
 
 /// A player's totals over their own moves (opening moves excluded).
@@ -454,14 +475,47 @@ mod tests {
         let m = judge_move(1, "A", false, &before, &pos(Player::P2, Value::Cp(500)));
         assert_eq!((m.loss, m.mark), (0.0, Mark::None));
         // Within a decided lead nothing is lost.
-        let won = pos(Player::P1, Value::Win);
-        let m = judge_move(1, "B", false, &won, &pos(Player::P2, Value::Cp(-1200)));
+        let ahead = pos(Player::P1, Value::Cp(1500));
+        let m = judge_move(1, "B", false, &ahead, &pos(Player::P2, Value::Cp(-1200)));
         assert_eq!(m.loss, 0.0);
-        let m = judge_move(1, "B", false, &won, &pos(Player::P2, Value::Cp(-700)));
+        let m = judge_move(1, "B", false, &ahead, &pos(Player::P2, Value::Cp(-700)));
         assert_eq!((m.loss, m.mark), (3.0, Mark::Mistake));
         // Never negative.
         let m = judge_move(1, "B", false, &before, &pos(Player::P2, Value::Cp(-900)));
         assert_eq!(m.loss, 0.0);
+    }
+
+    #[test]
+    fn losses_compare_only_comparable_values() {
+        use Value::{Bound, Cp, Exact, Loss, Win};
+        // Exact against exact: the difference, not held within the decided lead.
+        assert_eq!(loss_between(Exact(40), Exact(24)), 8.0);
+        assert_eq!(loss_between(Exact(4), Exact(4)), 0.0);
+        // A bound leaves its side open: only what is certain counts.
+        assert_eq!(loss_between(Bound(12), Exact(4)), 4.0);
+        assert_eq!(loss_between(Exact(12), Bound(4)), 0.0);
+        assert_eq!(loss_between(Bound(12), Bound(4)), 0.0);
+        assert_eq!(loss_between(Bound(2), Bound(-2)), 2.0);
+        assert_eq!(loss_between(Bound(-2), Bound(-24)), 0.0);
+        // The Afrika endgame: a proven win against a heuristic lead is no loss,
+        // either way round; a proven result against a heuristic one that says the same.
+        assert_eq!(loss_between(Bound(4), Cp(400)), 0.0);
+        assert_eq!(loss_between(Win, Cp(400)), 0.0);
+        assert_eq!(loss_between(Cp(900), Bound(2)), 0.0);
+        assert_eq!(loss_between(Cp(-400), Bound(-20)), 0.0);
+        assert_eq!(loss_between(Bound(-2), Cp(-900)), 0.0);
+        assert_eq!(loss_between(Exact(0), Cp(30)), 0.0);
+        // ... unless the heuristic says the result is gone: then by the heuristic's word.
+        assert_eq!(loss_between(Bound(4), Cp(-300)), 5.0);
+        assert_eq!(loss_between(Exact(0), Cp(-150)), 1.5);
+        assert_eq!(loss_between(Cp(250), Exact(-3)), 4.0);
+        assert_eq!(loss_between(Cp(250), Bound(-8)), 6.5);
+        assert_eq!(loss_between(Cp(120), Exact(0)), 1.2);
+        // Won or lost games: a thrown win is ±10 points.
+        assert_eq!(loss_between(Win, Loss), 20.0);
+        assert_eq!(loss_between(Win, Exact(0)), 10.0);
+        // Two heuristic values: held within ±10.
+        assert_eq!(loss_between(Cp(2500), Cp(-500)), 15.0);
     }
 
     #[test]

@@ -618,8 +618,8 @@ impl Printer {
             };
             let start = positions
                 .first()
-                .map(|p| p.value.for_player(p.mover, Player::P1).points())
-                .unwrap_or(0.0);
+                .map(|p| p.value.for_player(p.mover, Player::P1))
+                .unwrap_or(evaluate::Value::Cp(0));
             let svg = chart::render(&chart::ChartSpec {
                 title: &title,
                 y_label: &y_label,

@@ -64,7 +64,7 @@ pub fn text_header(game: &InputGame, limits: &str, width: usize) -> String {
     let _ = writeln!(
         out,
         "Analysis: {limits} per position; scores in points for the player who moves \
-         (* exact: tables, a proof or the end)"
+         (* proven: tables, a proof or the end; >= <= a bound)"
     );
     let _ = writeln!(
         out,

@@ -1,5 +1,6 @@
 //! The text of the `info` lines a search reports (protocol.md, "Search output").
 
+use std::cmp::Ordering;
 use std::fmt::Write;
 
 use crate::session::{Info, InfoScore, ScoreBound};
@@ -67,9 +68,20 @@ fn write_info(text: &mut String, info: &Info) -> std::fmt::Result {
     Ok(())
 }
 
+/// `cp <n>`, `mate <n>`, or for a proven final value `cp <n> wdl <w> <d> <l>`: the result's
+/// certainty in per mille (protocol.md, "Search output"), which tells it from a heuristic
+/// `cp`.
 fn write_score(text: &mut String, score: &InfoScore) -> std::fmt::Result {
     match score {
         InfoScore::Cp(cp) => write!(text, "cp {cp}"),
+        InfoScore::Exact { cp, result } => {
+            let wdl = match result {
+                Ordering::Greater => "1000 0 0",
+                Ordering::Equal => "0 1000 0",
+                Ordering::Less => "0 0 1000",
+            };
+            write!(text, "cp {cp} wdl {wdl}")
+        }
         InfoScore::Mate(moves) => write!(text, "mate {moves}"),
     }
 }
@@ -135,6 +147,29 @@ mod tests {
     }
 
     #[test]
+    fn a_proven_value_carries_wdl_a_bound_does_not() {
+        let exact = InfoLine {
+            score: InfoScore::of_halves(5),
+            ..line()
+        };
+        assert!(
+            info_text(&Info::Line(exact)).contains(" score cp 250 wdl 1000 0 0 nodes "),
+            "exact"
+        );
+        let draw = InfoLine {
+            score: InfoScore::of_halves(0),
+            ..line()
+        };
+        assert!(info_text(&Info::Line(draw)).contains(" score cp 0 wdl 0 1000 0 nodes "));
+        let bound = InfoLine {
+            score: InfoScore::Cp(600),
+            bound: ScoreBound::Lower,
+            ..line()
+        };
+        assert!(info_text(&Info::Line(bound)).contains(" score cp 600 lowerbound nodes "));
+    }
+
+    #[test]
     fn a_finished_game() {
         let info = Info::GameOver {
             score: InfoScore::of_halves(-4),
@@ -143,7 +178,7 @@ mod tests {
         };
         assert_eq!(
             info_text(&info),
-            "info depth 0 score cp -200 nodes 0 time 0 string game over: p2win (no moves)"
+            "info depth 0 score cp -200 wdl 0 0 1000 nodes 0 time 0 string game over: p2win (no moves)"
         );
     }
 }

@@ -3,8 +3,10 @@
 //! Negamax with alpha-beta and a shared transposition table. The search knows no rules: a
 //! move that leaves the same player to move (an extra move) keeps the score's sign and the
 //! window as they are; only a change of player negates them. Scores are exact when the game
-//! ends inside the tree (`score::terminal`), and the search tracks whether a result rests on
-//! any heuristic leaf: a root result that does not is *proven* and ends the search early.
+//! ends inside the tree (its final margin, `score::exact_at`, in games scored by points; a
+//! bare result, `score::terminal`, in games won or lost), and the search tracks whether a
+//! result rests on any heuristic leaf: a root result that does not is *proven* and ends the
+//! search early.
 //!
 //! Several threads (Lazy SMP) share the table; the first thread reports and decides.
 
@@ -147,6 +149,9 @@ pub struct Report<M> {
     pub hashfull: u32,
     pub tbhits: u64,
     pub pv: Vec<M>,
+    /// The iteration rests on no heuristic leaf (or found a mate): an exact value is the
+    /// game's value, not only a bound on it (see [`SearchResult::proven`]).
+    pub proven: bool,
 }
 
 struct Shared<'a> {
@@ -215,6 +220,9 @@ struct Worker<'a, G: Game> {
     tt: &'a TranspositionTable,
     /// Endgame tables: a covered position is an exact leaf.
     tables: Option<&'a Tables>,
+    /// A game end scores its exact final value ([`score::exact_at`]), not a bare result:
+    /// in games scored by points, or with tables.
+    exact_ends: bool,
     shared: &'a Shared<'a>,
     is_main: bool,
     start: Instant,
@@ -240,9 +248,10 @@ struct Worker<'a, G: Game> {
 
 /// Search `root` until a limit or `control.stop`; `info` receives a report after every
 /// completed iteration (main thread only). `history` holds the repetition keys of the game
-/// from its start up to and including `root`. With `tables`, covered positions and game ends
-/// score their exact final value ([`score::exact`]), so that proven lines are told apart by
-/// their margin, not only won or lost.
+/// from its start up to and including `root`. In games scored by points (not
+/// [`Game::win_draw_loss`]), and in any game with `tables`, game ends and covered positions
+/// score their exact final value ([`score::exact_at`]), so that proven lines are told apart
+/// by their margin, not only won or lost.
 #[allow(clippy::too_many_arguments)]
 pub fn search<G: Game>(
     game: &G,
@@ -300,6 +309,7 @@ pub fn search<G: Game>(
         helper_best: &helper_best,
         tt,
         tables,
+        exact_ends: tables.is_some() || !game.win_draw_loss(),
         shared: &shared,
         is_main: id == 0,
         start,
@@ -381,6 +391,7 @@ pub fn search<G: Game>(
             hashfull: tt.hashfull(),
             tbhits: shared.tbhits.load(Ordering::Relaxed),
             pv: h.pv.clone(),
+            proven: h.proven,
         });
         return SearchResult {
             best: Some(h.pv[0]),
@@ -463,7 +474,7 @@ impl<G: Game> Worker<'_, G> {
                 self.offer_result(depth, completed.proven);
             }
             if report {
-                if self.root_moves[0].score.abs() > MATE_BOUND {
+                if score::is_decided(self.root_moves[0].score) {
                     self.extend_pvs(root, lines);
                 }
                 for line in 0..lines {
@@ -478,6 +489,7 @@ impl<G: Game> Worker<'_, G> {
                         hashfull: self.tt.hashfull(),
                         tbhits: self.shared.tbhits.load(Ordering::Relaxed) + self.tbhits,
                         pv: rm.pv.clone(),
+                        proven: completed.proven,
                     });
                 }
             }
@@ -619,8 +631,8 @@ impl<G: Game> Worker<'_, G> {
             return Some(score::clamp_eval(margin));
         }
         if let Some(outcome) = game.outcome(pos) {
-            if self.tables.is_some() {
-                return Some(score::exact(game.final_value(&outcome, player)));
+            if self.exact_ends {
+                return Some(score::exact_at(game.final_value(&outcome, player), ply));
             }
             return Some(score::terminal(&outcome, player, ply));
         }
@@ -628,7 +640,7 @@ impl<G: Game> Worker<'_, G> {
             && let Some(rest) = tables.probe(game, pos)
         {
             self.tbhits += 1;
-            return Some(score::exact(game.banked_value(pos) + rest));
+            return Some(score::exact_at(game.banked_value(pos) + rest, ply));
         }
         if ply >= MAX_PLY - 1 {
             self.unresolved = true;

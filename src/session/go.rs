@@ -2,6 +2,7 @@
 //! tables, a first try of the exact solver near them, else the search — and when the answer
 //! may be given.
 
+use std::cmp::Ordering;
 use std::time::Instant;
 
 use super::info::{Info, InfoScore};
@@ -46,10 +47,20 @@ impl<G: Game> GameSession<G> {
             searchmoves.push(mv);
         }
         if let Some(outcome) = self.outcome() {
-            // The final margin, from the side to move, in the usual hundredths of a point.
-            let margin = outcome.margin(self.game.to_move(&self.position));
+            // The final margin, from the side to move, in the usual hundredths of a point,
+            // with the result (in a game not scored by points the two may differ in sign).
+            let mover = self.game.to_move(&self.position);
+            let margin = outcome.margin(mover);
+            let result = match outcome.result.winner() {
+                Some(winner) if winner == mover => Ordering::Greater,
+                Some(_) => Ordering::Less,
+                None => Ordering::Equal,
+            };
             info(&Info::GameOver {
-                score: InfoScore::of_halves(margin.halves()),
+                score: InfoScore::Exact {
+                    cp: margin.halves() * 50,
+                    result,
+                },
                 result: outcome.result.as_str(),
                 reason: outcome.reason,
             });

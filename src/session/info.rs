@@ -1,6 +1,7 @@
 //! What a `go` reports while it runs, as a value ([`Info`]) that the protocol writes out:
 //! the lines of the search, the tables and the solver, built in one place.
 
+use std::cmp::Ordering;
 use std::time::Duration;
 
 use super::GameSession;
@@ -48,16 +49,30 @@ pub struct InfoLine {
 /// A score from the side to move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InfoScore {
-    /// Hundredths of a point: a heuristic judgement, or an exact final margin.
+    /// Hundredths of a point: a heuristic judgement (or, with a [`ScoreBound`] other than
+    /// `Exact`, a proven bound on the final margin).
     Cp(i32),
+    /// The proven final value, in hundredths of a point, and the result it stands for
+    /// (`Greater`: the mover wins): written `cp <n> wdl …`, the `wdl` telling it from a
+    /// heuristic `cp`.
+    Exact { cp: i32, result: Ordering },
     /// The game ends by force after this many of the mover's own moves; negative when it
     /// loses.
     Mate(i32),
 }
 
 impl InfoScore {
-    /// An exact value in half-points (the margin's unit), in hundredths of a point.
+    /// A proven final value in half-points (the margin's unit): a win when positive.
     pub fn of_halves(halves: i32) -> InfoScore {
+        InfoScore::Exact {
+            cp: halves * 50,
+            result: halves.cmp(&0),
+        }
+    }
+
+    /// A proven bound on the final value (half-points), shown as a plain `cp`: the bound
+    /// flag says what it is.
+    fn bound_of_halves(halves: i32) -> InfoScore {
         InfoScore::Cp(halves * 50)
     }
 }
@@ -93,7 +108,10 @@ impl<G: Game> GameSession<G> {
             depth: pv.len() as u32,
             seldepth: pv.len(),
             multipv: 1,
-            score: InfoScore::of_halves(value),
+            score: match bound {
+                ScoreBound::Exact => InfoScore::of_halves(value),
+                _ => InfoScore::bound_of_halves(value),
+            },
             bound,
             nodes: work.nodes,
             time: work.time,
@@ -119,16 +137,20 @@ impl<G: Game> GameSession<G> {
         }
     }
 
-    /// A heuristic score as it is, a mate score in own moves to the end, an exact value
-    /// (tables loaded) as its margin.
+    /// A heuristic score as it is; a proven exact value (the search rests on no heuristic
+    /// leaf) as its margin; a mate score, or an exact value that is only a bound (a forced
+    /// result whose margin other lines, still heuristic, might improve), as a mate in own
+    /// moves to the end of the game (or to the table position that decides it).
     fn score_of(&self, report: &Report<G::Move>) -> InfoScore {
         let s = report.score;
-        if let Some(halves) = score::exact_value(s) {
-            return InfoScore::of_halves(halves);
-        }
-        if !score::is_mate(s) {
-            return InfoScore::Cp(s);
-        }
+        let plies = match score::exact_value(s) {
+            Some(halves) if report.proven => return InfoScore::of_halves(halves),
+            Some(_) => score::exact_plies(s).unwrap_or(0),
+            None if score::is_mate(s) => score::mate_plies(s),
+            // A proven draw is an exact value too.
+            None if report.proven && s == 0 => return InfoScore::of_halves(0),
+            None => return InfoScore::Cp(s),
+        };
         let me = self.game.to_move(&self.position);
         let mut pos = self.position.clone();
         let mut own_moves = 0;
@@ -138,12 +160,13 @@ impl<G: Game> GameSession<G> {
             }
             self.game.play(&mut pos, mv);
         }
-        if self.game.outcome(&pos).is_none() || report.pv.len() as i32 != score::mate_plies(s) {
+        if self.game.outcome(&pos).is_none() || report.pv.len() as i32 != plies {
             // The line does not reach the end: estimate from the distance in plies.
-            own_moves = (score::mate_plies(s) + 1) / 2;
+            own_moves = (plies + 1) / 2;
         }
         // A search reports from a position with a move to make: at least one own move to the
         // end, so the sign always shows.
+        let own_moves = own_moves.max(1);
         InfoScore::Mate(if s > 0 { own_moves } else { -own_moves })
     }
 }

@@ -258,7 +258,10 @@ fn analyse_json_lines_parse_with_the_documented_fields_and_records_equal_pgn() {
             assert_eq!(m["opening"], i < opening);
             assert!(m["loss"].as_f64().unwrap() >= 0.0);
             assert!(["", "!", "?!", "?", "??"].contains(&m["mark"].as_str().unwrap()));
-            assert!(["cp", "exact", "win", "loss"].contains(&m["score_kind"].as_str().unwrap()));
+            assert!(
+                ["cp", "exact", "bound", "win", "loss"]
+                    .contains(&m["score_kind"].as_str().unwrap())
+            );
         }
         // Counted marks agree with the move lines.
         for player in ["p1", "p2"] {
@@ -925,4 +928,141 @@ fn playing_moves_on_keeps_the_history_and_changes_nothing_on_error() {
     kalah.play_moves(&["A"]).unwrap();
     expected.set_position(None, &["C", "A"]).unwrap();
     assert_eq!(kalah.fen(), expected.fen());
+}
+
+/// The mover's exact value (half-points) of `pos` when the game is over there or `tables`
+/// cover it.
+fn known_value<G: sowfan::game::Game>(
+    game: &G,
+    tables: &sowfan::tablebase::Tables,
+    pos: &G::Position,
+) -> Option<i32> {
+    match game.outcome(pos) {
+        Some(outcome) => Some(game.final_value(&outcome, game.to_move(pos))),
+        None => Some(game.banked_value(pos) + tables.probe(game, pos)?),
+    }
+}
+
+/// Engine games of `spec` (a match of a weak engine against a stronger one, so that there
+/// are mistakes to find), and the games of `more` (a file), analysed with tables of `seeds`
+/// in play built for the test: every position the tables cover is judged by its exact
+/// value, every `??` there loses at least 4 points by the tables, and every move that keeps
+/// the exact value carries no `?!`, `?` or `??`. Returns (moves checked against the tables,
+/// moves that kept the value, `??`).
+fn marks_agree_with_the_tables<G: sowfan::game::Game>(
+    game: &G,
+    spec: &str,
+    seeds: u32,
+    more: Option<PathBuf>,
+) -> (usize, usize, usize) {
+    use sowfan::tablebase::Tables;
+
+    let name = spec.split_whitespace().next().unwrap();
+    let dir = crate::support::fresh_dir(&format!("analyse-marks-{name}"));
+    let d = dir.display().to_string();
+    let seeds = seeds.to_string();
+    let mut build = vec!["tablebase", "build"];
+    build.extend(spec.split_whitespace());
+    build.extend(["--seeds", &seeds, "--dir", &d]);
+    let built = run::output(&build);
+    assert!(built.status.success(), "{built:?}");
+    let tables = Tables::open(game, &dir).expect("tables").expect("present");
+    let records = scratch(&format!("analyse-marks-{name}.jsonl"));
+    let played = sowfan(
+        "match",
+        &args(&format!(
+            "--engine cmd={BIN} name=d1 depth=1 --engine cmd={BIN} name=d5 depth=5 \
+             --game {} --games 8 --openings plies=2 --seed 3 --quiet --records {}",
+            spec.replace(' ', "~"),
+            records.display()
+        )),
+        Duration::from_secs(120),
+    );
+    assert!(played.success, "{}", played.stderr);
+    let mut lines = Vec::new();
+    for input in std::iter::once(records).chain(more) {
+        let output = analyse(
+            &[
+                input.to_str().unwrap(),
+                "--depth",
+                "6",
+                "--tablebases",
+                &d,
+                "--format",
+                "jsonl",
+            ],
+            "",
+        );
+        assert!(output.status.success(), "{output:?}");
+        lines.extend(json_lines(&output));
+    }
+    let (mut covered, mut kept, mut blunders) = (0, 0, 0);
+    for m in of_type(&lines, "move") {
+        let pos = game
+            .parse_position(m["fen"].as_str().unwrap())
+            .expect("the position before the move");
+        let Some(_) = known_value(game, &tables, &pos) else {
+            continue;
+        };
+        // Every move's exact value for the mover, from the tables.
+        let mover = game.to_move(&pos);
+        let value_of = |mv| {
+            let mut child = pos.clone();
+            game.play(&mut child, mv);
+            let v = known_value(game, &tables, &child).expect("a move stays covered");
+            if game.to_move(&child) == mover { v } else { -v }
+        };
+        let mut moves = Vec::new();
+        game.legal_moves(&pos, &mut moves);
+        let best = moves.iter().map(|&mv| value_of(mv)).max().unwrap();
+        let mv = game
+            .parse_move(&pos, m["move"].as_str().unwrap())
+            .expect("the move played");
+        let value = value_of(mv);
+        let table_loss = f64::from(best - value) / 2.0;
+        covered += 1;
+        assert_eq!(m["best_kind"], "exact", "judged exactly: {m}");
+        assert_eq!(m["best_score"].as_f64(), Some(f64::from(best) / 2.0), "{m}");
+        assert_eq!(m["score_kind"], "exact", "{m}");
+        assert_eq!(m["score"].as_f64(), Some(f64::from(value) / 2.0), "{m}");
+        assert_eq!(m["loss"].as_f64(), Some(table_loss), "{m}");
+        let mark = m["mark"].as_str().unwrap();
+        if value == best {
+            kept += 1;
+            assert!(
+                mark.is_empty() || mark == "!",
+                "a move that keeps the value: {m}"
+            );
+        }
+        if mark == "??" {
+            blunders += 1;
+            assert!(table_loss >= 4.0, "a blunder by the tables: {m}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    (covered, kept, blunders)
+}
+
+#[test]
+fn analyse_with_tables_marks_kalah_and_afrika_engine_games_as_the_tables_do() {
+    // Four pits of three seeds: endings of 12 seeds are a good part of every game.
+    let kalah = crate::support::kalah(&["pits=4", "seeds=3"]);
+    let (covered, kept, blunders) =
+        marks_agree_with_the_tables(&kalah, "kalah pits=4 seeds=3", 12, None);
+    eprintln!("kalah: {covered} moves covered, {kept} kept the value, {blunders} ??");
+    assert!(covered >= 20 && kept >= 10, "the games reach the tables");
+    let afrika = sowfan::games::afrika::Afrika::new(
+        sowfan::options::GameOptions::parse(
+            sowfan::games::afrika::NAME,
+            sowfan::games::afrika::OPTIONS,
+            &[],
+        )
+        .expect("options"),
+    );
+    // With the published game, whose last 15 moves the tables cover.
+    let published = fixture("games/afrika/game1-de-leo-gering-2007.txt");
+    let (covered, kept, blunders) =
+        marks_agree_with_the_tables(&afrika, "afrika", 11, Some(published));
+    eprintln!("afrika: {covered} moves covered, {kept} kept the value, {blunders} ??");
+    assert!(covered >= 20 && kept >= 10, "the games reach the tables");
 }

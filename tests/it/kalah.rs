@@ -425,15 +425,15 @@ fn reference_value(reference: &Reference, s: &State) -> i64 {
 }
 
 /// Small boards solved twice: by exhaustive minimax over the reference rules, and by the
-/// engine's search, which must prove the same winner (its score is a proven `mate` or a
-/// proven draw) from the start — this checks the search's handling of extra moves and of
-/// exact game ends, not only the rules.
+/// engine's search, which must prove the same value from the start — the exact final
+/// margin, as the solver would give it, not only the winner — this checks the search's
+/// handling of extra moves and of exact game ends, not only the rules.
 #[test]
 fn search_proves_the_values_of_small_boards() {
     use sowfan::registry;
     use sowfan::search::limits::Limits;
     use sowfan::search::tt::TranspositionTable;
-    use sowfan::search::{SearchControl, SearchSettings};
+    use sowfan::search::{SearchControl, SearchSettings, score};
     let tt = TranspositionTable::new(16).unwrap();
     for spec in [
         "kalah pits=1 seeds=2",
@@ -468,16 +468,20 @@ fn search_proves_the_values_of_small_boards() {
         // South (p1) is to move at the start: the search's score is South's.
         let engine_sign = summary.score.signum() as i64;
         // With the pie rule p1 may end up North; the reference's margin is South's.
+        // The exact margin (half-points), a draw being 0.
+        let margin = score::exact_value(summary.score).unwrap_or(0);
+        assert!(
+            summary.score == 0 || margin != 0,
+            "{spec}: {}",
+            summary.score
+        );
         if !spec.contains("pie") {
             assert_eq!(
                 engine_sign,
                 value.signum(),
                 "{spec}: reference margin {value}"
             );
+            assert_eq!(i64::from(margin), 2 * value, "{spec}: the exact margin");
         }
-        assert!(
-            summary.score == 0 || summary.score.abs() > 900_000,
-            "{spec}"
-        );
     }
 }

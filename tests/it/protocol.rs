@@ -83,7 +83,11 @@ fn a_proven_result_under_go_infinite_still_waits_for_stop() {
         seen.push(line);
     }
     assert_eq!(bestmove_count(&seen), 0, "{seen:?}");
-    assert!(seen.iter().any(|l| l.contains("score mate -")), "{seen:?}");
+    // A proven loss in a game scored by points: its exact margin, marked by `wdl`.
+    assert!(
+        seen.iter().any(|l| l.contains(" wdl 0 0 1000 ")),
+        "{seen:?}"
+    );
     let lines = e.ask("stop", "bestmove ");
     assert_eq!(bestmove_count(&lines), 1);
 }
