@@ -1026,7 +1026,19 @@ mod tests {
         // Same material, North to move and no capture either way: North's stones mostly
         // sit in South's row, where only North can capture them.
         let p = position(&g, "9,9,9,9,9,9,9,9,0/7,7,7,7,7,7,7,7,0 N");
-        assert_eq!(g.evaluate(&p), 16 * WEIGHTS.row_stone);
+        assert_eq!(g.evaluate(&p), 16 * WEIGHTS.row_stone + WEIGHTS.tempo);
+    }
+
+    #[test]
+    fn the_tempo_goes_to_the_side_that_sows_after_the_captures_due() {
+        let g = afrika(&[]);
+        // Nothing to capture: North sows next, and has the tempo.
+        let quiet = position(&g, "8,8,8,8,8,8,8,8,0/8,8,8,8,8,8,8,8,0 N");
+        assert_eq!(g.features(&quiet)[2], 1);
+        // South must capture North's g first; then North sows: the tempo is North's, so
+        // South's view counts it against South.
+        let capture = position(&g, "8,0,8,8,8,8,8,8,0/8,8,8,8,8,8,5,8,0 S");
+        assert_eq!(g.features(&capture)[2], -1);
     }
 
     #[test]
