@@ -1,0 +1,243 @@
+package sowfan.ludii;
+
+import java.io.File;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import game.Game;
+// Current Ludii's packages; perft.sh rewrites them for Ludii 1.0.x (see ludii-api.sh).
+import other.GameLoader;
+import other.context.Context;
+import other.move.Move;
+import other.trial.Trial;
+
+/**
+ * sowfan's perft replayed through Ludii's legal-move generation for this folder's Afrika.lud
+ * and Anywoli.lud: from the start and from positions along a game that sowfan plays (mostly
+ * its own best moves, some random ones), the number of move sequences of each length up to
+ * the depth is counted by both, split by first move, and compared.
+ *
+ * <p>A sowfan move is one Ludii decision, followed for Anywoli by the forced relay laps of the
+ * same turn ({@link Sowing#settle}); an Anywoli extra move (after a last seed that made four)
+ * is a move of its own in both. Ludii's first moves are matched to sowfan's by the position
+ * they reach, so the comparison also checks that every move reaches the same position. The
+ * game itself is replayed in both: each move sowfan chooses must have exactly one Ludii
+ * counterpart reaching sowfan's position.
+ */
+public final class LudiiPerft {
+    private static int failures;
+
+    public static void main(final String[] args) throws Exception {
+        String dir = ".";
+        List<String> which = Arrays.asList("afrika", "anywoli");
+        int depth = 3;
+        int positions = 6;
+        int every = 7;
+        long seed = 1;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--lud-dir": dir = args[++i]; break;
+                case "--only": which = Arrays.asList(args[++i].split(",")); break;
+                case "--depth": depth = Integer.parseInt(args[++i]); break;
+                case "--positions": positions = Integer.parseInt(args[++i]); break;
+                case "--every": every = Integer.parseInt(args[++i]); break;
+                case "--seed": seed = Long.parseLong(args[++i]); break;
+                default:
+                    System.err.println("usage: LudiiPerft [--lud-dir DIR] [--only afrika,anywoli] "
+                            + "[--depth N] [--positions N] [--every PLIES] [--seed N]");
+                    System.exit(2);
+            }
+        }
+        System.out.println("Ludii version " + main.Constants.LUDEME_VERSION + "; perft to depth " + depth
+                + ", " + positions + " positions a game, every " + every + " plies, seed " + seed);
+        for (final String name : which) {
+            final String file = "afrika".equals(name) ? "Afrika.lud" : "anywoli".equals(name) ? "Anywoli.lud" : null;
+            if (file == null) {
+                throw new IllegalArgumentException("unknown game '" + name + "' (afrika, anywoli)");
+            }
+            final Game game = GameLoader.loadGameFromFile(new File(dir, file), new ArrayList<>());
+            final Sowing sowing = Sowing.of(game);
+            if (sowing == null) {
+                throw new IllegalStateException(file + " is not mapped by the AI");
+            }
+            System.out.println();
+            System.out.println("== " + file + ": sowfan '" + sowing.newgame + "'");
+            run(game, sowing, depth, positions, every, new Random(seed));
+        }
+        System.out.println();
+        System.out.println(failures == 0 ? "every count equal" : failures + " differences: FAILED");
+        System.exit(failures == 0 ? 0 : 1);
+    }
+
+    private static void run(final Game game, final Sowing sowing, final int depth, final int positions,
+            final int every, final Random random) throws Engine.EngineException {
+        final List<String> command = Collections.singletonList(Engine.programPath());
+        final Engine engine = Engine.start(command, Collections.emptyList(), SowfanAI::debug);
+        try {
+            engine.commands(sowing.newgame);
+            final Context context = new Context(game, new Trial(game));
+            game.start(context);
+            final List<String> played = new ArrayList<>();
+            int compared = 0;
+            for (int ply = 0; compared < positions; ply++) {
+                final String fen = sowing.fen(context);
+                final String moves = String.join(" ", played);
+                final Engine.Position here = engine.position(startpos(sowing), moves);
+                if (!sowing.comparable(here.fen).equals(sowing.comparable(fen))) {
+                    fail("after '" + moves + "' sowfan has '" + here.fen + "', Ludii '" + fen + "'");
+                    return;
+                }
+                if (here.result != null || context.trial().over()) {
+                    if ((here.result == null) != !context.trial().over()) {
+                        fail("after '" + moves + "' the game is over for one and not the other: sowfan "
+                                + here.result + ", Ludii over " + context.trial().over());
+                    }
+                    break;
+                }
+                if (ply % every == 0) {
+                    compare(game, sowing, engine, context, moves, ply, depth);
+                    compared++;
+                }
+                engine.commands("position fen " + startpos(sowing) + (moves.isEmpty() ? "" : " moves " + moves));
+                final List<String> legal = legal(engine, moves);
+                final String move = random.nextInt(4) == 0 ? legal.get(random.nextInt(legal.size()))
+                        : engine.bestMove("depth 3", 60_000);
+                final String target = sowing.comparable(engine.position(startpos(sowing),
+                        (moves + " " + move).trim()).fen);
+                Move chosen = null;
+                for (final Move m : game.moves(context).moves()) {
+                    if (sowing.comparable(sowing.fen(after(game, sowing, context, m))).equals(target)) {
+                        if (chosen != null) {
+                            fail("two Ludii moves reach sowfan's position after " + move);
+                        }
+                        chosen = m;
+                    }
+                }
+                if (chosen == null) {
+                    fail("no Ludii move reaches sowfan's position after '" + moves + " " + move + "': " + target);
+                    return;
+                }
+                game.apply(context, chosen);
+                sowing.settle(game, context);
+                played.add(move);
+            }
+        } finally {
+            engine.quit();
+        }
+    }
+
+    private static String startpos(final Sowing sowing) {
+        return sowing.anywoli ? "4,4,4,4,4,4,4,4,4,4,4,4,0/4,4,4,4,4,4,4,4,4,4,4,4,0 S 0 - -"
+                              : "8,8,8,8,8,8,8,8,0/8,8,8,8,8,8,8,8,0 N";
+    }
+
+    private static void compare(final Game game, final Sowing sowing, final Engine engine,
+            final Context context, final String moves, final int ply, final int depth)
+            throws Engine.EngineException {
+        // sowfan: perft split by first move, each first move named by the position it reaches.
+        engine.commands("position fen " + startpos(sowing) + (moves.isEmpty() ? "" : " moves " + moves));
+        engine.send("perft " + depth);
+        final Map<String, Long> sowfanCounts = new LinkedHashMap<>();
+        final Map<String, String> names = new LinkedHashMap<>();
+        final List<String> lines = engine.readUntil("Nodes searched", 600_000);
+        engine.sync(60_000); // the "Time" and speed lines
+        long sowfanTotal = 0;
+        for (final String line : lines) {
+            final int colon = line.indexOf(": ");
+            if (line.startsWith("Nodes searched")) {
+                sowfanTotal = Long.parseLong(line.substring(colon + 2).trim());
+            } else if (colon > 0 && !line.startsWith("info")) {
+                final String move = line.substring(0, colon);
+                final String reached = sowing.comparable(engine.position(startpos(sowing),
+                        (moves + " " + move).trim()).fen);
+                sowfanCounts.put(reached, Long.parseLong(line.substring(colon + 2).trim()));
+                names.put(reached, move);
+            }
+        }
+        // Ludii: the same, each whole move a decision plus its forced relay laps.
+        final long start = System.currentTimeMillis();
+        final Map<String, Long> ludiiCounts = new LinkedHashMap<>();
+        long ludiiTotal = 0;
+        long[] byDepth = new long[depth + 1];
+        for (final Move m : game.moves(context).moves()) {
+            final Context after = after(game, sowing, context, m);
+            final long n = perft(game, sowing, after, depth - 1, byDepth, 1);
+            ludiiCounts.merge(sowing.comparable(sowing.fen(after)), n, Long::sum);
+            ludiiTotal += n;
+        }
+        final long millis = System.currentTimeMillis() - start;
+        final boolean same = sowfanCounts.equals(ludiiCounts) && sowfanTotal == ludiiTotal;
+        final StringBuilder perDepth = new StringBuilder();
+        for (int d = 1; d <= depth; d++) {
+            perDepth.append(d == 1 ? "" : " ").append(d == 1 ? game.moves(context).moves().size() : byDepth[d - 1]);
+        }
+        System.out.printf("ply %3d  %-62s perft %d: sowfan %d, Ludii %d (by depth %s; Ludii %d ms)  %s%n",
+                ply, sowing.fen(context), depth, sowfanTotal, ludiiTotal, perDepth, millis,
+                same ? "same" : "DIFFERENT");
+        if (!same) {
+            failures++;
+            for (final Map.Entry<String, Long> e : sowfanCounts.entrySet()) {
+                final Long ludii = ludiiCounts.get(e.getKey());
+                if (!e.getValue().equals(ludii)) {
+                    System.out.println("  " + names.get(e.getKey()) + " -> " + e.getKey() + ": sowfan "
+                            + e.getValue() + ", Ludii " + ludii);
+                }
+            }
+            for (final Map.Entry<String, Long> e : ludiiCounts.entrySet()) {
+                if (!sowfanCounts.containsKey(e.getKey())) {
+                    System.out.println("  (Ludii only) -> " + e.getKey() + ": Ludii " + e.getValue());
+                }
+            }
+        }
+    }
+
+    /** Leaves {@code depth} whole moves below {@code context}; counts nodes per ply in {@code byDepth}. */
+    private static long perft(final Game game, final Sowing sowing, final Context context, final int depth,
+            final long[] byDepth, final int ply) {
+        if (depth == 0) {
+            return 1;
+        }
+        if (context.trial().over()) {
+            return 0;
+        }
+        long n = 0;
+        final List<Move> moves = new ArrayList<>();
+        for (final Move m : game.moves(context).moves()) {
+            moves.add(m);
+        }
+        byDepth[ply] += moves.size();
+        for (final Move m : moves) {
+            n += perft(game, sowing, after(game, sowing, context, m), depth - 1, byDepth, ply + 1);
+        }
+        return n;
+    }
+
+    private static Context after(final Game game, final Sowing sowing, final Context context, final Move move) {
+        final Context copy = new Context(context);
+        game.apply(copy, move);
+        sowing.settle(game, copy);
+        return copy;
+    }
+
+    private static List<String> legal(final Engine engine, final String moves) throws Engine.EngineException {
+        engine.send("legal");
+        for (final String line : engine.sync(10_000)) {
+            if (line.startsWith("legal")) {
+                final List<String> list = new ArrayList<>(Arrays.asList(line.trim().split("\\s+")));
+                list.remove(0);
+                return list;
+            }
+        }
+        throw new Engine.EngineException("no answer to legal after '" + moves + "'");
+    }
+
+    private static void fail(final String text) {
+        failures++;
+        System.out.println("FAIL: " + text);
+    }
+}
