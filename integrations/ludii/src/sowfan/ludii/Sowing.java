@@ -178,15 +178,18 @@ final class Sowing {
     /**
      * The fields of a position string that Ludii's state holds: Afrika all of it; Anywoli
      * the board, the side to move and the last capturer (not the counters Ludii does not keep).
+     * In a finished game the side to move means nothing (Ludii leaves the last mover's): with
+     * {@code over} it is left out.
      */
-    String comparable(final String fen) {
-        if (!anywoli) {
-            return fen;
-        }
+    String comparable(final String fen, final boolean over) {
         final String[] fields = fen.trim().split("\\s+");
-        if (fields.length < 4) {
+        if (fields.length < 2) {
             return fen;
         }
-        return fields[0] + " " + fields[1] + " " + fields[3];
+        final String side = over ? "-" : fields[1];
+        if (!anywoli) {
+            return fields[0] + " " + side;
+        }
+        return fields[0] + " " + side + (fields.length > 3 ? " " + fields[3] : "");
     }
 }

@@ -1,6 +1,9 @@
 package sowfan.ludii;
 
 import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -8,6 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import game.Game;
 // Current Ludii's packages; perft.sh rewrites them for Ludii 1.0.x (see ludii-api.sh).
@@ -39,6 +44,7 @@ public final class LudiiPerft {
         int positions = 6;
         int every = 7;
         long seed = 1;
+        String start = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--lud-dir": dir = args[++i]; break;
@@ -47,9 +53,10 @@ public final class LudiiPerft {
                 case "--positions": positions = Integer.parseInt(args[++i]); break;
                 case "--every": every = Integer.parseInt(args[++i]); break;
                 case "--seed": seed = Long.parseLong(args[++i]); break;
+                case "--start": start = args[++i]; break;
                 default:
                     System.err.println("usage: LudiiPerft [--lud-dir DIR] [--only afrika,anywoli] "
-                            + "[--depth N] [--positions N] [--every PLIES] [--seed N]");
+                            + "[--depth N] [--positions N] [--every PLIES] [--seed N] [--start FEN]");
                     System.exit(2);
             }
         }
@@ -60,21 +67,55 @@ public final class LudiiPerft {
             if (file == null) {
                 throw new IllegalArgumentException("unknown game '" + name + "' (afrika, anywoli)");
             }
-            final Game game = GameLoader.loadGameFromFile(new File(dir, file), new ArrayList<>());
+            final File lud = start == null ? new File(dir, file) : withStart(new File(dir, file), start);
+            final Game game = GameLoader.loadGameFromFile(lud, new ArrayList<>());
             final Sowing sowing = Sowing.of(game);
             if (sowing == null) {
                 throw new IllegalStateException(file + " is not mapped by the AI");
             }
+            final String startFen = start != null ? start
+                    : sowing.anywoli ? "4,4,4,4,4,4,4,4,4,4,4,4,0/4,4,4,4,4,4,4,4,4,4,4,4,0 S 0 - -"
+                                     : "8,8,8,8,8,8,8,8,0/8,8,8,8,8,8,8,8,0 N";
             System.out.println();
-            System.out.println("== " + file + ": sowfan '" + sowing.newgame + "'");
-            run(game, sowing, depth, positions, every, new Random(seed));
+            System.out.println("== " + file + ": sowfan '" + sowing.newgame + "', from " + startFen);
+            run(game, sowing, startFen, depth, positions, every, new Random(seed));
         }
         System.out.println();
         System.out.println(failures == 0 ? "every count equal" : failures + " differences: FAILED");
         System.exit(failures == 0 ? 0 : 1);
     }
 
-    private static void run(final Game game, final Sowing sowing, final int depth, final int positions,
+    /**
+     * The description with another start: the board of {@code fen} (the player to move must be
+     * Ludii's P1, and the stores are left empty: neither changes which moves are legal).
+     */
+    private static File withStart(final File lud, final String fen) throws IOException {
+        final String text = new String(Files.readAllBytes(lud.toPath()), StandardCharsets.UTF_8);
+        final Matcher rule = Pattern.compile("\\(start \\((set Count \\d+ to:\\(sites Track\\)|place \"Seed\" \\(sites Track\\) counts:\\{\\d+\\})\\)\\)").matcher(text);
+        if (!rule.find()) {
+            throw new IOException(lud + " has no start rule to change");
+        }
+        final String[] rows = fen.trim().split("\\s+")[0].split("/");
+        final StringBuilder start = new StringBuilder("(start {");
+        for (int side = 0; side < 2; side++) {
+            final String[] counts = rows[side].split(",");
+            final int pits = counts.length - 1;
+            for (int i = 0; i < pits; i++) {
+                final int site = side == 0 ? i : 2 * pits - 1 - i; // South's row, then North's from its left
+                if (Integer.parseInt(counts[i]) > 0) {
+                    start.append(" (place \"Seed\" ").append(site).append(" count:").append(counts[i]).append(')');
+                }
+            }
+        }
+        start.append(" })");
+        final File file = File.createTempFile(lud.getName().replace(".lud", "-"), ".lud");
+        file.deleteOnExit();
+        Files.write(file.toPath(), (text.substring(0, rule.start()) + start + text.substring(rule.end()))
+                .getBytes(StandardCharsets.UTF_8));
+        return file;
+    }
+
+    private static void run(final Game game, final Sowing sowing, final String startFen, final int depth, final int positions,
             final int every, final Random random) throws Engine.EngineException {
         final List<String> command = Collections.singletonList(Engine.programPath());
         final Engine engine = Engine.start(command, Collections.emptyList(), SowfanAI::debug);
@@ -87,8 +128,8 @@ public final class LudiiPerft {
             for (int ply = 0; compared < positions; ply++) {
                 final String fen = sowing.fen(context);
                 final String moves = String.join(" ", played);
-                final Engine.Position here = engine.position(startpos(sowing), moves);
-                if (!sowing.comparable(here.fen).equals(sowing.comparable(fen))) {
+                final Engine.Position here = engine.position(startFen, moves);
+                if (!key(sowing, here).equals(key(sowing, context))) {
                     fail("after '" + moves + "' sowfan has '" + here.fen + "', Ludii '" + fen + "'");
                     return;
                 }
@@ -100,18 +141,17 @@ public final class LudiiPerft {
                     break;
                 }
                 if (ply % every == 0) {
-                    compare(game, sowing, engine, context, moves, ply, depth);
+                    compare(game, sowing, startFen, engine, context, moves, ply, depth);
                     compared++;
                 }
-                engine.commands("position fen " + startpos(sowing) + (moves.isEmpty() ? "" : " moves " + moves));
+                engine.commands("position fen " + startFen + (moves.isEmpty() ? "" : " moves " + moves));
                 final List<String> legal = legal(engine, moves);
                 final String move = random.nextInt(4) == 0 ? legal.get(random.nextInt(legal.size()))
                         : engine.bestMove("depth 3", 60_000);
-                final String target = sowing.comparable(engine.position(startpos(sowing),
-                        (moves + " " + move).trim()).fen);
+                final String target = key(sowing, engine.position(startFen, (moves + " " + move).trim()));
                 Move chosen = null;
                 for (final Move m : game.moves(context).moves()) {
-                    if (sowing.comparable(sowing.fen(after(game, sowing, context, m))).equals(target)) {
+                    if (key(sowing, after(game, sowing, context, m)).equals(target)) {
                         if (chosen != null) {
                             fail("two Ludii moves reach sowfan's position after " + move);
                         }
@@ -131,16 +171,11 @@ public final class LudiiPerft {
         }
     }
 
-    private static String startpos(final Sowing sowing) {
-        return sowing.anywoli ? "4,4,4,4,4,4,4,4,4,4,4,4,0/4,4,4,4,4,4,4,4,4,4,4,4,0 S 0 - -"
-                              : "8,8,8,8,8,8,8,8,0/8,8,8,8,8,8,8,8,0 N";
-    }
-
-    private static void compare(final Game game, final Sowing sowing, final Engine engine,
+    private static void compare(final Game game, final Sowing sowing, final String startFen, final Engine engine,
             final Context context, final String moves, final int ply, final int depth)
             throws Engine.EngineException {
         // sowfan: perft split by first move, each first move named by the position it reaches.
-        engine.commands("position fen " + startpos(sowing) + (moves.isEmpty() ? "" : " moves " + moves));
+        engine.commands("position fen " + startFen + (moves.isEmpty() ? "" : " moves " + moves));
         engine.send("perft " + depth);
         final Map<String, Long> sowfanCounts = new LinkedHashMap<>();
         final Map<String, String> names = new LinkedHashMap<>();
@@ -153,8 +188,7 @@ public final class LudiiPerft {
                 sowfanTotal = Long.parseLong(line.substring(colon + 2).trim());
             } else if (colon > 0 && !line.startsWith("info")) {
                 final String move = line.substring(0, colon);
-                final String reached = sowing.comparable(engine.position(startpos(sowing),
-                        (moves + " " + move).trim()).fen);
+                final String reached = key(sowing, engine.position(startFen, (moves + " " + move).trim()));
                 sowfanCounts.put(reached, Long.parseLong(line.substring(colon + 2).trim()));
                 names.put(reached, move);
             }
@@ -167,7 +201,7 @@ public final class LudiiPerft {
         for (final Move m : game.moves(context).moves()) {
             final Context after = after(game, sowing, context, m);
             final long n = perft(game, sowing, after, depth - 1, byDepth, 1);
-            ludiiCounts.merge(sowing.comparable(sowing.fen(after)), n, Long::sum);
+            ludiiCounts.merge(key(sowing, after), n, Long::sum);
             ludiiTotal += n;
         }
         final long millis = System.currentTimeMillis() - start;
@@ -215,6 +249,15 @@ public final class LudiiPerft {
             n += perft(game, sowing, after(game, sowing, context, m), depth - 1, byDepth, ply + 1);
         }
         return n;
+    }
+
+    /** What both programs must agree on in a position: see {@link Sowing#comparable}. */
+    private static String key(final Sowing sowing, final Context context) {
+        return sowing.comparable(sowing.fen(context), context.trial().over());
+    }
+
+    private static String key(final Sowing sowing, final Engine.Position position) {
+        return sowing.comparable(position.fen, position.result != null);
     }
 
     private static Context after(final Game game, final Sowing sowing, final Context context, final Move move) {
