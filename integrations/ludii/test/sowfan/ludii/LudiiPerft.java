@@ -137,6 +137,16 @@ public final class LudiiPerft {
                     if ((here.result == null) != !context.trial().over()) {
                         fail("after '" + moves + "' the game is over for one and not the other: sowfan "
                                 + here.result + ", Ludii over " + context.trial().over());
+                    } else {
+                        final int winner = context.trial().status() == null ? 0 : context.trial().status().winner();
+                        final String ludii = winner == 1 ? "p1win" : winner == 2 ? "p2win" : "draw";
+                        final String scores = "p1 " + context.score(1) + " p2 " + context.score(2);
+                        final boolean agree = here.result.startsWith(ludii) && scores.equals(here.score);
+                        System.out.printf("end after %d moves: %s; sowfan %s (%s), Ludii %s (%s)  %s%n", ply, fen,
+                                here.result, here.score, ludii, scores, agree ? "same" : "DIFFERENT");
+                        if (!agree) {
+                            failures++;
+                        }
                     }
                     break;
                 }
