@@ -48,5 +48,5 @@ echo "Ludii: $ludii (API $api); sowfan: $SOWFAN_PATH ($("$SOWFAN_PATH" --version
 echo "java: $(java -version 2>&1 | head -1)"
 exec_status=0
 # shellcheck disable=SC2086 # LUDII_JAVA_OPTS is a list of JVM options
-java ${LUDII_JAVA_OPTS:-} -cp "$classpath:$work/sowfan-ludii.jar:$work/classes" sowfan.ludii.LudiiMatch "$@" || exec_status=$?
+java ${LUDII_JAVA_OPTS:-} -cp "$classpath:$work/sowfan-ludii.jar:$work/classes" sowfan.ludii.LudiiMatch --lud-dir "$here" "$@" || exec_status=$?
 exit $exec_status
