@@ -35,8 +35,11 @@ trap 'rm -rf "$work"' EXIT
 "$here/build.sh" "$ludii" "$work/sowfan-ludii.jar" >/dev/null
 mkdir -p "$work/test" "$work/classes"
 cp -r "$here/test/." "$work/test/"
+mkdir -p "$work/lud"
+cp "$here"/*.lud "$work/lud/"
 if [ "$api" = 1.0 ]; then
     "$here/ludii-api.sh" rewrite 1.0 "$work/test"
+    "$here/ludii-api.sh" rewrite-lud 1.0 "$work/lud"
 fi
 classpath=$ludii${LUDII_CLASSPATH:+:$LUDII_CLASSPATH}
 find "$work/test" -name '*.java' > "$work/sources.txt"
@@ -46,5 +49,5 @@ echo "Ludii: $ludii (API $api); sowfan: $SOWFAN_PATH ($("$SOWFAN_PATH" --version
 status=0
 # shellcheck disable=SC2086 # LUDII_JAVA_OPTS is a list of JVM options
 java ${LUDII_JAVA_OPTS:-} -cp "$classpath:$work/sowfan-ludii.jar:$work/classes" \
-    sowfan.ludii.LudiiPerft --lud-dir "$here" "$@" || status=$?
+    sowfan.ludii.LudiiPerft --lud-dir "$work/lud" "$@" || status=$?
 exit $status

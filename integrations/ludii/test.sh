@@ -37,8 +37,11 @@ trap 'rm -rf "$work"' EXIT
 "$here/build.sh" "$ludii" "$work/sowfan-ludii.jar"
 mkdir -p "$work/test" "$work/classes"
 cp -r "$here/test/." "$work/test/"
+mkdir -p "$work/lud"
+cp "$here"/*.lud "$work/lud/"
 if [ "$api" = 1.0 ]; then
     "$here/ludii-api.sh" rewrite 1.0 "$work/test"
+    "$here/ludii-api.sh" rewrite-lud 1.0 "$work/lud"
 fi
 classpath=$ludii${LUDII_CLASSPATH:+:$LUDII_CLASSPATH}
 find "$work/test" -name '*.java' > "$work/sources.txt"
@@ -48,5 +51,5 @@ echo "Ludii: $ludii (API $api); sowfan: $SOWFAN_PATH ($("$SOWFAN_PATH" --version
 echo "java: $(java -version 2>&1 | head -1)"
 exec_status=0
 # shellcheck disable=SC2086 # LUDII_JAVA_OPTS is a list of JVM options
-java ${LUDII_JAVA_OPTS:-} -cp "$classpath:$work/sowfan-ludii.jar:$work/classes" sowfan.ludii.LudiiMatch --lud-dir "$here" "$@" || exec_status=$?
+java ${LUDII_JAVA_OPTS:-} -cp "$classpath:$work/sowfan-ludii.jar:$work/classes" sowfan.ludii.LudiiMatch --lud-dir "$work/lud" "$@" || exec_status=$?
 exit $exec_status
