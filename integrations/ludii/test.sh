@@ -6,8 +6,8 @@
 #
 # Builds the AI against the given Ludii (build.sh), then plays complete games through Ludii's
 # own trial loop: sowfan against Ludii's built-in AIs (Alpha-Beta and UCT in turn), both
-# colours, 10 games each by default, for Kalah with 4, 5 and 6 seeds and Fanorona on the
-# Telo, Dimy and Tsivy boards. Every move either side returns is checked by Ludii's legality
+# colours, 10 games each by default, for Kalah with 4, 5 and 6 seeds, Fanorona on the
+# Telo, Dimy and Tsivy boards, and this folder's Afrika.lud and Anywoli.lud. Every move either side returns is checked by Ludii's legality
 # check, every game must end by Ludii's rules within --game-limit seconds (default 900), and a
 # second sowfan process referees every turn and prints where its rules and Ludii's disagree.
 # Prints one line a game and the scores; exits non-zero on an illegal move, a hang or an
