@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Which Ludii API a Ludii jar or class folder has, and the rewrite of the Java sources for it.
-# Used by build.sh and test.sh.
+# Used by build.sh and harness.sh (test.sh, perft.sh).
 #
 #   integrations/ludii/ludii-api.sh detect LUDII_JAR_OR_CLASSES   prints "current" or "1.0"
 #   integrations/ludii/ludii-api.sh rewrite 1.0 DIR                rewrites DIR's sources in place

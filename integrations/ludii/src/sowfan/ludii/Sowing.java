@@ -5,9 +5,8 @@ import java.util.regex.Pattern;
 
 import game.Game;
 import game.types.board.SiteType;
-// Current Ludii's packages; build.sh rewrites them for Ludii 1.0.x (see ludii-api.sh).
+// Current Ludii's package; build.sh rewrites it for Ludii 1.0.x (see ludii-api.sh).
 import other.context.Context;
-import other.move.Move;
 
 /**
  * Afrika and Anywoli as this folder's {@code Afrika.lud} and {@code Anywoli.lud} describe them:

@@ -21,7 +21,7 @@ import java.util.concurrent.TimeoutException;
 
 import game.Game;
 import utils.AIFactory;
-// Current Ludii's packages; test.sh rewrites them for Ludii 1.0.x (see ludii-api.sh).
+// Current Ludii's packages; harness.sh (run by test.sh) rewrites them for Ludii 1.0.x (see ludii-api.sh).
 import other.AI;
 import other.GameLoader;
 import other.context.Context;

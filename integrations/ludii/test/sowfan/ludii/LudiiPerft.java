@@ -15,7 +15,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import game.Game;
-// Current Ludii's packages; perft.sh rewrites them for Ludii 1.0.x (see ludii-api.sh).
+// Current Ludii's packages; harness.sh (run by perft.sh) rewrites them for Ludii 1.0.x (see ludii-api.sh).
 import other.GameLoader;
 import other.context.Context;
 import other.move.Move;
