@@ -24,6 +24,8 @@ final class Sowing {
     private static final String SIGNATURE = "sowfan (integrations/ludii)";
     private static final Pattern AFRIKA_KOMI =
             Pattern.compile("\\(score P2 \\(\\+ \\(count at:\\(handSite P2\\)\\) (-?\\d+)\\)\\)");
+    private static final Pattern ANYWOLI_SEEDS =
+            Pattern.compile("\\(start \\(place \"Seed\" \\(sites Track\\) counts:\\{(\\d+)\\}\\)\\)");
 
     final boolean anywoli;
     /** The sowfan {@code newgame} command for the Ludii game and options. */
@@ -58,9 +60,9 @@ final class Sowing {
             SowfanAI.warn(name + " is not integrations/ludii's " + name + ".lud; not supported");
             return null;
         }
-        final int pits = anywoli ? 12 : 8;
         final int n = game.board().topology().vertices().size();
-        if (n != 2 * pits) {
+        final int pits = n / 2;
+        if (n % 2 != 0 || (anywoli ? pits < 1 || pits > 13 : pits != 8)) {
             return null;
         }
         final int[] south = new int[pits];
@@ -82,8 +84,12 @@ final class Sowing {
         final int p2Hand = n + 1;
         if (anywoli) {
             // P1 is South; sowfan's engine rules for endless games are not in the description.
-            return new Sowing(true, "newgame anywoli repetition=off quiet-limit=off", south, north,
-                    p1Hand, p2Hand);
+            // sowfan's seeds option only sets its start position, and the AI always sends the
+            // position: a description with another start rule (a test's) is played all the same.
+            final Matcher seeds = ANYWOLI_SEEDS.matcher(expanded);
+            return new Sowing(true, "newgame anywoli houses=" + pits
+                    + (seeds.find() ? " seeds=" + seeds.group(1) : "") + " repetition=off quiet-limit=off",
+                    south, north, p1Hand, p2Hand);
         }
         final Matcher komi = AFRIKA_KOMI.matcher(expanded);
         if (!komi.find()) {

@@ -159,6 +159,12 @@ public final class LudiiMatch {
                 return GameLoader.loadGameFromFile(new File(ludDir, "Afrika.lud"), new ArrayList<>());
             case "anywoli":
                 return GameLoader.loadGameFromFile(new File(ludDir, "Anywoli.lud"), new ArrayList<>());
+            case "yit-nuri": // Anywoli.lud's other variants (not in the default list)
+                return GameLoader.loadGameFromFile(new File(ludDir, "Anywoli.lud"),
+                        Collections.singletonList("Variant/Yit Nuri"));
+            case "yit-jani":
+                return GameLoader.loadGameFromFile(new File(ludDir, "Anywoli.lud"),
+                        Collections.singletonList("Variant/Yit Jani"));
             default:
                 throw new IllegalArgumentException("unknown game '" + name + "' (" + String.join(", ", ALL) + ")");
         }

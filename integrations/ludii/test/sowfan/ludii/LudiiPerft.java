@@ -45,6 +45,7 @@ public final class LudiiPerft {
         int every = 7;
         long seed = 1;
         String start = null;
+        List<String> options = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--lud-dir": dir = args[++i]; break;
@@ -54,9 +55,10 @@ public final class LudiiPerft {
                 case "--every": every = Integer.parseInt(args[++i]); break;
                 case "--seed": seed = Long.parseLong(args[++i]); break;
                 case "--start": start = args[++i]; break;
+                case "--options": options = Arrays.asList(args[++i].split(",")); break;
                 default:
                     System.err.println("usage: LudiiPerft [--lud-dir DIR] [--only afrika,anywoli] "
-                            + "[--depth N] [--positions N] [--every PLIES] [--seed N] [--start FEN]");
+                            + "[--depth N] [--positions N] [--every PLIES] [--seed N] [--start FEN] [--options Variant/Yit Nuri,...]");
                     System.exit(2);
             }
         }
@@ -68,14 +70,14 @@ public final class LudiiPerft {
                 throw new IllegalArgumentException("unknown game '" + name + "' (afrika, anywoli)");
             }
             final File lud = start == null ? new File(dir, file) : withStart(new File(dir, file), start);
-            final Game game = GameLoader.loadGameFromFile(lud, new ArrayList<>());
+            final Game game = GameLoader.loadGameFromFile(lud, new ArrayList<>(options));
             final Sowing sowing = Sowing.of(game);
             if (sowing == null) {
                 throw new IllegalStateException(file + " is not mapped by the AI");
             }
-            final String startFen = start != null ? start
-                    : sowing.anywoli ? "4,4,4,4,4,4,4,4,4,4,4,4,0/4,4,4,4,4,4,4,4,4,4,4,4,0 S 0 - -"
-                                     : "8,8,8,8,8,8,8,8,0/8,8,8,8,8,8,8,8,0 N";
+            final Context initial = new Context(game, new Trial(game));
+            game.start(initial);
+            final String startFen = start != null ? start : sowing.fen(initial);
             System.out.println();
             System.out.println("== " + file + ": sowfan '" + sowing.newgame + "', from " + startFen);
             run(game, sowing, startFen, depth, positions, every, new Random(seed));
@@ -91,7 +93,7 @@ public final class LudiiPerft {
      */
     private static File withStart(final File lud, final String fen) throws IOException {
         final String text = new String(Files.readAllBytes(lud.toPath()), StandardCharsets.UTF_8);
-        final Matcher rule = Pattern.compile("\\(start \\((set Count \\d+ to:\\(sites Track\\)|place \"Seed\" \\(sites Track\\) counts:\\{\\d+\\})\\)\\)").matcher(text);
+        final Matcher rule = Pattern.compile("\\(start \\((set Count \\d+ to:\\(sites Track\\)|place \"Seed\" \\(sites Track\\) counts:\\{[^}]*\\})\\)\\)").matcher(text);
         if (!rule.find()) {
             throw new IOException(lud + " has no start rule to change");
         }
