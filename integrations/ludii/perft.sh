@@ -10,7 +10,7 @@
 # plies (default 7), until --positions positions (default 6), it counts the move sequences
 # of each length up to --depth (default 3) with Ludii's legal-move generation and with
 # `sowfan perft`, split by first move, and compares. Every move of the game must also have
-# exactly one Ludii counterpart reaching sowfan's position. Exits 1 on any difference.
+# a Ludii counterpart reaching sowfan's position. Exits 1 on any difference.
 #
 # The engine: $SOWFAN_PATH, else this checkout's target/release/sowfan, else sowfan on the
 # PATH. LUDII_CLASSPATH adds jars a Ludii class folder needs, LUDII_JAVA_OPTS JVM options.
