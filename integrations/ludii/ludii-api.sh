@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Which Ludii API a Ludii jar or class folder has, and the rewrite of the Java sources for it.
-# Used by build.sh and test.sh.
+# Used by build.sh and harness.sh (test.sh, perft.sh).
 #
 #   integrations/ludii/ludii-api.sh detect LUDII_JAR_OR_CLASSES   prints "current" or "1.0"
 #   integrations/ludii/ludii-api.sh rewrite 1.0 DIR                rewrites DIR's sources in place
+#   integrations/ludii/ludii-api.sh rewrite-lud 1.0 DIR            rewrites DIR's .lud files in place
 #
 # The sources are written for current Ludii (1.1 and later, where AIs extend other.AI). Ludii
 # 1.0.x has the same classes in other packages:
@@ -15,10 +16,15 @@
 #   other.GameLoader                  util.GameLoader
 # game.Game, game.types.board.SiteType and utils.AIFactory are the same in both, and so is
 # every method the sources call.
+#
+# Afrika.lud and Anywoli.lud are written in current Ludii's game description language. The one
+# term they use that Ludii 1.0.x spells differently is the repetition type of Anywoli's rule 6:
+# (is Repeat PositionalInTurn) is (is Repeat InTurn) in 1.0.x (same meaning: the state hash
+# of the board and hands, compared with the states reached earlier in the turn).
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 detect LUDII_JAR_OR_CLASSES | $0 rewrite 1.0 DIR" >&2
+    echo "usage: $0 detect LUDII_JAR_OR_CLASSES | $0 rewrite 1.0 DIR | $0 rewrite-lud 1.0 DIR" >&2
     exit 2
 }
 
@@ -53,6 +59,10 @@ rewrite)
         -e 's/^import other\.move\.Move;/import util.Move;/' \
         -e 's/^import other\.trial\.Trial;/import util.Trial;/' \
         -e 's/^import other\.GameLoader;/import util.GameLoader;/'
+    ;;
+rewrite-lud)
+    [ $# -eq 3 ] && [ "$2" = 1.0 ] || usage
+    find "$3" -name '*.lud' -print0 | xargs -0 sed -i -e 's/(is Repeat PositionalInTurn)/(is Repeat InTurn)/'
     ;;
 *)
     usage

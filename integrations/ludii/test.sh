@@ -6,8 +6,8 @@
 #
 # Builds the AI against the given Ludii (build.sh), then plays complete games through Ludii's
 # own trial loop: sowfan against Ludii's built-in AIs (Alpha-Beta and UCT in turn), both
-# colours, 10 games each by default, for Kalah with 4, 5 and 6 seeds and Fanorona on the
-# Telo, Dimy and Tsivy boards. Every move either side returns is checked by Ludii's legality
+# colours, 10 games each by default, for Kalah with 4, 5 and 6 seeds, Fanorona on the
+# Telo, Dimy and Tsivy boards, and this folder's Afrika.lud and Anywoli.lud. Every move either side returns is checked by Ludii's legality
 # check, every game must end by Ludii's rules within --game-limit seconds (default 900), and a
 # second sowfan process referees every turn and prints where its rules and Ludii's disagree.
 # Prints one line a game and the scores; exits non-zero on an illegal move, a hang or an
@@ -18,35 +18,8 @@
 # in LUDII_CLASSPATH, JVM options in LUDII_JAVA_OPTS. Needs a JDK (javac, java, jar).
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
 if [ $# -lt 1 ]; then
     sed -n '2,/^set -euo/p' "$0" | sed '$d' >&2
     exit 2
 fi
-ludii=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-shift
-api=$("$here/ludii-api.sh" detect "$ludii")
-
-if [ -z "${SOWFAN_PATH:-}" ] && [ -x "$here/../../target/release/sowfan" ]; then
-    SOWFAN_PATH=$(cd "$here/../../target/release" && pwd)/sowfan
-fi
-export SOWFAN_PATH=${SOWFAN_PATH:-sowfan}
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-"$here/build.sh" "$ludii" "$work/sowfan-ludii.jar"
-mkdir -p "$work/test" "$work/classes"
-cp -r "$here/test/." "$work/test/"
-if [ "$api" = 1.0 ]; then
-    "$here/ludii-api.sh" rewrite 1.0 "$work/test"
-fi
-classpath=$ludii${LUDII_CLASSPATH:+:$LUDII_CLASSPATH}
-find "$work/test" -name '*.java' > "$work/sources.txt"
-javac -encoding UTF-8 -cp "$classpath:$work/sowfan-ludii.jar" -d "$work/classes" @"$work/sources.txt"
-
-echo "Ludii: $ludii (API $api); sowfan: $SOWFAN_PATH ($("$SOWFAN_PATH" --version 2>/dev/null || echo 'version unknown'))"
-echo "java: $(java -version 2>&1 | head -1)"
-exec_status=0
-# shellcheck disable=SC2086 # LUDII_JAVA_OPTS is a list of JVM options
-java ${LUDII_JAVA_OPTS:-} -cp "$classpath:$work/sowfan-ludii.jar:$work/classes" sowfan.ludii.LudiiMatch "$@" || exec_status=$?
-exit $exec_status
+exec "$(dirname "$0")/harness.sh" LudiiMatch "$@"

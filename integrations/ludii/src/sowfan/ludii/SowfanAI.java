@@ -15,8 +15,9 @@ import other.move.Move;
 import utils.AIFactory;
 
 /**
- * A Ludii AI that plays with the sowfan engine: Kalah (Ludii's Kalah.lud, any number of seeds)
- * and Fanorona (Ludii's Fanorona.lud, boards Telo 3x3, Dimy 5x5 and Tsivy 9x5).
+ * A Ludii AI that plays with the sowfan engine: Kalah (Ludii's Kalah.lud, any number of seeds),
+ * Fanorona (Ludii's Fanorona.lud, boards Telo 3x3, Dimy 5x5 and Tsivy 9x5), and Afrika and
+ * Anywoli as this folder's Afrika.lud and Anywoli.lud describe them ({@link Sowing}).
  *
  * <p>Every decision sends the Ludii position to sowfan as a position string, asks for
  * {@code go movetime} (Ludii's time budget) and maps sowfan's {@code bestmove} to the Ludii move
@@ -103,11 +104,15 @@ public class SowfanAI extends AI {
         try {
             final String go = goParameters(maxSeconds, maxDepth);
             final Move move = variant.kalah ? kalahMove(game, context, legal, go)
-                                            : fanoronaMove(game, context, legal, go);
+                            : variant.sowing != null ? sowingMove(game, context, legal, go)
+                            : fanoronaMove(game, context, legal, go);
             if (move != null) {
                 return move;
             }
             return fallbackMove(game, context, maxSeconds, "sowfan's move has no Ludii counterpart");
+        } catch (final IllegalStateException e) {
+            return fallbackMove(game, context, maxSeconds, "Ludii's game went where the description does not: "
+                    + e.getMessage());
         } catch (final Engine.EngineException e) {
             warn("engine failure: " + e.getMessage() + "; restarting it at the next move");
             if (engine != null) {
@@ -156,6 +161,34 @@ public class SowfanAI extends AI {
             }
         }
         warn("sowfan's move " + best + " from '" + fen + "' is not legal in Ludii");
+        return null;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Afrika and Anywoli (this folder's descriptions): a sowfan move is one Ludii decision, and
+    // for Anywoli the forced relay laps that follow it
+
+    private Move sowingMove(final Game game, final Context context, final List<Move> legal,
+            final String go) throws Engine.EngineException {
+        final Sowing sowing = variant.sowing;
+        if (sowing.relayPending(context) && legal.size() == 1) {
+            return legal.get(0); // an Anywoli relay lap: part of the move already chosen
+        }
+        ensureGame(sowing.newgame);
+        final String fen = sowing.fen(context);
+        engine.commands("position fen " + fen);
+        final String best = engine.bestMove(go, timeoutFor(go));
+        final Engine.Position expected = engine.position(fen, best);
+        final String target = sowing.comparable(expected.fen, expected.result != null);
+        for (final Move move : legal) {
+            final Context reached = after(game, context, move);
+            sowing.settle(game, reached);
+            if (sowing.comparable(sowing.fen(reached), reached.trial().over()).equals(target)) {
+                return move;
+            }
+        }
+        warn("rules disagree: no Ludii move from '" + fen + "' reaches sowfan's '" + expected.fen
+                + "' after " + best);
         return null;
     }
 
@@ -395,6 +428,8 @@ public class SowfanAI extends AI {
         final int northStore;
         /** Kalah: the sowfan options for Ludii's rules. */
         final String kalahRules;
+        /** Afrika and Anywoli: their mapping (null for the other games). */
+        final Sowing sowing;
 
         private Variant(final Game game, final String sowfanGame, final int files, final int ranks,
                 final int[][] siteAt, final int pits, final int[] southPits, final int[] northPits,
@@ -411,6 +446,23 @@ public class SowfanAI extends AI {
             this.southStore = southStore;
             this.northStore = northStore;
             this.kalahRules = kalahRules;
+            this.sowing = null;
+        }
+
+        private Variant(final Game game, final Sowing sowing) {
+            this.game = game;
+            this.kalah = false;
+            this.sowfanGame = sowing.anywoli ? "anywoli" : "afrika";
+            this.files = 0;
+            this.ranks = 0;
+            this.siteAt = null;
+            this.pits = sowing.south.length;
+            this.southPits = sowing.south;
+            this.northPits = sowing.north;
+            this.southStore = -1;
+            this.northStore = -1;
+            this.kalahRules = null;
+            this.sowing = sowing;
         }
 
         /** The mapping, or null (with the reason on stderr) for a game sowfan does not play. */
@@ -426,7 +478,8 @@ public class SowfanAI extends AI {
             if ("Fanorona".equals(name)) {
                 return fanorona(game);
             }
-            return null;
+            final Sowing sowing = Sowing.of(game);
+            return sowing == null ? null : new Variant(game, sowing);
         }
 
         private static String rules(final Game game) {

@@ -21,7 +21,7 @@ import java.util.concurrent.TimeoutException;
 
 import game.Game;
 import utils.AIFactory;
-// Current Ludii's packages; test.sh rewrites them for Ludii 1.0.x (see ludii-api.sh).
+// Current Ludii's packages; harness.sh (run by test.sh) rewrites them for Ludii 1.0.x (see ludii-api.sh).
 import other.AI;
 import other.GameLoader;
 import other.context.Context;
@@ -42,7 +42,9 @@ import other.trial.Trial;
  */
 public final class LudiiMatch {
     private static final String[] ALL = {"kalah-4", "kalah-5", "kalah-6", "fanorona-telo",
-            "fanorona-dimy", "fanorona-tsivy"};
+            "fanorona-dimy", "fanorona-tsivy", "afrika", "anywoli"};
+    /** Where this folder's Afrika.lud and Anywoli.lud are (--lud-dir; test.sh gives it). */
+    private static String ludDir = ".";
 
     private LudiiMatch() {}
 
@@ -61,6 +63,7 @@ public final class LudiiMatch {
                 case "--game-limit": gameLimitSeconds = Long.parseLong(args[++i]); break;
                 case "--only": which = Arrays.asList(args[++i].split(",")); break;
                 case "--opponents": opponents = Arrays.asList(args[++i].split(",")); break;
+                case "--lud-dir": ludDir = args[++i]; break;
                 default:
                     System.err.println("usage: LudiiMatch [--games N] [--sowfan-seconds S] "
                             + "[--ludii-seconds S] [--game-limit SECONDS] [--only "
@@ -152,6 +155,16 @@ public final class LudiiMatch {
                 return GameLoader.loadGameFromName("Fanorona.lud", Collections.singletonList("Version/Dimy"));
             case "fanorona-tsivy":
                 return GameLoader.loadGameFromName("Fanorona.lud", Collections.singletonList("Version/Tsivy"));
+            case "afrika":
+                return GameLoader.loadGameFromFile(new File(ludDir, "Afrika.lud"), new ArrayList<>());
+            case "anywoli":
+                return GameLoader.loadGameFromFile(new File(ludDir, "Anywoli.lud"), new ArrayList<>());
+            case "yit-nuri": // Anywoli.lud's other variants (not in the default list)
+                return GameLoader.loadGameFromFile(new File(ludDir, "Anywoli.lud"),
+                        Collections.singletonList("Variant/Yit Nuri"));
+            case "yit-jani":
+                return GameLoader.loadGameFromFile(new File(ludDir, "Anywoli.lud"),
+                        Collections.singletonList("Variant/Yit Jani"));
             default:
                 throw new IllegalArgumentException("unknown game '" + name + "' (" + String.join(", ", ALL) + ")");
         }
@@ -188,6 +201,9 @@ public final class LudiiMatch {
         final SowfanAI.Variant v = SowfanAI.Variant.of(game);
         if (v == null) {
             return "nothing (not supported)";
+        }
+        if (v.sowing != null) {
+            return v.sowing.newgame.substring("newgame ".length());
         }
         return v.kalah ? "kalah pits=" + v.pits + " " + v.kalahRules + " (seeds from the board)"
                        : v.sowfanGame + " repetition=off quiet-limit=off";
@@ -302,7 +318,7 @@ public final class LudiiMatch {
         outcome.failed = outcome.illegal > 0 || check.engineFailed;
         final StringBuilder text = new StringBuilder();
         text.append(String.format("Ludii: %s", outcome.winner == 0 ? "draw" : "P" + outcome.winner + " wins"));
-        if (variant != null && variant.kalah) {
+        if (variant != null && (variant.kalah || variant.sowing != null)) {
             text.append(String.format(" %d-%d", context.score(1), context.score(2)));
         }
         text.append(String.format(", %d decisions in %.1f s (sowfan max %.2f s, %s max %.2f s), illegal %d, sowfan warnings %d, rule disagreements %d%s",
@@ -355,7 +371,8 @@ public final class LudiiMatch {
             Check(final SowfanAI.Variant variant, final Context context) {
                 this.variant = variant;
                 try {
-                    final String newgame = variant.kalah
+                    final String newgame = variant.sowing != null ? variant.sowing.newgame
+                            : variant.kalah
                             ? "newgame kalah pits=" + variant.pits + " seeds="
                               + variant.kalahTotalSeeds(context) / (2 * variant.pits) + " " + variant.kalahRules
                             : "newgame " + variant.sowfanGame + " repetition=off quiet-limit=off";
@@ -383,7 +400,9 @@ public final class LudiiMatch {
                     return;
                 }
                 try {
-                    if (variant.kalah) {
+                    if (variant.sowing != null) {
+                        sowingStep(before, move, after, who);
+                    } else if (variant.kalah) {
                         kalahStep(before, move, after, who);
                     } else {
                         fanoronaStep(before, move, after, who);
@@ -448,6 +467,42 @@ public final class LudiiMatch {
                 } else {
                     pendingEnd = expected;
                 }
+            }
+
+            /**
+             * Afrika and Anywoli: a sowfan move is a Ludii decision and, for Anywoli, the forced
+             * relay laps after it. Once a move is complete, some legal sowfan move from the
+             * position before it must reach Ludii's position (and at the end, its result).
+             */
+            private void sowingStep(final Context before, final Move move, final Context after, final String who)
+                    throws Engine.EngineException {
+                final Sowing sowing = variant.sowing;
+                if (!sowing.relayPending(before)) {
+                    turnFen = sowing.fen(before);
+                }
+                if (sowing.relayPending(after) || turnFen == null) {
+                    return;
+                }
+                final String reached = sowing.comparable(sowing.fen(after), after.trial().over());
+                engine.commands("position fen " + turnFen);
+                engine.send("legal");
+                String legal = "";
+                for (final String line : engine.sync(10_000)) {
+                    if (line.startsWith("legal")) {
+                        legal = line.substring("legal".length()).trim();
+                    }
+                }
+                for (final String m : legal.isEmpty() ? new String[0] : legal.split("\\s+")) {
+                    final Engine.Position expected = engine.position(turnFen, m);
+                    if (sowing.comparable(expected.fen, expected.result != null).equals(reached)) {
+                        if (after.trial().over()) {
+                            compareEnd(expected, after);
+                        }
+                        return;
+                    }
+                }
+                disagree(who + "'s move " + move + " from '" + turnFen + "' reaches '" + sowing.fen(after)
+                        + "', which no sowfan move (" + legal + ") does");
             }
 
             /** Ludii's final scores and winner against sowfan's. */
