@@ -290,6 +290,9 @@ pub enum Horizon {
     Quiet,
     /// Every legal move is forcing and one must be played: search them before evaluating.
     Forced,
+    /// Some moves are forcing ([`Game::is_forcing`]) and the mover may decline them: search
+    /// those before evaluating.
+    Optional,
 }
 
 /// The deepest a quiescence search goes past the horizon (forced turns in a row) before
@@ -404,12 +407,19 @@ pub trait Game: Clone + Send + Sync + 'static {
     }
 
     /// What the search does with `pos` at its horizon (no depth left) before it trusts the
-    /// evaluation. [`Horizon::Quiet`] (the default): evaluate. [`Horizon::Forced`]: the
-    /// mover must play a forcing move (a compulsory capture) and every legal move is one,
-    /// so the search plays them out first (a quiescence search over forced turns, with no
-    /// option to stand on the evaluation), bounded by [`QUIESCENCE_PLIES`].
+    /// evaluation (a quiescence search, at most [`QUIESCENCE_PLIES`] plies past the
+    /// horizon; the evaluation is the mover's floor, "stand pat"). [`Horizon::Quiet`] (the
+    /// default): evaluate. [`Horizon::Forced`]: every legal move is forcing (a compulsory
+    /// capture): search them all. [`Horizon::Optional`]: the mover may play a forcing move
+    /// ([`Game::is_forcing`]) or not: search those only.
     fn horizon(&self, _pos: &Self::Position) -> Horizon {
         Horizon::Quiet
+    }
+
+    /// With [`Horizon::Optional`]: is `mv` one of the forcing moves (a capture, an extra
+    /// move) the quiescence search plays out? The default: none is.
+    fn is_forcing(&self, _pos: &Self::Position, _mv: Self::Move) -> bool {
+        false
     }
 
     // Exact play: the solver (`src/solve/`) and endgame tables (`src/tablebase/`) ask the

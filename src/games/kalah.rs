@@ -9,8 +9,8 @@ use std::fmt::Write;
 
 use crate::compositions::Compositions;
 use crate::game::{
-    BenchSpec, EvalTerm, Game, GameResult, MoveError, Outcome, Player, Points, PositionError,
-    eval_weights,
+    BenchSpec, EvalTerm, Game, GameResult, Horizon, MoveError, Outcome, Player, Points,
+    PositionError, eval_weights,
 };
 use crate::games::mancala::{self, Side};
 use crate::options::{GameOptions, OptionKind, OptionSpec};
@@ -381,6 +381,26 @@ impl Game for Kalah {
         let mut moves = Vec::new();
         self.legal_moves(pos, &mut moves);
         moves.iter().all(|&mv| self.order_hint(pos, mv) == 0)
+    }
+
+    /// A capture or an extra move at hand: played out before the evaluation is trusted.
+    fn horizon(&self, pos: &KalahPosition) -> Horizon {
+        // As `is_quiet`, without building the move list (this runs at every leaf).
+        if self.is_over(pos) {
+            return Horizon::Quiet;
+        }
+        let first = self.pit_cell(pos.side, 0);
+        let forcing = (0..self.pits)
+            .any(|i| pos.cells[first + i] > 0 && self.order_hint(pos, KalahMove::pit(i)) != 0);
+        if forcing {
+            Horizon::Optional
+        } else {
+            Horizon::Quiet
+        }
+    }
+
+    fn is_forcing(&self, pos: &KalahPosition, mv: KalahMove) -> bool {
+        self.order_hint(pos, mv) != 0
     }
 
     fn hash(&self, pos: &KalahPosition) -> u64 {

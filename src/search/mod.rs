@@ -662,7 +662,8 @@ impl<G: Game> Worker<'_, G> {
         qply: usize,
     ) -> i32 {
         let game = self.game;
-        if qply >= QUIESCENCE_PLIES || game.horizon(pos) == Horizon::Quiet {
+        let horizon = game.horizon(pos);
+        if qply >= QUIESCENCE_PLIES || horizon == Horizon::Quiet {
             self.unresolved = true;
             return score::clamp_eval(game.evaluate(pos));
         }
@@ -679,8 +680,11 @@ impl<G: Game> Worker<'_, G> {
         let mut moves = std::mem::take(&mut self.frames[ply].moves);
         let mut order = std::mem::take(&mut self.frames[ply].order);
         game.legal_moves(pos, &mut moves);
+        if horizon == Horizon::Optional {
+            moves.retain(|&mv| game.is_forcing(pos, mv));
+        }
         if moves.is_empty() {
-            // Not what `Forced` promises; the evaluation is the safe answer.
+            // Nothing forcing after all: the evaluation is the answer.
             self.frames[ply].moves = moves;
             self.frames[ply].order = order;
             self.unresolved = true;

@@ -15,6 +15,7 @@ mod kalah;
 mod layers;
 mod play;
 mod protocol;
+mod quiescence;
 mod record_fuzz;
 mod robustness;
 mod solve_limits;

@@ -7,7 +7,6 @@ mod brute;
 mod draws;
 mod perft;
 mod pn;
-mod quiescence;
 mod solve;
 mod tables;
 mod telo;

@@ -1,0 +1,173 @@
+//! The search past the horizon (`Game::horizon`): a depth-1 search must score exactly what
+//! a plain, unpruned minimax over the same quiescence tree scores — the evaluation as the
+//! mover's floor (stand pat); while the horizon says `Forced`, every legal move; while it
+//! says `Optional`, the moves `Game::is_forcing` names; at most `QUIESCENCE_PLIES` plies.
+//! Alpha-beta only prunes: it may not change the value. Checked on Fanorona (compulsory
+//! captures: `Forced`) and Kalah (captures and extra moves the mover may decline:
+//! `Optional`, with extra moves that keep the mover).
+
+use sowfan::game::{Game, Horizon, QUIESCENCE_PLIES};
+use sowfan::games::fanorona::{self, Fanorona, Size};
+use sowfan::games::kalah::{self, Kalah};
+use sowfan::options::GameOptions;
+use sowfan::search::limits::Limits;
+use sowfan::search::tt::TranspositionTable;
+use sowfan::search::{SearchControl, SearchSettings, score};
+
+use crate::support::rng::Rng;
+
+/// The quiescence value of `pos` for its mover, `ply` plies from the root, without pruning;
+/// `None` when the tree is bigger than `budget` nodes (too slow to check).
+fn quiescence<G: Game>(
+    g: &G,
+    pos: &G::Position,
+    ply: usize,
+    qply: usize,
+    budget: &mut u64,
+) -> Option<i32> {
+    *budget = budget.checked_sub(1)?;
+    let mover = g.to_move(pos);
+    if let Some(outcome) = g.outcome(pos) {
+        return Some(if g.win_draw_loss() {
+            score::terminal(&outcome, mover, ply)
+        } else {
+            score::exact_at(g.final_value(&outcome, mover), ply)
+        });
+    }
+    let stand = score::clamp_eval(g.evaluate(pos));
+    let horizon = g.horizon(pos);
+    if qply >= QUIESCENCE_PLIES || horizon == Horizon::Quiet {
+        return Some(stand);
+    }
+    let mut moves = Vec::new();
+    g.legal_moves(pos, &mut moves);
+    let mut best = stand;
+    for mv in moves {
+        if horizon == Horizon::Optional && !g.is_forcing(pos, mv) {
+            continue;
+        }
+        let mut child = pos.clone();
+        g.play(&mut child, mv);
+        let value = quiescence(g, &child, ply + 1, qply + 1, budget)?;
+        best = best.max(if g.to_move(&child) == mover {
+            value
+        } else {
+            -value
+        });
+    }
+    Some(best)
+}
+
+/// Random positions of `g` (random games of a length in `plies`), each searched to depth 1
+/// and compared with the reference; returns (positions checked, children not quiet).
+fn check<G: Game>(g: &G, plies: std::ops::Range<usize>, games: usize, seed: u64) -> (usize, usize) {
+    let mut rng = Rng::new(seed);
+    let tt = TranspositionTable::new(4).unwrap();
+    let (mut checked, mut noisy_children) = (0, 0);
+    let mut moves = Vec::new();
+    for _ in 0..games {
+        let mut pos = g.start_position();
+        let length = plies.start + rng.below(plies.end - plies.start);
+        for _ in 0..length {
+            g.legal_moves(&pos, &mut moves);
+            if moves.is_empty() || g.outcome(&pos).is_some() {
+                break;
+            }
+            let mv = moves[rng.below(moves.len())];
+            g.play(&mut pos, mv);
+        }
+        if g.outcome(&pos).is_some() {
+            continue;
+        }
+        // The reference: the best root move's value over the quiescence of its child.
+        g.legal_moves(&pos, &mut moves);
+        let mover = g.to_move(&pos);
+        let mut budget = 200_000u64;
+        let mut expected = None;
+        for &mv in &moves {
+            let mut child = pos.clone();
+            g.play(&mut child, mv);
+            if g.outcome(&child).is_none() && g.horizon(&child) != Horizon::Quiet {
+                noisy_children += 1;
+            }
+            let Some(value) = quiescence(g, &child, 1, 0, &mut budget) else {
+                expected = None;
+                break;
+            };
+            let value = if g.to_move(&child) == mover {
+                value
+            } else {
+                -value
+            };
+            expected = Some(expected.map_or(value, |e: i32| e.max(value)));
+        }
+        let Some(expected) = expected else {
+            continue; // too big a tree for the reference
+        };
+        tt.clear();
+        let result = sowfan::search::search(
+            g,
+            &pos,
+            &[],
+            &[],
+            &Limits::depth(1),
+            &SearchSettings::default(),
+            &tt,
+            None,
+            &SearchControl::default(),
+            &mut |_| {},
+        );
+        assert_eq!(
+            result.score,
+            expected,
+            "{} {}: depth-1 search against the unpruned quiescence",
+            g.spec(),
+            g.format_position(&pos)
+        );
+        checked += 1;
+    }
+    (checked, noisy_children)
+}
+
+#[test]
+fn fanorona_depth_one_scores_equal_an_unpruned_quiescence_minimax() {
+    let mut total = (0, 0);
+    for (size, plies, seed) in [(Size::Dimy, 6..20, 1), (Size::Tsivy, 10..40, 2)] {
+        let g = Fanorona::new(
+            size,
+            GameOptions::parse(size.game_name(), fanorona::OPTIONS, &["repetition=off"]).unwrap(),
+        );
+        let (checked, noisy) = check(&g, plies, 150, 0x51_0E5C_E4CE + seed);
+        total = (total.0 + checked, total.1 + noisy);
+    }
+    assert!(
+        total.0 >= 150,
+        "only {} positions were small enough",
+        total.0
+    );
+    assert!(
+        total.1 >= 100,
+        "only {} children with captures due",
+        total.1
+    );
+}
+
+#[test]
+fn kalah_depth_one_scores_equal_an_unpruned_quiescence_minimax() {
+    let mut total = (0, 0);
+    for (options, plies) in [(&["pits=4", "seeds=3"][..], 2..16), (&[][..], 4..40)] {
+        let g = Kalah::new(GameOptions::parse(kalah::NAME, kalah::OPTIONS, options).unwrap());
+        let (checked, noisy) = check(&g, plies, 150, 0xCA1A);
+        total = (total.0 + checked, total.1 + noisy);
+    }
+    assert!(
+        total.0 >= 200,
+        "only {} positions were small enough",
+        total.0
+    );
+    assert!(
+        total.1 >= 100,
+        "only {} children with a capture or extra move",
+        total.1
+    );
+}
