@@ -274,15 +274,6 @@ pub struct BenchSpec {
     pub positions: &'static [&'static str],
 }
 
-/// The rules of one game, with its options applied.
-///
-/// Contract used by the search and the protocol:
-/// - `legal_moves` is empty exactly when `outcome` is `Some` (history rules aside).
-/// - `play` is only called with a move from `legal_moves` of the same position.
-/// - Move generation is deterministic: the same position always yields the same moves in
-///   the same order (the transposition table stores a move as its index in that list).
-/// - Hot paths (`legal_moves`, `play`, `evaluate`, `hash`) must not allocate once the
-///   caller's move buffer has grown to size.
 /// See [`Game::horizon`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Horizon {
@@ -299,6 +290,15 @@ pub enum Horizon {
 /// it evaluates anyway.
 pub const QUIESCENCE_PLIES: usize = 12;
 
+/// The rules of one game, with its options applied.
+///
+/// Contract used by the search and the protocol:
+/// - `legal_moves` is empty exactly when `outcome` is `Some` (history rules aside).
+/// - `play` is only called with a move from `legal_moves` of the same position.
+/// - Move generation is deterministic: the same position always yields the same moves in
+///   the same order (the transposition table stores a move as its index in that list).
+/// - Hot paths (`legal_moves`, `play`, `evaluate`, `hash`) must not allocate once the
+///   caller's move buffer has grown to size.
 pub trait Game: Clone + Send + Sync + 'static {
     /// Cheap to copy: the search plays moves on copies (copy-make).
     type Position: Clone + Send + Sync + fmt::Debug + 'static;
