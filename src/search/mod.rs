@@ -211,6 +211,19 @@ fn skips_depth(id: usize, depth: u32) -> bool {
     (depth + SKIP_PHASE[i]) / SKIP_SIZE[i] % 2 == 1
 }
 
+/// Bring the move with the highest key among `order[k..]` to `k`: one step of a selection
+/// sort. Cut-offs usually come early, so sorting the whole list would be waste.
+#[inline]
+fn select_next(order: &mut [(i64, u16)], k: usize) {
+    let mut pick = k;
+    for j in k + 1..order.len() {
+        if order[j].0 > order[pick].0 {
+            pick = j;
+        }
+    }
+    order.swap(k, pick);
+}
+
 struct Worker<'a, G: Game> {
     game: &'a G,
     /// 0 for the main thread, 1.. for the helpers.
@@ -696,13 +709,7 @@ impl<G: Game> Worker<'_, G> {
         }
         let mut best = stand;
         for k in 0..order.len() {
-            let mut pick = k;
-            for j in k + 1..order.len() {
-                if order[j].0 > order[pick].0 {
-                    pick = j;
-                }
-            }
-            order.swap(k, pick);
+            select_next(&mut order, k);
             let mv = moves[order[k].1 as usize];
             let mut child = pos.clone();
             game.play(&mut child, mv);
@@ -815,14 +822,7 @@ impl<G: Game> Worker<'_, G> {
         let mut best = -INFINITE;
         let mut best_index = None;
         for k in 0..order.len() {
-            // Selection sort step: cut-offs usually come early, so sorting all is waste.
-            let mut pick = k;
-            for j in k + 1..order.len() {
-                if order[j].0 > order[pick].0 {
-                    pick = j;
-                }
-            }
-            order.swap(k, pick);
+            select_next(&mut order, k);
             let index = order[k].1;
             let mv = moves[index as usize];
             // A move the game does not single out, late in the order: probably poor.
