@@ -416,6 +416,13 @@ pub trait Game: Clone + Send + Sync + 'static {
         Horizon::Quiet
     }
 
+    /// [`Game::evaluate`] and [`Game::horizon`] of one position, as the search asks for both
+    /// at every leaf: a game whose two share work (Fanorona: the captures at hand) answers
+    /// both in one pass.
+    fn evaluate_at_horizon(&self, pos: &Self::Position) -> (i32, Horizon) {
+        (self.evaluate(pos), self.horizon(pos))
+    }
+
     /// With [`Horizon::Optional`]: is `mv` one of the forcing moves (a capture, an extra
     /// move) the quiescence search plays out? The default: none is.
     fn is_forcing(&self, _pos: &Self::Position, _mv: Self::Move) -> bool {

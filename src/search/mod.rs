@@ -675,17 +675,16 @@ impl<G: Game> Worker<'_, G> {
         qply: usize,
     ) -> i32 {
         let game = self.game;
-        let horizon = game.horizon(pos);
-        if qply >= QUIESCENCE_PLIES || horizon == Horizon::Quiet {
-            self.unresolved = true;
-            return score::clamp_eval(game.evaluate(pos));
-        }
         // Stand pat: the evaluation is taken as a lower bound of what the mover's capture
         // gains (the evaluations count the mover's best capture), so only captures that
         // promise more are searched.
         self.unresolved = true;
-        let stand = score::clamp_eval(game.evaluate(pos));
-        if stand >= beta {
+        if qply >= QUIESCENCE_PLIES {
+            return score::clamp_eval(game.evaluate(pos));
+        }
+        let (eval, horizon) = game.evaluate_at_horizon(pos);
+        let stand = score::clamp_eval(eval);
+        if horizon == Horizon::Quiet || stand >= beta {
             return stand;
         }
         alpha = alpha.max(stand);

@@ -590,6 +590,18 @@ impl Game for Fanorona {
         }
     }
 
+    /// One pass over the captures at hand: the feature `strike` (the mover's best capture)
+    /// is positive exactly when a capture is due.
+    fn evaluate_at_horizon(&self, pos: &FanoronaPosition) -> (i32, Horizon) {
+        let features = self.features(pos);
+        let horizon = if features[1] > 0 {
+            Horizon::Forced
+        } else {
+            Horizon::Quiet
+        };
+        (WEIGHTS.score(&features), horizon)
+    }
+
     fn hash(&self, pos: &FanoronaPosition) -> u64 {
         // The quiet counter changes the game only when a limit is set; the points use bits
         // 0..45, so the state fits above them.

@@ -624,3 +624,31 @@ fn move_encoding_holds_the_longest_chain() {
         assert_eq!(mv.step(i), (i % 8, kind));
     }
 }
+
+#[test]
+fn evaluate_at_horizon_is_the_evaluation_and_the_horizon() {
+    // Random games on every board: the one-pass answer equals the two asked apart.
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    let mut forced = 0;
+    for g in [tsivy(), game(Size::Dimy, &[]), game(Size::Telo, &[])] {
+        for _ in 0..40 {
+            let mut pos = g.start_position();
+            let mut moves = Vec::new();
+            for _ in 0..60 {
+                let (eval, horizon) = g.evaluate_at_horizon(&pos);
+                assert_eq!((eval, horizon), (g.evaluate(&pos), g.horizon(&pos)));
+                forced += (horizon == Horizon::Forced) as usize;
+                g.legal_moves(&pos, &mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let mv = moves[(seed >> 33) as usize % moves.len()];
+                g.play(&mut pos, mv);
+            }
+        }
+    }
+    assert!(forced > 100, "only {forced} positions with a capture due");
+}
