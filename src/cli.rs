@@ -1,8 +1,11 @@
 //! What every command-line tool shares: how Ctrl-C reaches it (a cancellation token), how a
-//! failure becomes an exit status, and how a game is named on a command line. Each tool's
+//! failure becomes an exit status, how a game is named on a command line, and the progress
+//! bars of long jobs. Each tool's
 //! own arguments and exit-status rules live in that tool's `command` module.
 
 use std::process::ExitCode;
+
+use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
@@ -96,4 +99,16 @@ pub fn game_words(words: &[String]) -> (&str, Vec<&str>) {
         Some((name, options)) => (name.as_str(), options.iter().map(String::as_str).collect()),
         None => ("kalah", Vec::new()),
     }
+}
+
+/// A progress bar of `len` steps on stderr (drawn only when stderr is a terminal), in the
+/// look of every long job here: `template` is indicatif's, e.g. `"{bar:30.cyan/blue}
+/// {pos}/{len} [{elapsed_precise} < {eta}]"`. A template indicatif refuses leaves the
+/// default look (the bar still counts).
+pub fn progress_bar(len: u64, template: &str) -> ProgressBar {
+    let bar = ProgressBar::new(len);
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
 }

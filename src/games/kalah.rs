@@ -378,14 +378,13 @@ impl Game for Kalah {
 
     /// No extra move and no capture at hand.
     fn is_quiet(&self, pos: &KalahPosition) -> bool {
-        let mut moves = Vec::new();
-        self.legal_moves(pos, &mut moves);
-        moves.iter().all(|&mv| self.order_hint(pos, mv) == 0)
+        self.horizon(pos) == Horizon::Quiet
     }
 
     /// A capture or an extra move at hand: played out before the evaluation is trusted.
     fn horizon(&self, pos: &KalahPosition) -> Horizon {
-        // As `is_quiet`, without building the move list (this runs at every leaf).
+        // Without building the move list: this runs at every leaf. (The swap of the pie
+        // rule is never forcing.)
         if self.is_over(pos) {
             return Horizon::Quiet;
         }

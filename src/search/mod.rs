@@ -662,10 +662,12 @@ impl<G: Game> Worker<'_, G> {
         None
     }
 
-    /// The search past the horizon: a position whose mover must play a forcing move
-    /// ([`Horizon::Forced`]) is searched over all its moves, to any depth up to
-    /// [`QUIESCENCE_PLIES`]; any other is evaluated. Without the table and without
-    /// reductions: these trees are small and their positions rarely recur.
+    /// The search past the horizon ([`Game::evaluate_at_horizon`]): the evaluation is the
+    /// mover's floor (stand pat); a position with forcing moves at hand is then searched
+    /// over them (all its moves when [`Horizon::Forced`], those [`Game::is_forcing`] names
+    /// when [`Horizon::Optional`]), at most [`QUIESCENCE_PLIES`] plies past the horizon.
+    /// Without the table and without reductions: these trees are small and their positions
+    /// rarely recur.
     fn quiesce(
         &mut self,
         pos: &G::Position,
@@ -699,8 +701,7 @@ impl<G: Game> Worker<'_, G> {
             // Nothing forcing after all: the evaluation is the answer.
             self.frames[ply].moves = moves;
             self.frames[ply].order = order;
-            self.unresolved = true;
-            return score::clamp_eval(game.evaluate(pos));
+            return stand;
         }
         order.clear();
         for (i, &mv) in moves.iter().enumerate() {
@@ -714,11 +715,7 @@ impl<G: Game> Worker<'_, G> {
             game.play(&mut child, mv);
             let same = game.to_move(&child) == player;
             self.push_key(&child);
-            let score = if same {
-                self.quiesce_child(&child, alpha, beta, ply + 1, qply + 1)
-            } else {
-                -self.quiesce_child(&child, -beta, -alpha, ply + 1, qply + 1)
-            };
+            let score = self.quiesce_child(&child, alpha, beta, ply + 1, qply + 1, same);
             self.pop_key();
             if self.aborted {
                 break;
@@ -727,10 +724,7 @@ impl<G: Game> Worker<'_, G> {
                 best = score;
                 if score > alpha {
                     alpha = score;
-                    let (head, tail) = self.pv.split_at_mut(ply + 1);
-                    head[ply].clear();
-                    head[ply].push(mv);
-                    head[ply].extend_from_slice(&tail[0]);
+                    self.update_pv(ply, mv);
                     if score >= beta {
                         break;
                     }
@@ -742,6 +736,7 @@ impl<G: Game> Worker<'_, G> {
         if self.aborted { 0 } else { best }
     }
 
+    /// A child in the quiescence search, from the parent's view (as [`Worker::child`]).
     fn quiesce_child(
         &mut self,
         pos: &G::Position,
@@ -749,11 +744,27 @@ impl<G: Game> Worker<'_, G> {
         beta: i32,
         ply: usize,
         qply: usize,
+        same_player: bool,
     ) -> i32 {
-        if let Some(score) = self.enter_node(pos, ply) {
-            return score;
-        }
-        self.quiesce(pos, alpha, beta, ply, qply)
+        let (alpha, beta) = if same_player {
+            (alpha, beta)
+        } else {
+            (-beta, -alpha)
+        };
+        let score = match self.enter_node(pos, ply) {
+            Some(score) => score,
+            None => self.quiesce(pos, alpha, beta, ply, qply),
+        };
+        if same_player { score } else { -score }
+    }
+
+    /// `mv` at `ply` leads to the best line so far: it and the child's line become this
+    /// node's principal variation.
+    fn update_pv(&mut self, ply: usize, mv: G::Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply].clear();
+        head[ply].push(mv);
+        head[ply].extend_from_slice(&tail[0]);
     }
 
     fn negamax_inner(
@@ -866,10 +877,7 @@ impl<G: Game> Worker<'_, G> {
                 best_index = Some(index);
                 if score > alpha {
                     alpha = score;
-                    let (head, tail) = self.pv.split_at_mut(ply + 1);
-                    head[ply].clear();
-                    head[ply].push(mv);
-                    head[ply].extend_from_slice(&tail[0]);
+                    self.update_pv(ply, mv);
                     if score >= beta {
                         self.frames[ply].killer = Some(mv);
                         if quiet {

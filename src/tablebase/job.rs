@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use thiserror::Error;
 
 #[derive(Debug, Error)]
@@ -51,11 +51,8 @@ pub(super) fn progress_bar(show: bool, what: &str, count: u64) -> ProgressBar {
     if !show {
         return ProgressBar::hidden();
     }
-    let bar = ProgressBar::new(count);
-    if let Ok(style) = ProgressStyle::with_template(&format!(
-        "{what} {{bar:30.cyan/blue}} {{pos}}/{{len}} [{{elapsed_precise}} < {{eta}}]"
-    )) {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar
+    crate::cli::progress_bar(
+        count,
+        &format!("{what} {{bar:30.cyan/blue}} {{pos}}/{{len}} [{{elapsed_precise}} < {{eta}}]"),
+    )
 }

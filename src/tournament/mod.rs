@@ -18,8 +18,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressStyle};
-
 use crate::cli::CancelToken;
 use crate::client::process::{CANCEL_POLL, EngineProcess, Failure};
 use crate::game::{GameResult, Player};
@@ -113,7 +111,11 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
         );
     }
 
-    let progress = progress_bar(jobs.len());
+    // A bar on stderr (hidden when stderr is not a terminal) with the running score.
+    let progress = crate::cli::progress_bar(
+        jobs.len() as u64,
+        "{bar:30.cyan/blue} {pos}/{len} games {msg} [{elapsed_precise} < {eta}]",
+    );
     // The match's own stop: raised by the SPRT's decision, a records file that cannot be
     // written, or `cancel`; every engine of every game in flight watches it.
     let stop = CancelToken::new();
@@ -433,17 +435,6 @@ fn make_record(
         final_fen: played.final_fen.clone(),
         duration_ms: played.duration.as_millis() as u64,
     }
-}
-
-/// A bar on stderr (hidden when stderr is not a terminal) with the running score.
-fn progress_bar(games: usize) -> ProgressBar {
-    let bar = ProgressBar::new(games as u64);
-    if let Ok(style) = ProgressStyle::with_template(
-        "{bar:30.cyan/blue} {pos}/{len} games {msg} [{elapsed_precise} < {eta}]",
-    ) {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar
 }
 
 fn running_score(tally: &Tally) -> String {
