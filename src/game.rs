@@ -400,6 +400,13 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// (as long as [`Game::eval_terms`]).
     fn eval_features(&self, _pos: &Self::Position, _features: &mut [i32]) {}
 
+    /// The stones (seeds) still on the board of `pos`, for tools that sort positions by
+    /// the phase of the game (e.g. `sowfan accuracy`'s range of stones in play). `None`:
+    /// the game does not say.
+    fn stones_in_play(&self, _pos: &Self::Position) -> Option<u32> {
+        None
+    }
+
     /// Is `pos` quiet: nothing forcing pending (no capture, no extra move at hand)? Tuning
     /// learns from quiet positions only, where the static evaluation is meant to hold.
     fn is_quiet(&self, _pos: &Self::Position) -> bool {

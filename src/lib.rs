@@ -20,12 +20,14 @@
 //!    read through one schema);
 //! 10. the tools' work, none importing another: [`tournament`] (`sowfan match`), [`check`]
 //!     (an engine's protocol compliance), [`analysis`] (`sowfan analyse`: recorded games
-//!     judged move by move), [`play`] (a game against the engine in a terminal), [`tune`]
+//!     judged move by move), [`accuracy`] (`sowfan accuracy`: engines' moves against perfect
+//!     play), [`play`] (a game against the engine in a terminal), [`tune`]
 //!     (evaluation weights fitted to records);
 //! 11. [`commands`]: each tool's command line, one file a subcommand (its clap arguments,
 //!     its run, its exit status), none importing another;
 //! 12. `main.rs`: parses the command line and dispatches.
 
+pub mod accuracy;
 pub mod analysis;
 pub mod bench;
 pub mod check;

@@ -1,5 +1,5 @@
 //! The `sowfan` command: the protocol on stdin/stdout, or a tool (perft, bench, match,
-//! check, solve, tablebase, tune, analyse, play). Each tool owns its arguments, its run and
+//! check, solve, tablebase, tune, analyse, accuracy, play). Each tool owns its arguments, its run and
 //! its exit status (src/commands/, one file a tool); this file sets up logging, parses and
 //! dispatches.
 
@@ -9,7 +9,9 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use sowfan::commands::{analyse, bench, check, perft, play, solve, tablebase, tournament, tune};
+use sowfan::commands::{
+    accuracy, analyse, bench, check, perft, play, solve, tablebase, tournament, tune,
+};
 use sowfan::{analysis, cli, protocol, registry};
 
 #[derive(Parser)]
@@ -49,6 +51,7 @@ enum Tool {
     Tablebase(tablebase::TablebaseCommand),
     Tune(tune::TuneArgs),
     Analyse(analysis::AnalyseArgs),
+    Accuracy(sowfan::accuracy::AccuracyArgs),
     Play(sowfan::play::PlayArgs),
 }
 
@@ -78,6 +81,7 @@ fn main() -> ExitCode {
         Some(Tool::Tablebase(command)) => tablebase::run(command),
         Some(Tool::Tune(args)) => tune::run(args),
         Some(Tool::Analyse(args)) => analyse::run(args),
+        Some(Tool::Accuracy(args)) => accuracy::run(args),
         Some(Tool::Play(args)) => play::run(args),
     }
 }

@@ -6,6 +6,7 @@
 // not an HTML tag.
 #![allow(rustdoc::invalid_html_tags)]
 
+pub mod accuracy;
 pub mod analyse;
 pub mod bench;
 pub mod check;

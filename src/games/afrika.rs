@@ -381,6 +381,10 @@ impl Game for Afrika {
     }
 
     /// No capture due (captures are compulsory: the mover's options are forced).
+    fn stones_in_play(&self, pos: &AfrikaPosition) -> Option<u32> {
+        Some(pos.stones_on_board())
+    }
+
     fn is_quiet(&self, pos: &AfrikaPosition) -> bool {
         pos.smallest_capture(pos.side).is_none()
     }

@@ -536,6 +536,10 @@ impl Game for Anywoli {
     }
 
     /// The mover cannot end a lap on a three (no four and extra move at hand).
+    fn stones_in_play(&self, pos: &AnywoliPosition) -> Option<u32> {
+        Some(self.board_seeds(pos))
+    }
+
     fn is_quiet(&self, pos: &AnywoliPosition) -> bool {
         self.features(pos)[3] == 0
     }

@@ -377,6 +377,11 @@ impl Game for Kalah {
     }
 
     /// No extra move and no capture at hand.
+    fn stones_in_play(&self, pos: &KalahPosition) -> Option<u32> {
+        let (view, cells) = self.mover_view(pos);
+        Some(view[..cells].iter().map(|&c| c as u32).sum())
+    }
+
     fn is_quiet(&self, pos: &KalahPosition) -> bool {
         self.horizon(pos) == Horizon::Quiet
     }

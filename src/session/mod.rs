@@ -102,6 +102,9 @@ pub trait Session: Send {
     /// Is the game won, drawn or lost, not scored ([`Game::win_draw_loss`])?
     fn win_draw_loss(&self) -> bool;
 
+    /// Stones (seeds) on the board now ([`Game::stones_in_play`]).
+    fn stones_in_play(&self) -> Option<u32>;
+
     /// Check a table file of this game's rules through and through (see
     /// [`crate::tablebase::check_file`]).
     fn check_table_file(&self, path: &Path) -> Result<Header, TableError>;
@@ -231,6 +234,10 @@ impl<G: Game> Session for GameSession<G> {
 
     fn win_draw_loss(&self) -> bool {
         self.game.win_draw_loss()
+    }
+
+    fn stones_in_play(&self) -> Option<u32> {
+        self.game.stones_in_play(&self.position)
     }
 
     fn check_table_file(&self, path: &Path) -> Result<Header, TableError> {

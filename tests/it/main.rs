@@ -2,6 +2,7 @@
 //! per topic, a folder for a topic with several files. `support` holds what the topics
 //! share: driving the real `sowfan` binary through pipes, running it with a time limit.
 
+mod accuracy;
 mod afrika;
 mod analyse;
 mod anywoli;

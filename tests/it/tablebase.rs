@@ -34,7 +34,11 @@ fn afrika() -> Afrika {
 
 /// Plain minimax without pruning: the mover's final value (half-points), memoised by the
 /// game's full 64-bit hash (a position on the current path again would be a cycle: a panic).
-fn minimax<G: Game>(game: &G, pos: &G::Position, memo: &mut HashMap<u64, Option<i64>>) -> i32 {
+pub(crate) fn minimax<G: Game>(
+    game: &G,
+    pos: &G::Position,
+    memo: &mut HashMap<u64, Option<i64>>,
+) -> i32 {
     let value = walk::minimax(pos, memo, &|pos| game.hash(pos), &|pos| {
         let mover = game.to_move(pos);
         if let Some(outcome) = game.outcome(pos) {

@@ -576,6 +576,10 @@ impl Game for Fanorona {
     }
 
     /// No capture at hand (captures are compulsory).
+    fn stones_in_play(&self, pos: &FanoronaPosition) -> Option<u32> {
+        Some(pos.stones[0].count_ones() + pos.stones[1].count_ones())
+    }
+
     fn is_quiet(&self, pos: &FanoronaPosition) -> bool {
         self.g.threats(pos.own(), pos.enemy()).longest == 0
     }

@@ -1,0 +1,222 @@
+//! The exact value of every legal move of each position, proven by the solver, and the
+//! cache file that keeps them: one JSON line a position,
+//! `{"game":"kalah","fen":"…","half_points":{"A":8,"B":-2,…}}` (each move's value for the
+//! mover, in half-points). Lines are added as proofs end, so a stopped run loses at most
+//! the position it was proving; a damaged line (a run killed mid-write) is skipped.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::{File, OpenOptions};
+use std::io::{BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::cli::progress_bar;
+use crate::records::lines::BoundedLines;
+use crate::session::{Session, SolveRequest};
+use crate::solve::table::SolveTable;
+
+/// One cache line.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct CacheLine {
+    game: String,
+    fen: String,
+    half_points: BTreeMap<String, i32>,
+}
+
+/// A solved position: every legal move with its exact value (half-points, the mover's).
+#[derive(Debug, Clone)]
+pub struct Solved {
+    pub fen: String,
+    pub moves: Vec<(String, i32)>,
+}
+
+impl Solved {
+    /// The value of the position: its best move's.
+    pub fn best(&self) -> i32 {
+        self.moves.iter().map(|&(_, v)| v).max().unwrap_or(0)
+    }
+}
+
+/// The proven values, from the cache and new proofs.
+pub struct ExactValues {
+    spec: String,
+    known: HashMap<String, BTreeMap<String, i32>>,
+    cache: Option<(PathBuf, File)>,
+}
+
+impl ExactValues {
+    /// Read the cache (if it exists) for `spec`'s positions, and open it for adding.
+    pub fn open(path: Option<&Path>, spec: &str) -> Result<ExactValues, String> {
+        let mut known = HashMap::new();
+        let Some(path) = path else {
+            return Ok(ExactValues {
+                spec: spec.to_string(),
+                known,
+                cache: None,
+            });
+        };
+        let mut damaged = 0usize;
+        if path.exists() {
+            let file =
+                File::open(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+            for line in BoundedLines::new(BufReader::new(file)) {
+                let (_, text) =
+                    line.map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+                let parsed = text
+                    .ok()
+                    .and_then(|t| serde_json::from_str::<CacheLine>(&t).ok());
+                match parsed {
+                    Some(entry) if entry.game == spec && !entry.half_points.is_empty() => {
+                        known.insert(entry.fen, entry.half_points);
+                    }
+                    Some(_) => {}
+                    None => damaged += 1,
+                }
+            }
+        }
+        if damaged > 0 {
+            eprintln!(
+                "sowfan accuracy: '{}': {damaged} damaged lines skipped",
+                path.display()
+            );
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
+        Ok(ExactValues {
+            spec: spec.to_string(),
+            known,
+            cache: Some((path.to_path_buf(), file)),
+        })
+    }
+
+    /// Every position's move values: from the cache, or proven now (at most `limit` each:
+    /// a position not proven by then is left out, with a warning). Stops early when
+    /// `stop` is set.
+    pub fn solve_all(
+        &mut self,
+        session: &mut dyn Session,
+        positions: &[String],
+        tt: &SolveTable,
+        threads: usize,
+        limit: Duration,
+        stop: &AtomicBool,
+    ) -> Result<Vec<Solved>, String> {
+        let todo = positions
+            .iter()
+            .filter(|fen| !self.known.contains_key(*fen))
+            .count();
+        let bar = progress_bar(
+            todo as u64,
+            "solving {bar:30} {pos}/{len} positions, {elapsed_precise} (eta {eta})",
+        );
+        let mut solved = Vec::new();
+        let mut given_up = 0usize;
+        for fen in positions {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            if !self.known.contains_key(fen) {
+                session
+                    .set_position(Some(fen), &[])
+                    .map_err(|e| format!("position '{fen}': {e}"))?;
+                match prove(session, tt, threads, limit, stop)? {
+                    Some(values) => {
+                        self.add(fen, values)?;
+                    }
+                    None => {
+                        if !stop.load(Ordering::Relaxed) {
+                            given_up += 1;
+                            bar.suspend(|| {
+                                eprintln!(
+                                    "sowfan accuracy: not proven within {} s, left out: {fen}",
+                                    limit.as_secs()
+                                )
+                            });
+                        }
+                    }
+                }
+                bar.inc(1);
+            }
+            if let Some(values) = self.known.get(fen) {
+                solved.push(Solved {
+                    fen: fen.clone(),
+                    moves: values.iter().map(|(m, &v)| (m.clone(), v)).collect(),
+                });
+            }
+        }
+        bar.finish_and_clear();
+        if given_up > 0 {
+            eprintln!("sowfan accuracy: {given_up} positions left out (not proven in time)");
+        }
+        Ok(solved)
+    }
+
+    fn add(&mut self, fen: &str, values: BTreeMap<String, i32>) -> Result<(), String> {
+        if let Some((path, file)) = &mut self.cache {
+            let line = CacheLine {
+                game: self.spec.clone(),
+                fen: fen.to_string(),
+                half_points: values.clone(),
+            };
+            let text = serde_json::to_string(&line).map_err(|e| e.to_string())?;
+            writeln!(file, "{text}")
+                .and_then(|()| file.flush())
+                .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
+        }
+        self.known.insert(fen.to_string(), values);
+        Ok(())
+    }
+}
+
+/// Every legal move's exact value in the session's position, or `None` when not proven
+/// within `limit` (or stopped).
+fn prove(
+    session: &dyn Session,
+    tt: &SolveTable,
+    threads: usize,
+    limit: Duration,
+    stop: &AtomicBool,
+) -> Result<Option<BTreeMap<String, i32>>, String> {
+    let request = SolveRequest {
+        threads,
+        all_moves: true,
+        pv: false,
+        proof_file: None,
+        checkpoint: Duration::from_secs(600),
+    };
+    let give_up = AtomicBool::new(false);
+    let done = AtomicBool::new(false);
+    let deadline = Instant::now() + limit;
+    let report = std::thread::scope(|scope| {
+        // The watch: the solver only looks at one flag, which the run's stop or the
+        // position's time limit raises.
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                if stop.load(Ordering::Relaxed) || Instant::now() >= deadline {
+                    give_up.store(true, Ordering::Relaxed);
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        let report = session.solve(&request, tt, &give_up, &|_| {});
+        done.store(true, Ordering::Relaxed);
+        report
+    })?;
+    let mut values = BTreeMap::new();
+    for (mv, value) in report.moves {
+        match value {
+            Some(v) => {
+                values.insert(mv, v);
+            }
+            None => return Ok(None),
+        }
+    }
+    Ok((!values.is_empty()).then_some(values))
+}

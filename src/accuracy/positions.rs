@@ -1,0 +1,213 @@
+//! The positions to judge: every position before a move of recorded games (or listed
+//! position strings), in input order, distinct, with the stones in play asked for.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::Path;
+use std::str::FromStr;
+
+use crate::records::jsonl::read_record;
+use crate::records::lines::BoundedLines;
+use crate::registry;
+use crate::session::Session;
+
+/// `MIN-MAX` (or one number) stones in play, both ends included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoneRange {
+    pub min: u32,
+    pub max: u32,
+}
+
+impl StoneRange {
+    pub fn contains(&self, stones: u32) -> bool {
+        (self.min..=self.max).contains(&stones)
+    }
+}
+
+impl fmt::Display for StoneRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.min, self.max)
+    }
+}
+
+impl FromStr for StoneRange {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<StoneRange, String> {
+        let number = |t: &str| {
+            t.trim().parse::<u32>().map_err(|_| {
+                format!("'{text}': give MIN-MAX stones in play (e.g. 25-48) or one number")
+            })
+        };
+        let (min, max) = match text.split_once('-') {
+            Some((a, b)) => (number(a)?, number(b)?),
+            None => {
+                let n = number(text)?;
+                (n, n)
+            }
+        };
+        if min > max {
+            return Err(format!("'{text}': the smaller number comes first"));
+        }
+        Ok(StoneRange { min, max })
+    }
+}
+
+/// Which positions to take.
+pub struct Selection {
+    pub stones: Option<StoneRange>,
+    /// At most this many.
+    pub limit: usize,
+}
+
+/// The positions picked, all of one game.
+pub struct Picked {
+    /// The game spec (as after `newgame`).
+    pub spec: String,
+    /// Position strings, distinct, in input order.
+    pub positions: Vec<String>,
+    /// Games and position lines read.
+    pub games: usize,
+    pub lines: usize,
+}
+
+/// The input's lines that could not be used are skipped with a warning (at most this many
+/// warnings are printed).
+const MAX_WARNINGS: usize = 10;
+
+/// Read `path`: JSON records (a line starting with `{`) or position strings (optionally
+/// after `fen `) of `default_game`.
+pub fn read(
+    path: &Path,
+    default_game: &dyn Session,
+    selection: &Selection,
+) -> Result<Picked, String> {
+    let file = File::open(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+    let mut picked = Picked {
+        spec: String::new(),
+        positions: Vec::new(),
+        games: 0,
+        lines: 0,
+    };
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut warnings = 0;
+    let mut warn = |number: usize, why: String| {
+        warnings += 1;
+        if warnings <= MAX_WARNINGS {
+            eprintln!("sowfan accuracy: {}: line {number}: {why}", path.display());
+        }
+    };
+    for line in BoundedLines::new(BufReader::new(file)) {
+        let (number, text) = line.map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+        let text = match text {
+            Ok(text) => text,
+            Err(e) => {
+                warn(number, e.to_string());
+                continue;
+            }
+        };
+        let text = text.trim();
+        if text.is_empty() || text.starts_with('#') {
+            continue;
+        }
+        let walked = if text.starts_with('{') {
+            picked.games += 1;
+            walk_record(text, selection, &mut |spec, fen| {
+                take(&mut picked, &mut seen, selection, spec, fen)
+            })
+        } else {
+            picked.lines += 1;
+            let fen = text.strip_prefix("fen ").unwrap_or(text).trim();
+            let mut session = default_game.clone_box();
+            match session.set_position(Some(fen), &[]) {
+                Ok(()) if session.outcome().is_some() => Err("the game is over there".into()),
+                Ok(()) => {
+                    if in_range(session.as_ref(), selection) {
+                        let spec = session.spec();
+                        take(&mut picked, &mut seen, selection, &spec, &session.fen())?;
+                    }
+                    Ok(())
+                }
+                Err(e) => Err(e.to_string()),
+            }
+        };
+        if let Err(why) = walked {
+            if why.starts_with(MIXED) {
+                return Err(why);
+            }
+            warn(number, why);
+        }
+        if picked.positions.len() >= selection.limit {
+            break;
+        }
+    }
+    if warnings > MAX_WARNINGS {
+        eprintln!(
+            "sowfan accuracy: {}: {} more lines skipped",
+            path.display(),
+            warnings - MAX_WARNINGS
+        );
+    }
+    Ok(picked)
+}
+
+const MIXED: &str = "positions of two games";
+
+fn in_range(session: &dyn Session, selection: &Selection) -> bool {
+    match (selection.stones, session.stones_in_play()) {
+        (None, _) => true,
+        (Some(range), Some(stones)) => range.contains(stones),
+        (Some(_), None) => false,
+    }
+}
+
+/// Keep one position (all of one game; distinct; up to the limit).
+fn take(
+    picked: &mut Picked,
+    seen: &mut HashSet<String>,
+    selection: &Selection,
+    spec: &str,
+    fen: &str,
+) -> Result<(), String> {
+    if picked.spec.is_empty() {
+        picked.spec = spec.to_string();
+    } else if picked.spec != spec {
+        return Err(format!(
+            "{MIXED}: '{}' and '{spec}'; judge one game at a time",
+            picked.spec
+        ));
+    }
+    if picked.positions.len() < selection.limit && seen.insert(fen.to_string()) {
+        picked.positions.push(fen.to_string());
+    }
+    Ok(())
+}
+
+/// Every position of one record before each move, in range, to `keep`.
+fn walk_record(
+    text: &str,
+    selection: &Selection,
+    keep: &mut dyn FnMut(&str, &str) -> Result<(), String>,
+) -> Result<(), String> {
+    let record = read_record(text).map_err(|e| e.to_string())?;
+    let mut session = registry::create_from_spec(&record.game).map_err(|e| e.to_string())?;
+    let opening: Vec<&str> = record.opening.moves.iter().map(String::as_str).collect();
+    session
+        .set_position(record.opening.fen.as_deref(), &opening)
+        .map_err(|e| format!("the opening: {e}"))?;
+    let spec = session.spec();
+    for mv in &record.moves {
+        if session.outcome().is_some() {
+            break;
+        }
+        if in_range(session.as_ref(), selection) {
+            keep(&spec, &session.fen())?;
+        }
+        session
+            .play_moves(&[mv.mv.as_str()])
+            .map_err(|e| format!("move '{}': {e}", mv.mv))?;
+    }
+    Ok(())
+}
