@@ -380,11 +380,11 @@ impl Game for Afrika {
         features.copy_from_slice(&self.features(pos));
     }
 
-    /// No capture due (captures are compulsory: the mover's options are forced).
     fn stones_in_play(&self, pos: &AfrikaPosition) -> Option<u32> {
         Some(pos.stones_on_board())
     }
 
+    /// No capture due (captures are compulsory: the mover's options are forced).
     fn is_quiet(&self, pos: &AfrikaPosition) -> bool {
         pos.smallest_capture(pos.side).is_none()
     }

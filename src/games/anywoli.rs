@@ -535,11 +535,11 @@ impl Game for Anywoli {
         features.copy_from_slice(&self.features(pos));
     }
 
-    /// The mover cannot end a lap on a three (no four and extra move at hand).
     fn stones_in_play(&self, pos: &AnywoliPosition) -> Option<u32> {
         Some(self.board_seeds(pos))
     }
 
+    /// The mover cannot end a lap on a three (no four and extra move at hand).
     fn is_quiet(&self, pos: &AnywoliPosition) -> bool {
         self.features(pos)[3] == 0
     }

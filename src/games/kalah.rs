@@ -376,12 +376,12 @@ impl Game for Kalah {
         features.copy_from_slice(&self.features(pos));
     }
 
-    /// No extra move and no capture at hand.
     fn stones_in_play(&self, pos: &KalahPosition) -> Option<u32> {
         let (view, cells) = self.mover_view(pos);
         Some(view[..cells].iter().map(|&c| c as u32).sum())
     }
 
+    /// No extra move and no capture at hand.
     fn is_quiet(&self, pos: &KalahPosition) -> bool {
         self.horizon(pos) == Horizon::Quiet
     }

@@ -575,11 +575,11 @@ impl Game for Fanorona {
         features.copy_from_slice(&self.features(pos));
     }
 
-    /// No capture at hand (captures are compulsory).
     fn stones_in_play(&self, pos: &FanoronaPosition) -> Option<u32> {
         Some(pos.stones[0].count_ones() + pos.stones[1].count_ones())
     }
 
+    /// No capture at hand (captures are compulsory).
     fn is_quiet(&self, pos: &FanoronaPosition) -> bool {
         self.g.threats(pos.own(), pos.enemy()).longest == 0
     }
