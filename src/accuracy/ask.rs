@@ -180,8 +180,9 @@ fn ask(
 /// same resulting position (an engine may write a move in another accepted form).
 fn judge(session: &mut dyn Session, position: &Solved, mv: &str) -> Judged {
     let best = position.best();
+    let worst = position.worst();
     if let Some(&(_, value)) = position.moves.iter().find(|(m, _)| m == mv) {
-        return Judged::Move { value, best };
+        return Judged::Move { value, best, worst };
     }
     let after = |session: &mut dyn Session, m: &str| {
         session
@@ -197,6 +198,7 @@ fn judge(session: &mut dyn Session, position: &Solved, mv: &str) -> Judged {
             return Judged::Move {
                 value: *value,
                 best,
+                worst,
             };
         }
     }

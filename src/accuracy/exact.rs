@@ -38,6 +38,11 @@ impl Solved {
     pub fn best(&self) -> i32 {
         self.moves.iter().map(|&(_, v)| v).max().unwrap_or(0)
     }
+
+    /// The worst move's value.
+    pub fn worst(&self) -> i32 {
+        self.moves.iter().map(|&(_, v)| v).min().unwrap_or(0)
+    }
 }
 
 /// The proven values, from the cache and new proofs.

@@ -1,5 +1,6 @@
 //! The positions to judge: every position before a move of recorded games (or listed
-//! position strings), in input order, distinct, with the stones in play asked for.
+//! position strings), in input order, distinct, with the stones in play asked for and a
+//! choice (a position with one legal move says nothing of the engine).
 
 use std::collections::HashSet;
 use std::fmt;
@@ -155,7 +156,11 @@ pub fn read(
 
 const MIXED: &str = "positions of two games";
 
+/// In the range of stones, and with a choice to judge (two legal moves or more).
 fn in_range(session: &dyn Session, selection: &Selection) -> bool {
+    if session.legal_moves().len() < 2 {
+        return false;
+    }
     match (selection.stones, session.stones_in_play()) {
         (None, _) => true,
         (Some(range), Some(stones)) => range.contains(stones),
