@@ -97,10 +97,7 @@ fn an_interrupted_fanorona_solve_says_its_bounds_in_words_and_exits_130() {
 #[test]
 fn solve_refuses_what_it_cannot_do_with_status_1() {
     let dir = fresh_dir("pn-cli-errors");
-    let file = dir.join("kalah.proof");
-    let file = file.to_str().expect("utf-8");
     for args in [
-        &["kalah", "pits=3", "seeds=2", "--proof-file", file][..],
         &["fanorona-telo", "--checkpoint", "0"][..],
         &["fanorona-telo", "--checkpoint", "99999999"][..],
         &[
