@@ -100,15 +100,7 @@ impl<G: Game> GameSession<G> {
                 &on_progress,
                 checkpoints.as_ref(),
             );
-            keeper.proven_bounds(solution.lower, solution.upper);
-            report.lower = solution.lower;
-            report.upper = solution.upper;
-            report.best = solution
-                .best
-                .map(|mv| self.game.format_move(&self.position, mv));
-            report.pv = self.pv_strings(&solution.pv);
-            report.nodes += solution.nodes;
-            report.tbhits += solution.tbhits;
+            self.take_solution(&mut report, &keeper, &solution);
         }
         report.elapsed = started.elapsed();
         if request.save.is_some() {

@@ -208,6 +208,24 @@ impl<G: Game> GameSession<G> {
         (moves, nodes, tbhits)
     }
 
+    /// The root's solution into `report` (its work added to the moves'), its bounds kept.
+    pub(super) fn take_solution(
+        &self,
+        report: &mut SolveReport,
+        keeper: &Keeper,
+        solution: &solve::Solution<G::Move>,
+    ) {
+        keeper.proven_bounds(solution.lower, solution.upper);
+        report.lower = solution.lower;
+        report.upper = solution.upper;
+        report.best = solution
+            .best
+            .map(|mv| self.game.format_move(&self.position, mv));
+        report.pv = self.pv_strings(&solution.pv);
+        report.nodes += solution.nodes;
+        report.tbhits += solution.tbhits;
+    }
+
     /// [`Session::solve`].
     pub(super) fn solve_position(
         &self,
@@ -267,15 +285,7 @@ impl<G: Game> GameSession<G> {
                 stop,
                 &on_progress,
             );
-            keeper.proven_bounds(solution.lower, solution.upper);
-            report.lower = solution.lower;
-            report.upper = solution.upper;
-            report.best = solution
-                .best
-                .map(|mv| self.game.format_move(&self.position, mv));
-            report.pv = self.pv_strings(&solution.pv);
-            report.nodes += solution.nodes;
-            report.tbhits += solution.tbhits;
+            self.take_solution(&mut report, &keeper, &solution);
         });
         report.elapsed = started.elapsed();
         if request.save.is_some() {

@@ -20,23 +20,13 @@ fn solve_run(args: &[&str]) -> Run {
     sowfan("solve", args, Duration::from_secs(120))
 }
 
-fn line<'a>(run: &'a Run, prefix: &str) -> Option<&'a str> {
-    run.stdout.lines().find_map(|l| l.strip_prefix(prefix))
-}
-
-fn nodes(run: &Run) -> u64 {
-    line(run, "Nodes: ")
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no Nodes line: {}", run.stdout))
-}
-
 fn text(path: &Path) -> &str {
     path.to_str().expect("utf-8")
 }
 
 /// The peak of a `Memory:` line, in MiB.
 fn peak_mib(run: &Run) -> u64 {
-    let memory = line(run, "Memory: peak resident ").expect("a Memory line");
+    let memory = run.line("Memory: peak resident ").expect("a Memory line");
     memory
         .split_whitespace()
         .next()
@@ -61,7 +51,7 @@ fn solve_reports_a_peak_memory_within_the_hash_and_the_reserve() {
     ] {
         let run = solve_run(args);
         assert_eq!(run.code, Some(0), "{args:?}: {}{}", run.stdout, run.stderr);
-        let memory = line(&run, "Memory: ").expect("Memory line");
+        let memory = run.line("Memory: ").expect("Memory line");
         assert!(
             memory.ends_with(&format!("(hash {hash} MiB, tables mapped 0 MiB)")),
             "{memory}"
@@ -82,22 +72,22 @@ fn an_exact_proof_is_saved_resumed_and_never_written_over_by_mistake() {
     let first = solve_run(&[&game[..], &["--save", text(&file)]].concat());
     assert_eq!(first.code, Some(0), "{}{}", first.stdout, first.stderr);
     assert!(first.stderr.contains("proof saved"), "{}", first.stderr);
-    assert!(line(&first, "Value: ").is_some(), "{}", first.stdout);
+    assert!(first.line("Value: ").is_some(), "{}", first.stdout);
     // Resumed: the same value and line, from the table, in a few nodes.
     let again = solve_run(&[&game[..], &["--resume", text(&file)]].concat());
     assert_eq!(again.code, Some(0), "{}{}", again.stdout, again.stderr);
-    assert_eq!(line(&again, "Value: "), line(&first, "Value: "));
-    assert_eq!(line(&again, "PV: "), line(&first, "PV: "));
+    assert_eq!(again.line("Value: "), first.line("Value: "));
+    assert_eq!(again.line("PV: "), first.line("PV: "));
     assert!(
         again.stderr.contains("resumed the proof"),
         "{}",
         again.stderr
     );
     assert!(
-        nodes(&again) * 100 < nodes(&first),
+        again.nodes() * 100 < first.nodes(),
         "{} vs {}",
-        nodes(&again),
-        nodes(&first)
+        again.nodes(),
+        first.nodes()
     );
     // --proof-file: resumed when there, kept saving; every move's value kept in the file.
     let all = solve_run(&[&game[..], &["--proof-file", text(&file), "--all-moves"]].concat());
@@ -108,7 +98,7 @@ fn an_exact_proof_is_saved_resumed_and_never_written_over_by_mistake() {
         moves_again.stdout.lines().take(5).collect::<Vec<_>>(),
         all.stdout.lines().take(5).collect::<Vec<_>>()
     );
-    assert!(nodes(&moves_again) < 100, "{}", moves_again.stdout);
+    assert!(moves_again.nodes() < 100, "{}", moves_again.stdout);
     // A saved proof is not written over by a new one, and --resume needs its file.
     let saved = std::fs::read(&file).expect("saved");
     for (args, why) in [
@@ -241,8 +231,8 @@ fn a_stopped_exact_proof_is_saved_and_resumed_to_the_same_value() {
         resumed.stderr
     );
     // Kalah(5,4): a win by 10 for the first player (the margin of perfect play).
-    assert_eq!(line(&resumed, "Value: "), Some("+10"), "{}", resumed.stdout);
-    let earlier = format!("({} nodes", nodes(&first));
+    assert_eq!(resumed.line("Value: "), Some("+10"), "{}", resumed.stdout);
+    let earlier = format!("({} nodes", first.nodes());
     assert!(
         resumed.stderr.contains(&earlier),
         "{earlier}: {}",
@@ -350,10 +340,7 @@ fn a_proof_split_by_first_move_combines_into_the_all_moves_values() {
             let split = format!("{i}/{parts}");
             let run = solve_run(&[game, &["--split", &split, "--part-file", text(&file)]].concat());
             assert_eq!(run.code, Some(0), "{split}: {}{}", run.stdout, run.stderr);
-            assert!(
-                line(&run, "Value: ").is_none(),
-                "a part proves no root value"
-            );
+            assert!(run.line("Value: ").is_none(), "a part proves no root value");
             files.push(file);
         }
         let mut args = game.to_vec();
@@ -368,8 +355,8 @@ fn a_proof_split_by_first_move_combines_into_the_all_moves_values() {
             combined.stderr
         );
         assert_eq!(move_lines(&combined), move_lines(&direct), "{game:?}");
-        let value = line(&combined, "Value: ").expect("Value");
-        let best = line(&combined, "Best: ").expect("Best");
+        let value = combined.line("Value: ").expect("Value");
+        let best = combined.line("Best: ").expect("Best");
         assert!(
             combined
                 .stdout
