@@ -159,18 +159,21 @@ impl<'a> Keeper<'a> {
                 .name("checkpoint".to_string())
                 .spawn_scoped(scope, || {
                     let mut done = lock(&self.done);
-                    loop {
-                        let (guard, timeout) = self
-                            .wake
-                            .wait_timeout(done, self.request.checkpoint)
-                            .unwrap_or_else(|e| e.into_inner());
-                        done = guard;
-                        if *done || stop.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        if timeout.timed_out() {
+                    let mut due = Instant::now() + self.request.checkpoint;
+                    // `done` is looked at before every wait: the work may end before this
+                    // thread first waits, and its wake-up would be lost.
+                    while !*done && !stop.load(Ordering::Relaxed) {
+                        let now = Instant::now();
+                        if now >= due {
                             self.checkpoint(table, self.nodes.load(Ordering::Relaxed));
+                            due = Instant::now() + self.request.checkpoint;
+                            continue;
                         }
+                        done = self
+                            .wake
+                            .wait_timeout(done, due - now)
+                            .unwrap_or_else(|e| e.into_inner())
+                            .0;
                     }
                 });
             if let Err(e) = &saver {
