@@ -278,6 +278,21 @@ pub fn mix64(mut k: u64) -> u64 {
     k ^ (k >> 33)
 }
 
+/// The most memory this process has held resident so far, in bytes (`VmHWM` of
+/// /proc/self/status; `None` where the system does not say, e.g. outside Linux).
+pub fn peak_resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status_kib(&status, "VmHWM:").map(|kib| kib.saturating_mul(1024))
+}
+
+/// The value of a `Key:   N kB` line of a /proc status text, in KiB.
+pub fn status_kib(status: &str, key: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with(key))?;
+    let mut words = line[key.len()..].split_whitespace();
+    let kib = words.next()?.parse().ok()?;
+    (words.next() == Some("kB")).then_some(kib)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -344,6 +359,18 @@ mod tests {
         };
         let most = big.table_limit_mb().unwrap();
         assert!(most < 24000 && most > 20000, "{most}");
+    }
+
+    #[test]
+    fn peak_resident_memory_is_read_from_the_status() {
+        let status = "Name:\tsowfan\nVmPeak:\t  999 kB\nVmHWM:\t   20480 kB\nVmRSS:\t 1 kB\n";
+        assert_eq!(status_kib(status, "VmHWM:"), Some(20480));
+        assert_eq!(status_kib("VmHWM: 12", "VmHWM:"), None);
+        assert_eq!(status_kib("VmHWM: x kB", "VmHWM:"), None);
+        assert_eq!(status_kib("", "VmHWM:"), None);
+        if cfg!(target_os = "linux") {
+            assert!(peak_resident_bytes().is_some_and(|b| b > 0));
+        }
     }
 
     #[test]

@@ -9,11 +9,12 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::solve_parts::{Part, combine, parse_split, split_moves};
 use crate::cli::{cancel_on_interrupt, exit_status};
 use crate::game::value_text;
-use crate::memory::{MAX_THREADS, check_hash_mb};
+use crate::memory::{MAX_THREADS, check_hash_mb, peak_resident_bytes};
 use crate::registry;
-use crate::session::{SolveProgress, SolveRequest};
+use crate::session::{Session, SolveProgress, SolveRequest};
 use crate::solve::pn::{self, value_word};
 use crate::solve::{self, table::SolveTable};
 use crate::tablebase::{self, TableError};
@@ -21,19 +22,31 @@ use crate::tablebase::{self, TableError};
 /// Prove the exact value of a position: the final margin with perfect play.
 ///
 /// Prints `Value: +8` (the side to move's final margin; 0 a draw), `Best:`, `PV:` (to
-/// the end of the game), `Nodes:`, `Time:`, `Tbhits:`. Games that are won, drawn or
+/// the end of the game), `Nodes:`, `Time:`, `Tbhits:`, `Memory:` (the peak resident
+/// memory, the --hash and the endgame tables mapped). Games that are won, drawn or
 /// lost (Fanorona) print `Value: win`, `draw` or `loss`, proven by proof numbers: the
 /// value of the position as if it had no earlier occurrence since the last capture.
 /// Uses endgame tables from --tablebases DIR, else from $SOWFAN_TABLEBASES or
 /// ~/.local/share/sowfan/tablebases when present. Ctrl-C (or SIGTERM) stops it with the
 /// bounds proven so far.
 ///
-/// Exit status: 0 when the value is proven, 1 on an error (a bad game, position or
-/// option; a --hash this machine cannot hold; a proof file that cannot be read or
-/// saved), 130 when interrupted before the proof was complete.
+/// Long proofs: --save FILE keeps the proof (its table and what is proven of the root)
+/// in FILE every --checkpoint seconds, when stopped and when done; --resume FILE goes on
+/// from it (same game, position and --hash); --proof-file FILE does both (resuming only
+/// if FILE exists). A proof split by first move: --split I/K --part-file FILE proves
+/// the values of every K-th root move from the I-th and writes them to FILE; --combine
+/// FILE... checks the parts (same game and position, every legal move exactly once) and
+/// prints every move's value, `Value:` and `Best:` as --all-moves would.
+///
+/// Exit status: 0 when the value (or the part) is proven, 1 on an error (a bad game,
+/// position or option; a --hash this machine cannot hold; a proof or part file that
+/// cannot be read, saved or combined), 130 when interrupted before the proof was complete.
 ///
 /// Example: sowfan solve kalah pits=4 seeds=3 --all-moves
 /// Example: sowfan solve fanorona-dimy --hash 2048 --proof-file dimy.proof
+/// Example: sowfan solve kalah pits=6 seeds=4 --hash 8192 --save k64.proof --checkpoint 900
+/// Example: sowfan solve kalah pits=6 seeds=4 --split 2/6 --part-file part-2.txt
+/// Example: sowfan solve kalah pits=6 seeds=4 --combine part-*.txt
 #[derive(Debug, Clone, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct SolveArgs {
@@ -59,13 +72,37 @@ pub struct SolveArgs {
     /// First print the exact value of every legal move.
     #[arg(long)]
     pub all_moves: bool,
-    /// Won, drawn or lost games: resume the proof saved in FILE (same game, position and
-    /// --hash), and save it there every --checkpoint seconds, when stopped and when done.
-    #[arg(long, value_name = "FILE")]
+    /// Resume the proof saved in FILE if it exists (same game, position and --hash), and
+    /// save it there: --resume FILE --save FILE, without needing FILE to exist.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["save", "resume"])]
     pub proof_file: Option<PathBuf>,
-    /// Seconds between two saves of the --proof-file (1..=1000000).
+    /// Save the proof (its table, the root's bounds and moves' values proven so far) in
+    /// FILE every --checkpoint seconds, when stopped (Ctrl-C, SIGTERM) and when done. An
+    /// existing FILE is only written over when it is the --resume FILE.
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
+    /// Continue the proof saved in FILE (by --save or --proof-file): same game, position
+    /// and --hash. Give --save FILE too to keep saving it.
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<PathBuf>,
+    /// Seconds between two saves of the --save or --proof-file (1..=1000000).
     #[arg(long, default_value_t = 600, value_name = "SECS")]
     pub checkpoint: u64,
+    /// A part of a proof split by first move: prove the values of the root's legal moves
+    /// I, I+K, I+2K, ... (1-based, in the order of the legal-move list) and not the root's
+    /// (e.g. --split $SLURM_ARRAY_TASK_ID/8). With --part-file, write them there.
+    #[arg(long, value_name = "I/K", conflicts_with = "all_moves")]
+    pub split: Option<String>,
+    /// With --split: write the part's proven move values to FILE (atomically), for
+    /// --combine; written only when every move of the part is proven.
+    #[arg(long, value_name = "FILE", requires = "split")]
+    pub part_file: Option<PathBuf>,
+    /// Combine part files (of --split ... --part-file) of this game and position: print
+    /// every move's value, `Value:` and `Best:` as --all-moves would (no `PV:`).
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = [
+        "split", "all_moves", "save", "resume", "proof_file"
+    ])]
+    pub combine: Vec<PathBuf>,
 }
 
 /// How a solve ended.
@@ -161,6 +198,29 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
         ));
     }
     let mut session = registry::create_at(&args.game, args.fen.as_deref(), args.moves.as_deref())?;
+    if !args.combine.is_empty() {
+        return combine_parts(args, session.as_ref());
+    }
+    let part = match &args.split {
+        Some(text) => {
+            let (i, k) = parse_split(text)?;
+            Some(split_moves(&session.legal_moves(), i, k))
+        }
+        None => None,
+    };
+    let (resume, save) = match &args.proof_file {
+        Some(path) => (Some(path.clone()), Some(path.clone())),
+        None => (args.resume.clone(), args.save.clone()),
+    };
+    if let Some(path) = &save
+        && resume.as_ref() != Some(path)
+        && std::fs::symlink_metadata(path).is_ok()
+    {
+        return Err(format!(
+            "--save '{}': the file exists; continue its proof with --resume {0} --save {0}              (or --proof-file {0}), or remove it first",
+            path.display()
+        ));
+    }
     let (dir, explicit) = match &args.tablebases {
         Some(dir) => (Some(dir.clone()), true),
         None => (tablebase::default_dir(), false),
@@ -184,13 +244,16 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
             Err(e) => return Err(e.to_string()),
         }
     }
-    let tt = SolveTable::new(args.hash_mb)?;
+    let tt = SolveTable::for_game(args.hash_mb, session.win_draw_loss())?;
     let request = SolveRequest {
         threads,
         all_moves: args.all_moves,
-        pv: true,
-        proof_file: args.proof_file.clone(),
+        pv: part.is_none(),
+        resume_optional: args.proof_file.is_some(),
+        resume,
+        save,
         checkpoint: Duration::from_secs(args.checkpoint),
+        part: part.clone(),
     };
     let words = session.win_draw_loss();
     let bar = spinner();
@@ -224,7 +287,7 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
     }
     let report = report?;
     let words = report.win_draw_loss;
-    if let (Some(work), Some(path)) = (report.resumed, &args.proof_file) {
+    if let (Some(work), Some(path)) = (report.resumed, &request.resume) {
         eprintln!(
             "sowfan solve: resumed the proof in '{}' ({} nodes, {} s of earlier work)",
             path.display(),
@@ -239,10 +302,12 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
             None => out.push(format!("{mv}: unknown (stopped)")),
         }
     }
-    out.push(format!(
-        "Value: {}",
-        value_line(report.lower, report.upper, words)
-    ));
+    if part.is_none() {
+        out.push(format!(
+            "Value: {}",
+            value_line(report.lower, report.upper, words)
+        ));
+    }
     if let Some(best) = &report.best {
         out.push(format!("Best: {best}"));
     }
@@ -252,12 +317,9 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
     out.push(format!("Nodes: {}", report.nodes));
     out.push(format!("Time: {} ms", report.elapsed.as_millis()));
     out.push(format!("Tbhits: {}", report.tbhits));
-    // A closed output (`| head -1`) is an error to report, not a panic of `println!`.
-    let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "{}", out.join("\n"))
-        .and_then(|()| stdout.flush())
-        .map_err(|e| format!("cannot write the result: {e}"))?;
-    match (&report.saved, &args.proof_file) {
+    out.push(memory_line(&tt, session.tables().map(|t| t.mapped_bytes())));
+    print_lines(&out)?;
+    match (&report.saved, &request.save) {
         (Some(Ok(buckets)), Some(path)) => eprintln!(
             "sowfan solve: proof saved in '{}' ({buckets} table buckets)",
             path.display()
@@ -265,12 +327,95 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
         (Some(Err(e)), _) => return Err(e.clone()),
         _ => {}
     }
-    let complete = report.value().is_some() && report.moves.iter().all(|(_, v)| v.is_some());
+    let moves_proven = report.moves.iter().all(|(_, v)| v.is_some());
+    if let Some(moves) = &part {
+        if !moves_proven {
+            eprintln!(
+                "sowfan solve: stopped before every move of the part was proven: no part file written"
+            );
+            return Ok(Solved::Interrupted);
+        }
+        if let Some(path) = &args.part_file {
+            let part = Part {
+                game: session.spec(),
+                position: session.fen(),
+                legal: session.legal_moves().len(),
+                moves: report
+                    .moves
+                    .iter()
+                    .filter_map(|(mv, v)| v.map(|v| (mv.clone(), v)))
+                    .collect(),
+                nodes: report.nodes,
+                tbhits: report.tbhits,
+                millis: report.elapsed.as_millis() as u64,
+            };
+            part.write(path)?;
+            eprintln!(
+                "sowfan solve: part {} ({} moves: {}) written to '{}'",
+                args.split.as_deref().unwrap_or(""),
+                moves.len(),
+                moves.join(" "),
+                path.display()
+            );
+        }
+        return Ok(Solved::Complete);
+    }
+    let complete = report.value().is_some() && moves_proven;
     Ok(if complete {
         Solved::Complete
     } else {
         Solved::Interrupted
     })
+}
+
+/// Write `lines` to stdout. A closed output (`| head -1`) is an error to report, not a
+/// panic of `println!`.
+fn print_lines(lines: &[String]) -> Result<(), String> {
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{}", lines.join("\n"))
+        .and_then(|()| stdout.flush())
+        .map_err(|e| format!("cannot write the result: {e}"))
+}
+
+/// `Memory: peak resident N MiB (hash M MiB, tables mapped T MiB)`: what the proof held at
+/// its most (the solver's table and the table pages read count as they are touched).
+fn memory_line(tt: &SolveTable, tables_bytes: Option<u64>) -> String {
+    let peak = peak_resident_bytes().map_or("unknown".to_string(), |b| format!("{} MiB", b >> 20));
+    format!(
+        "Memory: peak resident {peak} (hash {} MiB, tables mapped {} MiB)",
+        tt.asked_megabytes(),
+        tables_bytes.unwrap_or(0) >> 20
+    )
+}
+
+/// `--combine`: the parts' move values checked against this game and position, then
+/// printed as `--all-moves` prints them.
+fn combine_parts(args: &SolveArgs, session: &dyn Session) -> Result<Solved, String> {
+    let mut parts = Vec::with_capacity(args.combine.len());
+    for path in &args.combine {
+        parts.push((path.clone(), Part::read(path)?));
+    }
+    let legal = session.legal_moves();
+    if legal.is_empty() {
+        return Err("the position is over: it has no moves to combine".to_string());
+    }
+    let moves = combine(&session.spec(), &session.fen(), &legal, &parts)?;
+    let words = session.win_draw_loss();
+    let mut out: Vec<String> = moves
+        .iter()
+        .map(|(mv, v)| format!("{mv}: {}", bound_text(*v, words)))
+        .collect();
+    let value = moves.iter().map(|&(_, v)| v).max().unwrap_or(0);
+    out.push(format!("Value: {}", bound_text(value, words)));
+    if let Some((best, _)) = moves.iter().find(|&&(_, v)| v == value) {
+        out.push(format!("Best: {best}"));
+    }
+    let sum = |f: fn(&Part) -> u64| parts.iter().map(|(_, p)| f(p)).sum::<u64>();
+    out.push(format!("Nodes: {}", sum(|p| p.nodes)));
+    out.push(format!("Time: {} ms", sum(|p| p.millis)));
+    out.push(format!("Tbhits: {}", sum(|p| p.tbhits)));
+    print_lines(&out)?;
+    Ok(Solved::Complete)
 }
 
 fn spinner() -> ProgressBar {

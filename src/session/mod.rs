@@ -10,6 +10,7 @@
 
 mod go;
 mod info;
+mod keep;
 mod proof;
 mod solve;
 mod state;

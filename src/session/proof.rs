@@ -4,10 +4,10 @@
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
 
+use super::keep::Keeper;
 use super::solve::{SolveProgress, SolveReport, SolveRequest};
 use super::{GameSession, Session};
 use crate::game::Game;
-use crate::solve::pn::file::{self, ProofIdentity, ProofWork};
 use crate::solve::pn::table::PnTable;
 use crate::solve::pn::{self, Checkpoints};
 use crate::solve::{Progress, table::SolveTable};
@@ -60,95 +60,51 @@ impl<G: Game> GameSession<G> {
             );
         }
         let started = Instant::now();
-        let identity = ProofIdentity {
-            spec: self.game.spec(),
-            root: self.game.format_position(&self.position),
-            root_hash: self.game.hash(&self.position),
-        };
-        if let Some(path) = &request.proof_file {
-            report.resumed = file::load(path, &identity, table).map_err(|e| e.to_string())?;
-            if let Some(work) = report.resumed {
-                log::info!(
-                    "proof file '{}': resumed a proof of {} nodes, {} s",
-                    path.display(),
-                    work.nodes,
-                    work.millis / 1000
-                );
-            }
-        }
-        let earlier = report.resumed.unwrap_or_default();
-        let save = |table: &PnTable, nodes: u64| -> Result<u64, String> {
-            let Some(path) = &request.proof_file else {
-                return Ok(0);
-            };
-            let work = ProofWork {
-                nodes: earlier.nodes + nodes,
-                millis: earlier.millis + started.elapsed().as_millis() as u64,
-            };
-            let saving = Instant::now();
-            let buckets = file::save(path, &identity, work, table).map_err(|e| e.to_string())?;
-            log::info!(
-                "proof file '{}': saved {buckets} buckets in {} ms",
-                path.display(),
-                saving.elapsed().as_millis()
-            );
-            Ok(buckets)
-        };
-        let checkpoint = |table: &PnTable, nodes: u64| {
-            if let Err(e) = save(table, nodes) {
-                log::warn!("checkpoint: {e}");
-            }
-        };
-        let checkpoints = request.proof_file.as_ref().map(|_| Checkpoints {
+        let mut legal = Vec::new();
+        self.game.legal_moves(&self.position, &mut legal);
+        let wanted = self.wanted_moves(request, &legal)?;
+        let keeper = Keeper::open(request, self.proof_identity(), legal.len(), table)?;
+        report.resumed = keeper.resumed.then_some(keeper.earlier);
+        let checkpoint = |table: &PnTable, nodes: u64| keeper.checkpoint(table, nodes);
+        // The proof-number solver saves between two of its nodes, on its own thread.
+        let checkpoints = request.save.as_ref().map(|_| Checkpoints {
             every: request.checkpoint,
             save: &checkpoint,
             done: AtomicU64::new(0),
         });
         let settings = self.request_settings(request);
-        let mut legal = Vec::new();
-        self.game.legal_moves(&self.position, &mut legal);
-        if request.all_moves {
-            let values = pn::solve_moves(
+        let (moves, nodes, tbhits) = self.prove_moves(&legal, &wanted, &keeper, |mv| {
+            pn::solve_moves(
                 &self.game,
                 &self.position,
+                &[mv],
                 table,
                 &settings,
                 stop,
                 checkpoints.as_ref(),
+            )
+        });
+        (report.moves, report.nodes, report.tbhits) = (moves, nodes, tbhits);
+        if request.part.is_none() {
+            let on_progress = |p: &Progress| {
+                keeper.proven_bounds(p.lower, p.upper);
+                progress(&self.progress_text(p, &legal, (nodes, tbhits), started));
+            };
+            let solution = pn::solve_restricted(
+                &self.game,
+                &self.position,
+                &[],
+                table,
+                &settings,
+                stop,
+                &on_progress,
+                checkpoints.as_ref(),
             );
-            for (mv, value) in values.moves {
-                report
-                    .moves
-                    .push((self.game.format_move(&self.position, mv), value));
-            }
-            report.nodes += values.nodes;
-            report.tbhits += values.tbhits;
+            self.take_solution(&mut report, &keeper, &solution);
         }
-        let (nodes, tbhits) = (report.nodes, report.tbhits);
-        let on_progress = |p: &Progress| {
-            progress(&self.progress_text(p, &legal, (nodes, tbhits), started));
-        };
-        let solution = pn::solve_restricted(
-            &self.game,
-            &self.position,
-            &[],
-            table,
-            &settings,
-            stop,
-            &on_progress,
-            checkpoints.as_ref(),
-        );
-        report.lower = solution.lower;
-        report.upper = solution.upper;
-        report.best = solution
-            .best
-            .map(|mv| self.game.format_move(&self.position, mv));
-        report.pv = self.pv_strings(&solution.pv);
-        report.nodes += solution.nodes;
-        report.tbhits += solution.tbhits;
         report.elapsed = started.elapsed();
-        if request.proof_file.is_some() {
-            report.saved = Some(save(table, report.nodes));
+        if request.save.is_some() {
+            report.saved = Some(keeper.save(table, report.nodes));
         }
         Ok(report)
     }

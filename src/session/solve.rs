@@ -8,13 +8,18 @@ use std::time::{Duration, Instant};
 
 use super::go::SearchSummary;
 use super::info::{Info, InfoLine, InfoScore, ScoreBound, Work};
+use super::keep::Keeper;
 use super::{GameSession, Session};
 use crate::game::Game;
 use crate::search::limits::{Limits, TimeBudget};
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Report, SearchControl, SearchSettings, score};
-use crate::solve::pn::file::ProofWork;
+use crate::solve::save::{ProofIdentity, ProofWork};
 use crate::solve::{self, SolveSettings, table::SolveTable};
+
+/// The bounds of a report when nothing is proven of the root (a part of a split proof
+/// proves only its moves): beyond any value, shown as `unknown`.
+const UNKNOWN_BOUND: i32 = 1 << 24;
 
 /// How far beyond the tables (in points at stake) a `go` first tries the exact solver.
 const NEAR_TABLES: i32 = 12;
@@ -29,11 +34,18 @@ pub struct SolveRequest {
     pub all_moves: bool,
     /// Follow perfect play to the end of the game.
     pub pv: bool,
-    /// Resume the proof from this file if it exists, and save it there (win/draw/loss games
-    /// only: the proof-number solver's table).
-    pub proof_file: Option<PathBuf>,
+    /// Continue the proof saved in this file ([`crate::solve::save`]): its table and what it
+    /// proved of the root. It must be of the same game, position and table size.
+    pub resume: Option<PathBuf>,
+    /// No file at `resume` starts a new proof (`--proof-file`) instead of being an error.
+    pub resume_optional: bool,
+    /// Save the proof in this file every `checkpoint`, when stopped and when done.
+    pub save: Option<PathBuf>,
     /// How often to save the proof file while the proof runs.
     pub checkpoint: Duration,
+    /// A part of a proof split by first move: prove the values of these root moves only
+    /// (not the root's value, nor any other move's).
+    pub part: Option<Vec<String>>,
 }
 
 /// Bounds proven so far while solving, as text for the protocol and the command line.
@@ -64,7 +76,7 @@ pub struct SolveReport {
     /// The game is won, drawn or lost ([`Game::win_draw_loss`]): the values are +2 (win), 0
     /// (draw) and −2 (loss), best said in words.
     pub win_draw_loss: bool,
-    /// The earlier work of the proof file it resumed.
+    /// The earlier work of the proof file it resumed (with the root's bounds it had proven).
     pub resumed: Option<ProofWork>,
     /// The proof file saved at the end: the table buckets written, or why it failed.
     pub saved: Option<Result<u64, String>>,
@@ -124,6 +136,96 @@ impl<G: Game> GameSession<G> {
         }
     }
 
+    /// What a proof file of the current position is a proof of.
+    pub(super) fn proof_identity(&self) -> ProofIdentity {
+        ProofIdentity {
+            spec: self.game.spec(),
+            root: self.game.format_position(&self.position),
+            root_hash: self.game.hash(&self.position),
+        }
+    }
+
+    /// The indices in `legal` of the root moves whose values `request` asks for: the
+    /// part's, every move with `all_moves`, none else. A part's move must be legal.
+    pub(super) fn wanted_moves(
+        &self,
+        request: &SolveRequest,
+        legal: &[G::Move],
+    ) -> Result<Vec<usize>, String> {
+        let Some(part) = &request.part else {
+            return Ok(if request.all_moves {
+                (0..legal.len()).collect()
+            } else {
+                Vec::new()
+            });
+        };
+        let mut wanted = Vec::with_capacity(part.len());
+        for text in part {
+            let index = self
+                .game
+                .parse_move(&self.position, text)
+                .ok()
+                .and_then(|mv| legal.iter().position(|&m| m == mv))
+                .ok_or_else(|| format!("'{text}' is not a legal move of this position"))?;
+            if !wanted.contains(&index) {
+                wanted.push(index);
+            }
+        }
+        wanted.sort_unstable();
+        Ok(wanted)
+    }
+
+    /// The values of the root moves `wanted` (indices in `legal`), each proven by
+    /// `solve_one` unless the kept proof knows it already; each new value is kept.
+    /// Returns the moves as text with their values, and the nodes and tbhits spent.
+    pub(super) fn prove_moves(
+        &self,
+        legal: &[G::Move],
+        wanted: &[usize],
+        keeper: &Keeper,
+        mut solve_one: impl FnMut(G::Move) -> solve::MoveValues<G::Move>,
+    ) -> (Vec<(String, Option<i32>)>, u64, u64) {
+        let (mut nodes, mut tbhits) = (0, 0);
+        let mut moves = Vec::with_capacity(wanted.len());
+        for &index in wanted {
+            let mv = legal[index];
+            let value = match keeper.known_move(index) {
+                Some(value) => Some(value),
+                None => {
+                    let values = solve_one(mv);
+                    nodes += values.nodes;
+                    tbhits += values.tbhits;
+                    keeper.count(nodes);
+                    let value = values.moves.first().and_then(|&(_, v)| v);
+                    if let Some(v) = value {
+                        keeper.proven_move(index, legal.len(), v);
+                    }
+                    value
+                }
+            };
+            moves.push((self.game.format_move(&self.position, mv), value));
+        }
+        (moves, nodes, tbhits)
+    }
+
+    /// The root's solution into `report` (its work added to the moves'), its bounds kept.
+    pub(super) fn take_solution(
+        &self,
+        report: &mut SolveReport,
+        keeper: &Keeper,
+        solution: &solve::Solution<G::Move>,
+    ) {
+        keeper.proven_bounds(solution.lower, solution.upper);
+        report.lower = solution.lower;
+        report.upper = solution.upper;
+        report.best = solution
+            .best
+            .map(|mv| self.game.format_move(&self.position, mv));
+        report.pv = self.pv_strings(&solution.pv);
+        report.nodes += solution.nodes;
+        report.tbhits += solution.tbhits;
+    }
+
     /// [`Session::solve`].
     pub(super) fn solve_position(
         &self,
@@ -135,64 +237,61 @@ impl<G: Game> GameSession<G> {
         if self.game.win_draw_loss() {
             return self.solve_win_draw_loss(request, tt, stop, progress);
         }
-        if request.proof_file.is_some() {
-            return Err(format!(
-                "proof files are kept by the proof-number solver of won, drawn or lost games \
-                 (such as Fanorona); {} is solved by its margin",
-                self.game.spec()
-            ));
-        }
         solve::supported(&self.game)?;
+        let mut report = SolveReport {
+            lower: -UNKNOWN_BOUND,
+            upper: UNKNOWN_BOUND,
+            best: None,
+            pv: Vec::new(),
+            moves: Vec::new(),
+            nodes: 0,
+            tbhits: 0,
+            elapsed: Duration::ZERO,
+            win_draw_loss: false,
+            resumed: None,
+            saved: None,
+        };
         if let Some(outcome) = self.outcome() {
             let value = self.game.final_value(&outcome, self.to_move());
-            return Ok(SolveReport {
-                lower: value,
-                upper: value,
-                best: None,
-                pv: Vec::new(),
-                moves: Vec::new(),
-                nodes: 0,
-                tbhits: 0,
-                elapsed: Duration::ZERO,
-                win_draw_loss: false,
-                resumed: None,
-                saved: None,
-            });
+            (report.lower, report.upper) = (value, value);
+            return Ok(report);
         }
         let started = Instant::now();
         let mut legal = Vec::new();
         self.game.legal_moves(&self.position, &mut legal);
+        let wanted = self.wanted_moves(request, &legal)?;
+        let keeper = Keeper::open(request, self.proof_identity(), legal.len(), tt)?;
+        report.resumed = keeper.resumed.then_some(keeper.earlier);
         let settings = self.request_settings(request);
-        let mut moves = Vec::new();
-        // The moves' proofs are work done too: counted in the report's nodes and time.
-        let (mut nodes, mut tbhits) = (0, 0);
-        if request.all_moves {
-            let values = solve::solve_moves(&self.game, &self.position, tt, &settings, stop);
-            for (mv, value) in values.moves {
-                moves.push((self.game.format_move(&self.position, mv), value));
+        keeper.with_checkpoints(tt, stop, || {
+            // The moves' proofs are work done too: counted in the report's nodes and time.
+            let (moves, nodes, tbhits) = self.prove_moves(&legal, &wanted, &keeper, |mv| {
+                solve::solve_moves(&self.game, &self.position, &[mv], tt, &settings, stop)
+            });
+            (report.moves, report.nodes, report.tbhits) = (moves, nodes, tbhits);
+            if request.part.is_some() {
+                return;
             }
-            nodes += values.nodes;
-            tbhits += values.tbhits;
+            let on_progress = |p: &solve::Progress| {
+                keeper.count(nodes + p.nodes);
+                keeper.proven_bounds(p.lower, p.upper);
+                progress(&self.progress_text(p, &legal, (nodes, tbhits), started));
+            };
+            let solution = solve::solve(
+                &self.game,
+                &self.position,
+                tt,
+                &settings,
+                stop,
+                &on_progress,
+            );
+            self.take_solution(&mut report, &keeper, &solution);
+        });
+        report.elapsed = started.elapsed();
+        if request.save.is_some() {
+            report.saved = Some(keeper.save(tt, report.nodes));
         }
-        let report = |p: &solve::Progress| {
-            progress(&self.progress_text(p, &legal, (nodes, tbhits), started));
-        };
-        let solution = solve::solve(&self.game, &self.position, tt, &settings, stop, &report);
-        Ok(SolveReport {
-            lower: solution.lower,
-            upper: solution.upper,
-            best: solution
-                .best
-                .map(|mv| self.game.format_move(&self.position, mv)),
-            pv: self.pv_strings(&solution.pv),
-            moves,
-            nodes: nodes + solution.nodes,
-            tbhits: tbhits + solution.tbhits,
-            elapsed: started.elapsed(),
-            win_draw_loss: false,
-            resumed: None,
-            saved: None,
-        })
+        Ok(report)
     }
 
     /// Tables loaded and the position a few points beyond them: try to prove its value with

@@ -28,6 +28,7 @@
 //! repetition rule (for a position without earlier occurrences; see there why).
 
 pub mod pn;
+pub mod save;
 pub mod table;
 
 use std::sync::Mutex;
@@ -278,17 +279,19 @@ pub struct MoveValues<M> {
 }
 
 /// The exact value of every legal move of `root` (what the mover's final margin is if that
-/// move is played and both play perfectly afterwards), in move-generation order.
+/// move is played and both play perfectly afterwards), in move-generation order; with
+/// `only` not empty, of those of its legal moves only (a proof split by first move).
 pub fn solve_moves<G: Game>(
     game: &G,
     root: &G::Position,
+    only: &[G::Move],
     tt: &SolveTable,
     settings: &SolveSettings,
     stop: &AtomicBool,
 ) -> MoveValues<G::Move> {
     if game.win_draw_loss() {
         return match tt.pn() {
-            Ok(pn_table) => pn::solve_moves(game, root, pn_table, settings, stop, None),
+            Ok(pn_table) => pn::solve_moves(game, root, only, pn_table, settings, stop, None),
             Err(e) => {
                 log::error!("solve: {e}");
                 MoveValues {
@@ -299,22 +302,27 @@ pub fn solve_moves<G: Game>(
             }
         };
     }
-    each_move(game, root, settings, |child, child_settings| {
+    each_move(game, root, only, settings, |child, child_settings| {
         solve(game, child, tt, child_settings, stop, &|_| {})
     })
 }
 
 /// The value of every legal move of `root` by `solve_child` (a solver run on the position
 /// after the move, with `settings` less the guess and the line), in move-generation order:
-/// the loop every solver's `solve_moves` shares.
+/// the loop every solver's `solve_moves` shares. With `only` not empty, only those of the
+/// legal moves.
 pub fn each_move<G: Game>(
     game: &G,
     root: &G::Position,
+    only: &[G::Move],
     settings: &SolveSettings,
     mut solve_child: impl FnMut(&G::Position, &SolveSettings) -> Solution<G::Move>,
 ) -> MoveValues<G::Move> {
     let mut legal = Vec::new();
     game.legal_moves(root, &mut legal);
+    if !only.is_empty() {
+        legal.retain(|mv| only.contains(mv));
+    }
     let mover = game.to_move(root);
     let child_settings = SolveSettings {
         threads: settings.threads,

@@ -70,6 +70,24 @@ impl SolveTable {
         })
     }
 
+    /// A table of `megabytes` MiB for solving one game: a won, drawn or lost game
+    /// (`win_draw_loss`) only ever uses the proof-number solver's table, so the exact
+    /// solver's gets a single bucket, and the process maps `megabytes` once, not twice (an
+    /// address-space limit, `ulimit -v`, would count both).
+    pub fn for_game(megabytes: usize, win_draw_loss: bool) -> Result<SolveTable, String> {
+        if !win_draw_loss {
+            return SolveTable::new(megabytes);
+        }
+        let mut table = SolveTable::new(0)?;
+        table.megabytes = megabytes;
+        Ok(table)
+    }
+
+    /// The size asked for, in MiB (the table of the solver that runs has it).
+    pub fn asked_megabytes(&self) -> usize {
+        self.megabytes
+    }
+
     /// The proof-number solver's table, of the same size, made on first use.
     pub fn pn(&self) -> Result<&PnTable, String> {
         self.pn
@@ -237,6 +255,51 @@ fn unpack(data: u64) -> Bounds {
         },
         best: (best != NO_MOVE).then_some(best as u8),
         depth: (data >> 40) as u8,
+    }
+}
+
+/// A proof file holds this table's buckets as they are ([`crate::solve::save`]).
+impl crate::solve::save::ProofTable for SolveTable {
+    const MAGIC: &'static [u8; 8] = b"SOWFANMT";
+    const OLDEST_VERSION: u32 = 2;
+
+    fn bucket_count(&self) -> usize {
+        self.buckets.len()
+    }
+
+    fn bucket_words(&self, index: usize) -> [u64; 2 * WAYS] {
+        let mut words = [0u64; 2 * WAYS];
+        for (i, entry) in self.buckets.as_slice()[index].entries.iter().enumerate() {
+            words[2 * i] = entry.check.load(Ordering::Relaxed);
+            words[2 * i + 1] = entry.data.load(Ordering::Relaxed);
+        }
+        words
+    }
+
+    fn set_bucket_words(&self, index: usize, words: &[u64; 2 * WAYS]) {
+        for (i, entry) in self.buckets.as_slice()[index].entries.iter().enumerate() {
+            entry.check.store(words[2 * i], Ordering::Relaxed);
+            entry.data.store(words[2 * i + 1], Ordering::Relaxed);
+        }
+    }
+
+    /// Empty, or data as [`write`] makes it: bit 55 set, nothing above it.
+    fn valid_entry(check: u64, data: u64) -> bool {
+        (check == 0 && data == 0) || (data >> 55 == 1)
+    }
+
+    fn clear(&self) {
+        for bucket in self.buckets.as_slice() {
+            for entry in &bucket.entries {
+                // Reading an untouched page costs no memory; only used entries are written.
+                if entry.data.load(Ordering::Relaxed) != 0
+                    || entry.check.load(Ordering::Relaxed) != 0
+                {
+                    entry.check.store(0, Ordering::Relaxed);
+                    entry.data.store(0, Ordering::Relaxed);
+                }
+            }
+        }
     }
 }
 

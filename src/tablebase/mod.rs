@@ -170,6 +170,15 @@ impl Tables {
         &self.folder
     }
 
+    /// Bytes of the table files mapped (what they may add to the resident memory of the
+    /// process as their pages are read).
+    pub fn mapped_bytes(&self) -> u64 {
+        self.layers
+            .iter()
+            .map(|layer| layer.file.bytes().len() as u64)
+            .sum()
+    }
+
     /// The largest layer held (every smaller one is held too).
     pub fn max_layer(&self) -> u32 {
         self.layers.len() as u32 - 1

@@ -20,6 +20,7 @@ mod quiescence;
 mod record_fuzz;
 mod robustness;
 mod solve_limits;
+mod solve_save;
 mod support;
 mod tablebase;
 mod tournament;

@@ -899,16 +899,18 @@ impl<G: Game> Searcher<'_, G> {
     }
 }
 
-/// The value of every legal move of `root` (see [`super::solve_moves`]).
+/// The value of every legal move of `root`, or of those in `only` (see
+/// [`super::solve_moves`]).
 pub fn solve_moves<G: Game>(
     game: &G,
     root: &G::Position,
+    only: &[G::Move],
     tt: &PnTable,
     settings: &SolveSettings,
     stop: &AtomicBool,
     checkpoints: Option<&Checkpoints>,
 ) -> MoveValues<G::Move> {
-    super::each_move(game, root, settings, |child, child_settings| {
+    super::each_move(game, root, only, settings, |child, child_settings| {
         let solution = solve_restricted(
             game,
             child,

@@ -288,6 +288,40 @@ impl PnTable {
     }
 }
 
+/// A proof file holds this table's buckets as they are ([`crate::solve::save`]).
+impl crate::solve::save::ProofTable for PnTable {
+    const MAGIC: &'static [u8; 8] = b"SOWFANPN";
+    const OLDEST_VERSION: u32 = 1;
+
+    fn bucket_count(&self) -> usize {
+        PnTable::bucket_count(self)
+    }
+
+    fn bucket_words(&self, index: usize) -> [u64; 2 * WAYS] {
+        let mut words = [0u64; 2 * WAYS];
+        for (i, entry) in self.buckets()[index].entries.iter().enumerate() {
+            words[2 * i] = entry.meta.load(Ordering::Relaxed);
+            words[2 * i + 1] = entry.numbers.load(Ordering::Relaxed);
+        }
+        words
+    }
+
+    fn set_bucket_words(&self, index: usize, words: &[u64; 2 * WAYS]) {
+        for (i, entry) in self.buckets()[index].entries.iter().enumerate() {
+            entry.meta.store(words[2 * i], Ordering::Relaxed);
+            entry.numbers.store(words[2 * i + 1], Ordering::Relaxed);
+        }
+    }
+
+    fn valid_entry(meta: u64, numbers: u64) -> bool {
+        (meta == 0 && numbers == 0) || decode(meta, numbers).is_some()
+    }
+
+    fn clear(&self) {
+        PnTable::clear(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -179,7 +179,14 @@ fn telo_is_a_white_win_and_every_first_move_agrees_with_minimax() {
         assert_eq!(solution.threads, 1);
         // Every first move, with a fresh table (no help from the root's proof).
         let tt = SolveTable::new(16).expect("table");
-        let values = solve::solve_moves(&g, &start, &tt, &settings(None), &AtomicBool::new(false));
+        let values = solve::solve_moves(
+            &g,
+            &start,
+            &[],
+            &tt,
+            &settings(None),
+            &AtomicBool::new(false),
+        );
         assert_eq!(values.moves.len(), 4);
         for (mv, value) in values.moves {
             let mut child = start;

@@ -11,27 +11,17 @@ fn solve(args: &[&str]) -> Run {
     sowfan("solve", args, Duration::from_secs(120))
 }
 
-fn line<'a>(run: &'a Run, prefix: &str) -> Option<&'a str> {
-    run.stdout.lines().find_map(|l| l.strip_prefix(prefix))
-}
-
-fn nodes(run: &Run) -> u64 {
-    line(run, "Nodes: ")
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no Nodes line: {}", run.stdout))
-}
-
 #[test]
 fn solve_prints_win_draw_and_loss_in_words() {
     let run = solve(&["fanorona-telo", "--hash", "16"]);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
-    assert_eq!(line(&run, "Value: "), Some("win"), "{}", run.stdout);
-    let best = line(&run, "Best: ").expect("Best");
+    assert_eq!(run.line("Value: "), Some("win"), "{}", run.stdout);
+    let best = run.line("Best: ").expect("Best");
     assert!(["c1-b2A", "c2-b2A"].contains(&best), "{}", run.stdout);
-    assert!(line(&run, "PV: ").is_some_and(|pv| pv.starts_with(best)));
-    assert!(nodes(&run) > 0);
-    assert!(line(&run, "Time: ").is_some_and(|t| t.ends_with(" ms")));
-    assert_eq!(line(&run, "Tbhits: "), Some("0"));
+    assert!(run.line("PV: ").is_some_and(|pv| pv.starts_with(best)));
+    assert!(run.nodes() > 0);
+    assert!(run.line("Time: ").is_some_and(|t| t.ends_with(" ms")));
+    assert_eq!(run.line("Tbhits: "), Some("0"));
     // Every first move, in words.
     let run = solve(&["fanorona-telo", "--all-moves", "--hash", "16"]);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
@@ -40,9 +30,9 @@ fn solve_prints_win_draw_and_loss_in_words() {
     }
     // After a losing first move, Black (to move) wins; a lost and a drawn position.
     let run = solve(&["fanorona-telo", "--moves", "a1-b2A", "--hash", "16"]);
-    assert_eq!(line(&run, "Value: "), Some("win"), "{}", run.stdout);
+    assert_eq!(run.line("Value: "), Some("win"), "{}", run.stdout);
     let run = solve(&["fanorona-telo", "--moves", "c1-b2A", "--hash", "16"]);
-    assert_eq!(line(&run, "Value: "), Some("loss"), "{}", run.stdout);
+    assert_eq!(run.line("Value: "), Some("loss"), "{}", run.stdout);
     assert_eq!(run.code, Some(0));
     let run = solve(&[
         "fanorona-dimy",
@@ -52,15 +42,16 @@ fn solve_prints_win_draw_and_loss_in_words() {
         "--hash",
         "64",
     ]);
-    assert_eq!(line(&run, "Value: "), Some("draw"), "{}", run.stdout);
+    assert_eq!(run.line("Value: "), Some("draw"), "{}", run.stdout);
     assert_eq!(run.code, Some(0));
     // A finished game: its value at once.
     let run = solve(&["fanorona-telo", "--fen", "BBB/3/3 w 0", "--hash", "1"]);
-    assert_eq!(line(&run, "Value: "), Some("loss"), "{}", run.stdout);
+    assert_eq!(run.line("Value: "), Some("loss"), "{}", run.stdout);
     // Margin games keep their numbers.
     let run = solve(&["kalah", "pits=3", "seeds=2", "--hash", "16"]);
     assert!(
-        line(&run, "Value: ").is_some_and(|v| v.starts_with(['+', '-', '0'])),
+        run.line("Value: ")
+            .is_some_and(|v| v.starts_with(['+', '-', '0'])),
         "{}",
         run.stdout
     );
@@ -79,7 +70,7 @@ fn an_interrupted_fanorona_solve_says_its_bounds_in_words_and_exits_130() {
         sent.elapsed()
     );
     assert_eq!(run.code, Some(130), "{}{}", run.stdout, run.stderr);
-    let value = line(&run, "Value: ").expect("a Value line");
+    let value = run.line("Value: ").expect("a Value line");
     assert!(
         value.ends_with("(stopped before the proof was complete)"),
         "{value}"
@@ -91,16 +82,13 @@ fn an_interrupted_fanorona_solve_says_its_bounds_in_words_and_exits_130() {
         "{value}"
     );
     assert!(!value.contains('+') && !value.contains('1'), "{value}");
-    assert!(nodes(&run) > 0);
+    assert!(run.nodes() > 0);
 }
 
 #[test]
 fn solve_refuses_what_it_cannot_do_with_status_1() {
     let dir = fresh_dir("pn-cli-errors");
-    let file = dir.join("kalah.proof");
-    let file = file.to_str().expect("utf-8");
     for args in [
-        &["kalah", "pits=3", "seeds=2", "--proof-file", file][..],
         &["fanorona-telo", "--checkpoint", "0"][..],
         &["fanorona-telo", "--checkpoint", "99999999"][..],
         &[
@@ -189,7 +177,7 @@ fn a_proof_file_is_saved_at_checkpoints_and_on_ctrl_c_and_resumed() {
     let run = running.finish(Duration::from_secs(30));
     assert_eq!(run.code, Some(130), "{}{}", run.stdout, run.stderr);
     assert!(run.stderr.contains("proof saved"), "{}", run.stderr);
-    let first_nodes = nodes(&run);
+    let first_nodes = run.nodes();
     // Only the proof file is left: the temporary ones were renamed.
     let names: Vec<String> = std::fs::read_dir(&dir)
         .expect("dir")
@@ -210,9 +198,9 @@ fn a_proof_file_is_saved_at_checkpoints_and_on_ctrl_c_and_resumed() {
     let first = solve(&["fanorona-telo", "--hash", "4", "--proof-file", telo]);
     let again = solve(&["fanorona-telo", "--hash", "4", "--proof-file", telo]);
     assert_eq!(again.code, Some(0), "{}{}", again.stdout, again.stderr);
-    assert_eq!(line(&again, "Value: "), Some("win"));
-    assert_eq!(line(&again, "Best: "), line(&first, "Best: "));
-    assert_eq!(nodes(&again), 0, "{}", again.stdout);
+    assert_eq!(again.line("Value: "), Some("win"));
+    assert_eq!(again.line("Best: "), first.line("Best: "));
+    assert_eq!(again.nodes(), 0, "{}", again.stdout);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

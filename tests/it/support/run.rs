@@ -22,6 +22,20 @@ pub struct Run {
     pub elapsed: Duration,
 }
 
+impl Run {
+    /// The rest of the first stdout line that starts with `prefix` (`Value: `, …).
+    pub fn line(&self, prefix: &str) -> Option<&str> {
+        self.stdout.lines().find_map(|l| l.strip_prefix(prefix))
+    }
+
+    /// The count of a `sowfan solve` run's `Nodes:` line.
+    pub fn nodes(&self) -> u64 {
+        self.line("Nodes: ")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no Nodes line: {}", self.stdout))
+    }
+}
+
 /// `sowfan SUBCOMMAND ARGS` started by [`start`], its output read as it comes.
 pub struct Running {
     child: Child,

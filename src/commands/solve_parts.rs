@@ -1,0 +1,382 @@
+//! `sowfan solve --split I/K --part-file FILE` and `--combine FILE...`: a proof split by
+//! first move, its parts run anywhere (a Slurm array, a Kubernetes indexed Job), their
+//! values combined into the root's.
+//!
+//! A part file is a short text, for people to read and for `--combine` to check:
+//!
+//! ```text
+//! # sowfan solve part: proven values of root moves, in half-points for the mover
+//! format: sowfan-part 1
+//! game: kalah pits=4 seeds=3
+//! position: <the root's position string>
+//! legal: 4
+//! move: A 6
+//! move: C -2
+//! nodes: 1234
+//! tbhits: 0
+//! time-ms: 12
+//! end: 0123456789abcdef
+//! ```
+//!
+//! `end:` is a checksum (FNV-1a, 64 bits, hexadecimal) of every byte before its line: a
+//! cut or edited file is refused. Files are hostile input: their size and line lengths are
+//! bounded before they are read, every line must be one of these, and nothing is taken on
+//! trust — the game, the position and the number of legal moves must be the combining
+//! run's, every move must be legal, and every legal move must be in exactly one part.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+/// The largest part file read (a part of a position with 4096 moves fits easily).
+const MAX_PART_BYTES: u64 = 1 << 20;
+/// The most root moves a part may hold.
+const MAX_MOVES: usize = 4096;
+/// The largest value (half-points) a part may hold.
+const MAX_VALUE: i64 = 1 << 30;
+const FORMAT: &str = "sowfan-part 1";
+
+/// What a part proved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// The game spec and the root's position string.
+    pub game: String,
+    pub position: String,
+    /// The root's number of legal moves.
+    pub legal: usize,
+    /// Its moves and their values (half-points from the root mover's view).
+    pub moves: Vec<(String, i32)>,
+    pub nodes: u64,
+    pub tbhits: u64,
+    pub millis: u64,
+}
+
+/// `I/K`: part I (1..=K) of K.
+pub fn parse_split(text: &str) -> Result<(usize, usize), String> {
+    let bad = || {
+        format!(
+            "--split {text}: give I/K, part I (1..=K) of K parts (K at most {MAX_MOVES}), e.g. 2/3"
+        )
+    };
+    let (i, k) = text.split_once('/').ok_or_else(bad)?;
+    let (i, k): (usize, usize) = (
+        i.trim().parse().map_err(|_| bad())?,
+        k.trim().parse().map_err(|_| bad())?,
+    );
+    if k == 0 || k > MAX_MOVES || i == 0 || i > k {
+        return Err(bad());
+    }
+    Ok((i, k))
+}
+
+/// Part `i` of `k` of the moves `legal` (in move-generation order): every K-th move from
+/// the I-th, so that neighbouring moves (often of like cost) go to different parts.
+pub fn split_moves(legal: &[String], i: usize, k: usize) -> Vec<String> {
+    legal.iter().skip(i - 1).step_by(k).cloned().collect()
+}
+
+fn checksum(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+impl Part {
+    /// The file's text.
+    pub fn text(&self) -> String {
+        let mut text = format!(
+            "# sowfan solve part: proven values of root moves, in half-points for the mover\n\
+             format: {FORMAT}\ngame: {}\nposition: {}\nlegal: {}\n",
+            self.game, self.position, self.legal
+        );
+        for (mv, value) in &self.moves {
+            text.push_str(&format!("move: {mv} {value}\n"));
+        }
+        text.push_str(&format!(
+            "nodes: {}\ntbhits: {}\ntime-ms: {}\n",
+            self.nodes, self.tbhits, self.millis
+        ));
+        let sum = checksum(text.as_bytes());
+        text.push_str(&format!("end: {sum:016x}\n"));
+        text
+    }
+
+    /// Write the part to `path` atomically (a temporary file beside it, then renamed).
+    pub fn write(&self, path: &Path) -> Result<(), String> {
+        let fail =
+            |e: std::io::Error| format!("cannot write the part file '{}': {e}", path.display());
+        let name = path
+            .file_name()
+            .ok_or_else(|| fail(std::io::Error::other("the path names no file")))?;
+        let mut temporary = name.to_os_string();
+        temporary.push(format!(".tmp-{}", std::process::id()));
+        let temporary = path.with_file_name(temporary);
+        let written = std::fs::write(&temporary, self.text())
+            .and_then(|()| std::fs::rename(&temporary, path));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&temporary);
+        }
+        written.map_err(fail)
+    }
+
+    /// Read and check a part file (its form only: [`combine`] checks it against the game).
+    pub fn read(path: &Path) -> Result<Part, String> {
+        let shown = path.display();
+        // Never blocks: a FIFO (or a device) named like the file is refused, not waited on.
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+            .map_err(|e| format!("cannot read the part file '{shown}': {e}"))?;
+        match file.metadata() {
+            Ok(m) if m.is_file() => {}
+            _ => return Err(format!("the part file '{shown}' is not a regular file")),
+        }
+        let mut bytes = Vec::new();
+        file.take(MAX_PART_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read the part file '{shown}': {e}"))?;
+        if bytes.len() as u64 > MAX_PART_BYTES {
+            return Err(format!(
+                "'{shown}' is not a part file of sowfan solve: it is larger than {} KiB",
+                MAX_PART_BYTES >> 10
+            ));
+        }
+        Part::parse(&bytes).map_err(|why| format!("'{shown}' {why}"))
+    }
+
+    /// Parse a part file's bytes; the error says what is wrong (after the file's name).
+    pub fn parse(bytes: &[u8]) -> Result<Part, String> {
+        let text = std::str::from_utf8(bytes)
+            .map_err(|_| "is not a part file of sowfan solve (it is not text)".to_string())?;
+        let mut lines = text.split_inclusive('\n');
+        let mut offset = 0;
+        let mut field = |name: &str| -> Result<(String, usize), String> {
+            loop {
+                let Some(line) = lines.next() else {
+                    return Err(format!(
+                        "is damaged: it ends before its '{name}:' line (truncated?)"
+                    ));
+                };
+                let at = offset;
+                offset += line.len();
+                if line.starts_with('#') {
+                    continue;
+                }
+                let Some(body) = line.strip_suffix('\n') else {
+                    return Err("is damaged: its last line is cut (truncated?)".to_string());
+                };
+                return match body.split_once(": ") {
+                    Some((key, value)) => Ok((format!("{key}\u{0}{value}"), at)),
+                    None => Err(format!(
+                        "is damaged: '{}' is not a 'key: value' line",
+                        cut(body)
+                    )),
+                };
+            }
+        };
+        let expect = |got: (String, usize), name: &str| -> Result<String, String> {
+            let (key, value) = got.0.split_once('\u{0}').unwrap_or(("", ""));
+            if key == name {
+                Ok(value.to_string())
+            } else {
+                Err(format!(
+                    "is damaged: '{}:' where '{name}:' belongs",
+                    cut(key)
+                ))
+            }
+        };
+        let format = expect(
+            field("format").map_err(|_| {
+                "is not a part file of sowfan solve (no 'format:' line)".to_string()
+            })?,
+            "format",
+        )
+        .map_err(|_| "is not a part file of sowfan solve (no 'format:' line)".to_string())?;
+        if format != FORMAT {
+            return Err(format!(
+                "is a part file of another format ('{}'); this sowfan reads '{FORMAT}'",
+                cut(&format)
+            ));
+        }
+        let game = expect(field("game")?, "game")?;
+        let position = expect(field("position")?, "position")?;
+        let number = |text: &str, what: &str| -> Result<u64, String> {
+            text.parse()
+                .map_err(|_| format!("is damaged: its {what} '{}' is not a number", cut(text)))
+        };
+        let legal = number(&expect(field("legal")?, "legal")?, "number of legal moves")?;
+        if legal as usize > MAX_MOVES {
+            return Err(format!("is damaged: it claims {legal} legal moves"));
+        }
+        let mut moves = Vec::new();
+        let nodes = loop {
+            let got = field("nodes")?;
+            let (key, value) = got.0.split_once('\u{0}').unwrap_or(("", ""));
+            match key {
+                "move" => {
+                    if moves.len() >= MAX_MOVES {
+                        return Err("is damaged: it holds too many moves".to_string());
+                    }
+                    let (mv, v) = value.rsplit_once(' ').ok_or_else(|| {
+                        format!("is damaged: 'move: {}' has no value", cut(value))
+                    })?;
+                    let v: i64 = v.parse().map_err(|_| {
+                        format!(
+                            "is damaged: the value of move '{}' is not a number",
+                            cut(mv)
+                        )
+                    })?;
+                    if v.abs() > MAX_VALUE || mv.is_empty() {
+                        return Err(format!(
+                            "is damaged: 'move: {}' is no move and value",
+                            cut(value)
+                        ));
+                    }
+                    moves.push((mv.to_string(), v as i32));
+                }
+                "nodes" => break number(value, "node count")?,
+                other => {
+                    return Err(format!(
+                        "is damaged: '{}:' where a move or 'nodes:' belongs",
+                        cut(other)
+                    ));
+                }
+            }
+        };
+        let tbhits = number(&expect(field("tbhits")?, "tbhits")?, "tbhits")?;
+        let millis = number(&expect(field("time-ms")?, "time-ms")?, "time")?;
+        let end = field("end")?;
+        let end_at = end.1;
+        let sum = expect(end, "end")?;
+        if sum != format!("{:016x}", checksum(&bytes[..end_at])) {
+            return Err("is damaged: its checksum does not match (changed or cut)".to_string());
+        }
+        if lines.next().is_some() {
+            return Err("is damaged: it goes on after its 'end:' line".to_string());
+        }
+        Ok(Part {
+            game,
+            position,
+            legal: legal as usize,
+            moves,
+            nodes,
+            tbhits,
+            millis,
+        })
+    }
+}
+
+/// A text shown in a message, cut short.
+fn cut(text: &str) -> String {
+    text.chars().take(60).collect()
+}
+
+/// The root's moves with their values, combined from `parts` (read from `paths`) of the
+/// proof of the position `position` of `game` with the moves `legal`: each part must be of
+/// that game and position, and every legal move must be in exactly one part.
+pub fn combine(
+    game: &str,
+    position: &str,
+    legal: &[String],
+    parts: &[(PathBuf, Part)],
+) -> Result<Vec<(String, i32)>, String> {
+    let mut found: HashMap<&str, (i32, &Path)> = HashMap::new();
+    for (path, part) in parts {
+        let shown = path.display();
+        if part.game != game {
+            return Err(format!(
+                "part file '{shown}' is a part of a proof for '{}', not for '{game}' (give \
+                 the game and options the parts were run with)",
+                part.game
+            ));
+        }
+        if part.position != position || part.legal != legal.len() {
+            return Err(format!(
+                "part file '{shown}' is a part of a proof of the position '{}', not of \
+                 '{position}' (give the --fen or --moves the parts were run with)",
+                part.position
+            ));
+        }
+        for (mv, value) in &part.moves {
+            if !legal.contains(mv) {
+                return Err(format!(
+                    "part file '{shown}': '{mv}' is not a legal move of this position"
+                ));
+            }
+            if let Some((_, other)) = found.insert(mv, (*value, path)) {
+                return Err(format!(
+                    "the move '{mv}' is in two parts, '{}' and '{shown}': give each part once",
+                    other.display()
+                ));
+            }
+        }
+    }
+    let missing: Vec<&str> = legal
+        .iter()
+        .filter(|mv| !found.contains_key(mv.as_str()))
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "no part holds the move{} {}: run the missing part{} (--split I/K) and give every \
+             part file",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(" "),
+            if missing.len() == 1 { "" } else { "s" },
+        ));
+    }
+    Ok(legal
+        .iter()
+        .filter_map(|mv| found.get(mv.as_str()).map(|&(v, _)| (mv.clone(), v)))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part() -> Part {
+        Part {
+            game: "kalah pits=4 seeds=3".to_string(),
+            position: "3 3 3 3 0 3 3 3 3 0 1".to_string(),
+            legal: 4,
+            moves: vec![("A".to_string(), 6), ("C".to_string(), -2)],
+            nodes: 12,
+            tbhits: 0,
+            millis: 5,
+        }
+    }
+
+    #[test]
+    fn parts_round_trip_and_every_cut_or_flip_is_refused() {
+        let text = part().text();
+        assert_eq!(Part::parse(text.as_bytes()), Ok(part()));
+        for end in 0..text.len() {
+            assert!(
+                Part::parse(&text.as_bytes()[..end]).is_err(),
+                "cut at {end}"
+            );
+        }
+        for at in 0..text.len() {
+            let mut bytes = text.clone().into_bytes();
+            bytes[at] ^= 1;
+            assert!(Part::parse(&bytes).is_err(), "flip at {at}");
+        }
+    }
+
+    #[test]
+    fn splits_cover_every_move_once() {
+        let legal: Vec<String> = ["A", "B", "C", "D", "E"].map(String::from).to_vec();
+        let mut all: Vec<String> = (1..=3).flat_map(|i| split_moves(&legal, i, 3)).collect();
+        all.sort();
+        assert_eq!(all, legal);
+        assert_eq!(split_moves(&legal, 2, 3), ["B", "E"]);
+        assert!(split_moves(&legal, 7, 8).is_empty());
+        for bad in ["0/2", "3/2", "1/0", "x", "1/", "/2", "1/99999"] {
+            assert!(parse_split(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_split("2/3"), Ok((2, 3)));
+    }
+}
