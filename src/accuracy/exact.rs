@@ -192,8 +192,11 @@ fn prove(
         threads,
         all_moves: true,
         pv: false,
-        proof_file: None,
+        resume: None,
+        resume_optional: false,
+        save: None,
         checkpoint: Duration::from_secs(600),
+        part: None,
     };
     let give_up = AtomicBool::new(false);
     let done = AtomicBool::new(false);
