@@ -644,3 +644,34 @@ fn perft_go_query_and_errors_through_the_protocol() {
         "{best}"
     );
 }
+
+/// fixtures/solved/afrika.txt: the cheap rows (under a million nodes) proven again by
+/// `sowfan solve --all-moves` without tables: the value, and the row's best move keeps it.
+#[test]
+fn solved_positions_are_proven_again() {
+    let text = std::fs::read_to_string(fixture("solved/afrika.txt")).expect("fixture");
+    let mut checked = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let fields: Vec<&str> = line.split('|').map(str::trim).collect();
+        let (fen, value, best, nodes) = (fields[0], fields[2], fields[3], fields[4]);
+        let nodes: u64 = nodes.parse().expect("nodes");
+        if nodes >= 1_000_000 {
+            continue;
+        }
+        let out = crate::support::run::output(&[
+            "solve",
+            "afrika",
+            "--fen",
+            fen,
+            "--hash",
+            "64",
+            "--all-moves",
+        ]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{fen}: {text}");
+        assert!(text.contains(&format!("Value: {value}\n")), "{fen}: {text}");
+        assert!(text.contains(&format!("{best}: {value}\n")), "{fen}: {text}");
+        checked += 1;
+    }
+    assert!(checked > 0, "no cheap row in the fixture");
+}
