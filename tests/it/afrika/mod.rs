@@ -651,7 +651,10 @@ fn perft_go_query_and_errors_through_the_protocol() {
 fn solved_positions_are_proven_again() {
     let text = std::fs::read_to_string(fixture("solved/afrika.txt")).expect("fixture");
     let mut checked = 0;
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let fields: Vec<&str> = line.split('|').map(str::trim).collect();
         let (fen, value, best, nodes) = (fields[0], fields[2], fields[3], fields[4]);
         let nodes: u64 = nodes.parse().expect("nodes");
@@ -670,7 +673,10 @@ fn solved_positions_are_proven_again() {
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{fen}: {text}");
         assert!(text.contains(&format!("Value: {value}\n")), "{fen}: {text}");
-        assert!(text.contains(&format!("{best}: {value}\n")), "{fen}: {text}");
+        assert!(
+            text.contains(&format!("{best}: {value}\n")),
+            "{fen}: {text}"
+        );
         checked += 1;
     }
     assert!(checked > 0, "no cheap row in the fixture");
