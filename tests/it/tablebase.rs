@@ -67,6 +67,26 @@ fn build_tables<G: Game>(game: &G, dir: &Path, max_layer: u32, threads: usize) -
         .expect("tables present")
 }
 
+/// Kalah(3) under every rule set (capture, end, leftovers), each with a name.
+fn kalah3_every_rule_set() -> Vec<(String, Kalah)> {
+    let mut games = Vec::new();
+    for capture in ["false", "true"] {
+        for end in ["any-row", "on-move"] {
+            for leftovers in ["owner", "none"] {
+                let options = [
+                    "pits=3".to_string(),
+                    format!("empty-capture={capture}"),
+                    format!("end={end}"),
+                    format!("leftovers={leftovers}"),
+                ];
+                let refs: Vec<&str> = options.iter().map(String::as_str).collect();
+                games.push((format!("{capture}-{end}-{leftovers}"), kalah(&refs)));
+            }
+        }
+    }
+    games
+}
+
 /// Every entry of every layer up to `max_layer` equals plain minimax.
 fn check_every_entry<G: Game>(game: &G, dir: &Path, max_layer: u32) -> u64 {
     let tables = build_tables(game, dir, max_layer, 2);
@@ -93,21 +113,9 @@ fn check_every_entry<G: Game>(game: &G, dir: &Path, max_layer: u32) -> u64 {
 #[test]
 fn every_entry_of_small_layers_equals_plain_minimax() {
     let mut checked = 0;
-    for capture in ["false", "true"] {
-        for end in ["any-row", "on-move"] {
-            for leftovers in ["owner", "none"] {
-                let options = [
-                    "pits=3".to_string(),
-                    format!("empty-capture={capture}"),
-                    format!("end={end}"),
-                    format!("leftovers={leftovers}"),
-                ];
-                let refs: Vec<&str> = options.iter().map(String::as_str).collect();
-                let game = kalah(&refs);
-                let dir = scratch_dir(&format!("minimax-{capture}-{end}-{leftovers}"));
-                checked += check_every_entry(&game, &dir, 8);
-            }
-        }
+    for (name, game) in kalah3_every_rule_set() {
+        let dir = scratch_dir(&format!("minimax-{name}"));
+        checked += check_every_entry(&game, &dir, 8);
     }
     let dir = scratch_dir("minimax-kalah6");
     checked += check_every_entry(&kalah(&[]), &dir, 5);
@@ -144,26 +152,13 @@ fn value_range_bounds_plain_minimax() {
     }
     let mut checked = 0;
     let mut tighter = 0;
-    for capture in ["false", "true"] {
-        for end in ["any-row", "on-move"] {
-            for leftovers in ["owner", "none"] {
-                let options = [
-                    "pits=3".to_string(),
-                    format!("empty-capture={capture}"),
-                    format!("end={end}"),
-                    format!("leftovers={leftovers}"),
-                ];
-                let refs: Vec<&str> = options.iter().map(String::as_str).collect();
-                let game = kalah(&refs);
-                let mut memo = HashMap::new();
-                for layer in 0..=8 {
-                    for index in 0..game.table_layer_size(layer) {
-                        let Some(pos) = game.table_position(layer, index) else {
-                            continue;
-                        };
-                        tighter += u32::from(check(&game, &pos, &mut memo));
-                        checked += 1;
-                    }
+    for (_, game) in kalah3_every_rule_set() {
+        let mut memo = HashMap::new();
+        for layer in 0..=8 {
+            for index in 0..game.table_layer_size(layer) {
+                if let Some(pos) = game.table_position(layer, index) {
+                    tighter += u32::from(check(&game, &pos, &mut memo));
+                    checked += 1;
                 }
             }
         }
