@@ -14,6 +14,9 @@ pub struct Compositions {
     max_seeds: u32,
     /// `binomial[a][b]` = C(a, b) for a ≤ max_seeds + cells, b ≤ cells (saturating).
     binomial: Vec<Vec<u64>>,
+    /// `rank_terms[j × (max_seeds + 1) + sum]` = C(sum + j, j + 1): ranking's lookups in one
+    /// flat array (the solver ranks every position it meets).
+    rank_terms: Vec<u64>,
 }
 
 impl Compositions {
@@ -28,10 +31,18 @@ impl Compositions {
                 binomial[a][b] = binomial[a - 1][b - 1].saturating_add(binomial[a - 1][b]);
             }
         }
+        let stride = max_seeds as usize + 1;
+        let mut rank_terms = vec![0u64; cells * stride];
+        for j in 0..cells - 1 {
+            for sum in 0..stride {
+                rank_terms[j * stride + sum] = binomial[sum + j][j + 1];
+            }
+        }
         Compositions {
             cells,
             max_seeds,
             binomial,
+            rank_terms,
         }
     }
 
@@ -61,12 +72,15 @@ impl Compositions {
         }
         let mut sum = 0u32;
         let mut rank = 0u64;
-        for (j, &c) in counts[..self.cells - 1].iter().enumerate() {
+        let stride = self.max_seeds as usize + 1;
+        for (terms, &c) in self
+            .rank_terms
+            .chunks_exact(stride)
+            .zip(&counts[..self.cells - 1])
+        {
             sum += c.into();
-            if sum > self.max_seeds {
-                return None;
-            }
-            rank = rank.wrapping_add(self.binomial[sum as usize + j][j + 1]);
+            // C(sum + j, j + 1), j the cell; `sum ≤ max_seeds` keeps it inside the row.
+            rank = rank.wrapping_add(*terms.get(sum as usize)?);
         }
         sum += counts[self.cells - 1].into();
         (sum <= self.max_seeds).then_some((sum, rank))

@@ -460,6 +460,15 @@ pub trait Game: Clone + Send + Sync + 'static {
         None
     }
 
+    /// Bounds `(lower, upper)` on `final − banked` (half-points, mover's view): the range
+    /// [`Game::value_at_stake`] allows, narrowed where the rules guarantee each player part
+    /// of what is at stake whatever happens (e.g. a Kalah player whose pit reaches its store
+    /// banks at least that seed). Both ends must lie on the grid of [`Game::value_step`]
+    /// from `−stake`. The default, `±value_at_stake`, is always true; `None`: no bound.
+    fn value_range(&self, pos: &Self::Position) -> Option<(i32, i32)> {
+        self.value_at_stake(pos).map(|stake| (-stake, stake))
+    }
+
     /// The spacing of the final values a position can still reach: every one of them
     /// differs from `banked − stake` by a multiple of this (half-points). E.g. 4 in Kalah,
     /// where each seed in play goes to one player (the margin moves by 2 points a seed). The

@@ -238,6 +238,50 @@ impl Kalah {
         ]
     }
 
+    /// The seeds in the pits, and how many of them each player is sure to bank (one pass,
+    /// as the solver asks for every position it meets):
+    /// - the mover: the most its best single move banks at once, whatever follows (one seed
+    ///   for a pit that reaches or passes its store, the captured seeds and the capturing
+    ///   one for a capture). With empty-capture that is at least one: its rightmost seeds
+    ///   reach the store or end in an empty pit;
+    /// - the waiting player: one seed when it has two pits that will bank one when played,
+    ///   whatever the mover's sowing adds to them (with empty-capture any non-empty pit, as
+    ///   the rightmost one always does; else a pit that reaches the store). The mover's turn
+    ///   empties at most one of them (the capture of its last move; sowing only adds), so
+    ///   one is left for its owner to play or, when the game ends, to keep as leftovers.
+    ///
+    /// On a finished game the bounds still hold when leftovers go to their owner: an empty
+    /// row banks nothing, and a row's seeds go to its owner.
+    #[inline]
+    fn sure_gains(&self, pos: &KalahPosition) -> (u32, u32, u32) {
+        let n = self.pits;
+        let own = self.pit_cell(pos.side, 0);
+        let other = self.pit_cell(pos.side.other(), 0);
+        let (mut seeds, mut ours, mut banking) = (0u32, 0u32, 0u32);
+        for i in 0..n {
+            let mine = pos.cells[own + i] as usize;
+            let theirs = pos.cells[other + i] as usize;
+            seeds += (mine + theirs) as u32;
+            banking += u32::from(theirs > 0 && (self.empty_capture || theirs >= n - i));
+            if mine == 0 {
+                continue;
+            }
+            if mine >= n - i {
+                ours = ours.max(1);
+            } else {
+                // The last seed stays in the row: a capture when its pit was empty.
+                let landing = own + i + mine;
+                if pos.cells[landing] == 0 {
+                    let taken = pos.cells[2 * n - landing] as u32;
+                    if taken > 0 || self.empty_capture {
+                        ours = ours.max(taken + 1);
+                    }
+                }
+            }
+        }
+        (seeds, ours, u32::from(banking >= 2))
+    }
+
     /// Sowing from `start` by `side`; returns the cell of the last seed.
     #[inline]
     fn sow(&self, pos: &mut KalahPosition, side: Side, start: usize) -> usize {
@@ -610,6 +654,26 @@ impl Game for Kalah {
 
     fn value_at_stake(&self, pos: &KalahPosition) -> Option<i32> {
         Some(2 * (self.row_sum(pos, Side::South) + self.row_sum(pos, Side::North)) as i32)
+    }
+
+    /// What is at stake, narrowed by the seeds each player is sure to bank
+    /// ([`Kalah::sure_gains`]). The waiting player's seed counts only when leftovers go to
+    /// their owner (else the game may end with it lost to both, as the mover's on a
+    /// finished game); nothing is sure while a swap is still to come (it trades the sides).
+    fn value_range(&self, pos: &KalahPosition) -> Option<(i32, i32)> {
+        let (seeds, ours, theirs) = self.sure_gains(pos);
+        let stake = 2 * seeds as i32;
+        if self.pie && pos.pie_open {
+            return Some((-stake, stake));
+        }
+        if !self.leftovers_to_owner {
+            if self.is_over(pos) {
+                return Some((-stake, stake)); // the seeds left go to nobody
+            }
+            return Some((-stake + 4 * ours as i32, stake));
+        }
+        // A seed won instead of lost moves the margin by 2 points (4 half-points).
+        Some((-stake + 4 * ours as i32, stake - 4 * theirs as i32))
     }
 
     /// The pits from the mover's view (stores are banked), and whether a swap is pending.

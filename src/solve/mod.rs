@@ -7,8 +7,10 @@
 //!   the transposition table ([`table::SolveTable`]) is keyed on the rest of the position
 //!   alone ([`Game::exact_key`], mirrored to the mover's view) and holds bounds on
 //!   `final − banked`, shared by every store content;
-//! - **what is at stake** ([`Game::value_at_stake`]): the final value lies within banked ±
-//!   stake, which decides many tests without a move (exact futility bounds);
+//! - **what is at stake** ([`Game::value_range`]): the final value lies within banked ±
+//!   stake, narrowed by what each player is sure to bank (in Kalah a pit that reaches the
+//!   store, a capture at hand), which decides many tests without a move (exact futility
+//!   bounds);
 //! - **endgame tables** ([`crate::tablebase::Tables`]): a covered position is an exact leaf.
 //!
 //! Iterative deepening comes first: MTD(f) at growing depths with the game's evaluation at
@@ -163,20 +165,18 @@ pub fn solve_restricted<G: Game>(
     let only: Vec<G::Move> = only.iter().copied().filter(|m| legal.contains(m)).collect();
     let only = only.as_slice();
     let banked = game.banked_value(root);
-    let stake = game.value_at_stake(root).unwrap_or(UNBOUNDED);
+    let (lower, upper) = value_range(game, root);
+    let (lower, upper) = (banked + lower, banked + upper);
     let shared = Shared {
         state: Mutex::new(MtdState {
             depth: FIRST_DEPTH,
-            lower: banked - stake,
-            upper: banked + stake,
-            guess: settings
-                .guess
-                .unwrap_or(banked)
-                .clamp(banked - stake, banked + stake),
-            proven_lower: banked - stake,
-            proven_upper: banked + stake,
+            lower,
+            upper,
+            guess: settings.guess.unwrap_or(banked).clamp(lower, upper),
+            proven_lower: lower,
+            proven_upper: upper,
             best: None,
-            base: banked - stake,
+            base: lower,
             step: game.value_step().max(1),
         }),
         test: AtomicU64::new(0),
@@ -495,6 +495,12 @@ impl Shared<'_> {
     }
 }
 
+/// [`Game::value_range`], or "unbounded".
+#[inline]
+fn value_range<G: Game>(game: &G, pos: &G::Position) -> (i32, i32) {
+    game.value_range(pos).unwrap_or((-UNBOUNDED, UNBOUNDED))
+}
+
 /// The smallest value of the grid `base + k × step` at or above `value`.
 fn grid_up(value: i32, base: i32, step: i32) -> i32 {
     base + (value - base + step - 1).div_euclid(step) * step
@@ -536,17 +542,30 @@ enum Peek {
     Open(OpenNode),
 }
 
+/// Where a position's entries are: worked out once per child, for the prefetch and the peek.
+#[derive(Clone, Copy)]
+enum Located {
+    Unknown,
+    /// Its endgame-table entry ([`Game::table_index`]).
+    Table((u32, u64)),
+    /// Not in the tables; its transposition key ([`Game::exact_key`]).
+    Key(u64),
+}
+
 /// A position that needs its moves searched, with what peeking learnt.
 #[derive(Clone, Copy)]
 struct OpenNode {
     key: u64,
     banked: i32,
-    stake: i32,
+    /// The value lies in `lower..=upper` ([`Game::value_range`]).
+    lower: i32,
+    upper: i32,
     tt_move: Option<u8>,
 }
 
 struct Child<G: Game> {
     pos: G::Position,
+    located: Located,
     node: OpenNode,
     /// The same player moves again.
     same: bool,
@@ -670,17 +689,19 @@ impl<'a, G: Game> Searcher<'a, G> {
             return game.final_value(&outcome, game.to_move(root));
         }
         let banked = game.banked_value(root);
-        let stake = game.value_at_stake(root).unwrap_or(UNBOUNDED);
-        if banked + stake < beta {
-            return banked + stake;
+        let (lower, upper) = value_range(game, root);
+        let (lower, upper) = (banked + lower, banked + upper);
+        if upper < beta {
+            return upper;
         }
-        if banked - stake >= beta {
-            return banked - stake;
+        if lower >= beta {
+            return lower;
         }
         let node = OpenNode {
             key: game.exact_key(root),
             banked,
-            stake,
+            lower,
+            upper,
             tt_move: None,
         };
         self.expand(root, &node, beta, depth, 0)
@@ -691,7 +712,7 @@ impl<'a, G: Game> Searcher<'a, G> {
     /// [`PROVEN`], positions that far down are judged by the game's evaluation and the
     /// result is only a proof if `unresolved` stays clear.
     fn search(&mut self, pos: &G::Position, beta: i32, depth: u8, ply: usize) -> i32 {
-        match self.peek(pos, beta, depth) {
+        match self.peek(pos, beta, depth, Located::Unknown) {
             Peek::Known(value) => value,
             Peek::Open(node) => self.expand(pos, &node, beta, depth, ply),
         }
@@ -699,27 +720,39 @@ impl<'a, G: Game> Searcher<'a, G> {
 
     /// Everything that decides a position without looking at its moves: the end of the
     /// game, the stake bounds, the tables, the transposition table, the horizon.
+    /// `located`: where its entries are, when its parent already worked that out.
     #[inline]
-    fn peek(&mut self, pos: &G::Position, beta: i32, depth: u8) -> Peek {
+    fn peek(&mut self, pos: &G::Position, beta: i32, depth: u8, located: Located) -> Peek {
         let game = self.game;
         if let Some(outcome) = game.outcome(pos) {
             return Peek::Known(game.final_value(&outcome, game.to_move(pos)));
         }
         let banked = game.banked_value(pos);
-        let stake = game.value_at_stake(pos).unwrap_or(UNBOUNDED);
-        if banked + stake < beta {
-            return Peek::Known(banked + stake);
+        let (lower, upper) = value_range(game, pos);
+        let (lower, upper) = (banked + lower, banked + upper);
+        if upper < beta {
+            return Peek::Known(upper);
         }
-        if banked - stake >= beta {
-            return Peek::Known(banked - stake);
+        if lower >= beta {
+            return Peek::Known(lower);
         }
-        if let Some(tables) = self.tables
-            && let Some(rest) = tables.probe(game, pos)
-        {
-            self.tbhits += 1;
-            return Peek::Known(banked + rest);
+        if let Some(tables) = self.tables {
+            let at = match located {
+                Located::Table(at) => Some(at),
+                Located::Key(_) => None,
+                Located::Unknown => game.table_index(pos, tables.max_layer()),
+            };
+            if let Some(at) = at
+                && let Some(rest) = tables.probe_at(game, pos, at)
+            {
+                self.tbhits += 1;
+                return Peek::Known(banked + rest);
+            }
         }
-        let key = game.exact_key(pos);
+        let key = match located {
+            Located::Key(key) => key,
+            _ => game.exact_key(pos),
+        };
         let mut tt_move = None;
         if let Some(bounds) = self.tt.probe(key) {
             if bounds.depth >= depth {
@@ -743,14 +776,14 @@ impl<'a, G: Game> Searcher<'a, G> {
             self.unresolved = true;
             // The evaluation, on the grid of values the position can reach.
             let step = game.value_step().max(1);
-            let base = banked - stake;
-            let guess = (game.evaluate(pos) / 50).clamp(base, banked + stake);
-            return Peek::Known(base + (guess - base + step / 2).div_euclid(step) * step);
+            let guess = (game.evaluate(pos) / 50).clamp(lower, upper);
+            return Peek::Known(lower + (guess - lower + step / 2).div_euclid(step) * step);
         }
         Peek::Open(OpenNode {
             key,
             banked,
-            stake,
+            lower,
+            upper,
             tt_move,
         })
     }
@@ -797,20 +830,28 @@ impl<'a, G: Game> Searcher<'a, G> {
         for &mv in &moves {
             let mut child = pos.clone();
             game.play(&mut child, mv);
-            if game.outcome(&child).is_none() {
-                match self.tables {
-                    Some(tables) if game.table_index(&child, tables.max_layer()).is_some() => {
-                        tables.prefetch(game, &child)
-                    }
-                    _ => self.tt.prefetch(game.exact_key(&child)),
+            let at = self
+                .tables
+                .and_then(|t| game.table_index(&child, t.max_layer()).map(|at| (t, at)));
+            let located = match at {
+                Some((tables, at)) => {
+                    tables.prefetch_at(at);
+                    Located::Table(at)
                 }
-            }
+                None => {
+                    let key = game.exact_key(&child);
+                    self.tt.prefetch(key);
+                    Located::Key(key)
+                }
+            };
             children.push(Child {
                 pos: child,
+                located,
                 node: OpenNode {
                     key: 0,
                     banked: 0,
-                    stake: 0,
+                    lower: 0,
+                    upper: 0,
                     tt_move: None,
                 },
                 same: false,
@@ -825,7 +866,7 @@ impl<'a, G: Game> Searcher<'a, G> {
             let child = children[i].pos.clone();
             let same = game.to_move(&child) == mover;
             let child_beta = if same { beta } else { 1 - beta };
-            match self.peek(&child, child_beta, child_depth) {
+            match self.peek(&child, child_beta, child_depth, children[i].located) {
                 Peek::Known(v) => {
                     let value = if same { v } else { -v };
                     if value > best {
@@ -857,6 +898,7 @@ impl<'a, G: Game> Searcher<'a, G> {
                     };
                     children[open] = Child {
                         pos: child,
+                        located: Located::Unknown,
                         node: open_node,
                         same,
                         index: i as u8,
@@ -880,7 +922,8 @@ impl<'a, G: Game> Searcher<'a, G> {
                         continue;
                     }
                     let key = child.node.key;
-                    let mark = parallel && child.node.stake >= self.shared.busy_min_stake;
+                    let mark = parallel
+                        && child.node.upper - child.node.lower >= 2 * self.shared.busy_min_stake;
                     if pass == 0 && mark && k > 0 && bit != 0 && self.shared.is_busy(key) {
                         deferred |= bit;
                         continue;
@@ -925,9 +968,9 @@ impl<'a, G: Game> Searcher<'a, G> {
         if self.aborted {
             return 0;
         }
-        let (banked, stake) = (node.banked, node.stake);
-        // Never claim more than the stake allows (fail-soft values may overshoot it).
-        let best = best.clamp(banked - stake, banked + stake);
+        let banked = node.banked;
+        // Never claim more than the value range allows (fail-soft values may overshoot it).
+        let best = best.clamp(node.lower, node.upper);
         let work = self.nodes - nodes_before;
         let stored = if self.unresolved { depth } else { PROVEN };
         if work < STORE_MIN_WORK || restricted {

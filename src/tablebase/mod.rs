@@ -211,10 +211,22 @@ impl Tables {
         }
     }
 
+    /// [`Tables::probe`] of a position whose [`Game::table_index`] (with
+    /// [`Tables::max_layer`]) is known: `at`.
+    #[inline]
+    pub fn probe_at<G: Game>(&self, game: &G, pos: &G::Position, at: (u32, u64)) -> Option<i32> {
+        let byte = self.probe_byte_at(at)?;
+        Some(self.decode(game, pos, byte))
+    }
+
     /// The stored byte of `pos`, checked as [`Tables::probe`] says.
     #[inline]
     fn probe_byte<G: Game>(&self, game: &G, pos: &G::Position) -> Option<i8> {
-        let (layer, index) = game.table_index(pos, self.max_layer())?;
+        self.probe_byte_at(game.table_index(pos, self.max_layer())?)
+    }
+
+    #[inline]
+    fn probe_byte_at(&self, (layer, index): (u32, u64)) -> Option<i8> {
         let layer = self.layers.get(layer as usize)?;
         let byte = read_byte(layer.file.bytes().get(layer.offset + index as usize)?);
         if self.health.broken.load(Ordering::Relaxed) {
@@ -243,8 +255,15 @@ impl Tables {
     /// Start loading the entry of `pos` into the cache, if a table covers it.
     #[inline]
     pub fn prefetch<G: Game>(&self, game: &G, pos: &G::Position) {
-        if let Some((layer, index)) = game.table_index(pos, self.max_layer())
-            && let Some(layer) = self.layers.get(layer as usize)
+        if let Some(at) = game.table_index(pos, self.max_layer()) {
+            self.prefetch_at(at);
+        }
+    }
+
+    /// [`Tables::prefetch`] of a position whose table index is known.
+    #[inline]
+    pub fn prefetch_at(&self, (layer, index): (u32, u64)) {
+        if let Some(layer) = self.layers.get(layer as usize)
             && let Some(byte) = layer.file.bytes().get(layer.offset + index as usize)
         {
             crate::memory::prefetch(byte as *const u8);

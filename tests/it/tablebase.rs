@@ -71,6 +71,26 @@ fn build_tables<G: Game>(game: &G, dir: &Path, max_layer: u32, threads: usize) -
         .expect("tables present")
 }
 
+/// Kalah(3) under every rule set (capture, end, leftovers), each with a name.
+fn kalah3_every_rule_set() -> Vec<(String, Kalah)> {
+    let mut games = Vec::new();
+    for capture in ["false", "true"] {
+        for end in ["any-row", "on-move"] {
+            for leftovers in ["owner", "none"] {
+                let options = [
+                    "pits=3".to_string(),
+                    format!("empty-capture={capture}"),
+                    format!("end={end}"),
+                    format!("leftovers={leftovers}"),
+                ];
+                let refs: Vec<&str> = options.iter().map(String::as_str).collect();
+                games.push((format!("{capture}-{end}-{leftovers}"), kalah(&refs)));
+            }
+        }
+    }
+    games
+}
+
 /// Every entry of every layer up to `max_layer` equals plain minimax.
 fn check_every_entry<G: Game>(game: &G, dir: &Path, max_layer: u32) -> u64 {
     let tables = build_tables(game, dir, max_layer, 2);
@@ -97,21 +117,9 @@ fn check_every_entry<G: Game>(game: &G, dir: &Path, max_layer: u32) -> u64 {
 #[test]
 fn every_entry_of_small_layers_equals_plain_minimax() {
     let mut checked = 0;
-    for capture in ["false", "true"] {
-        for end in ["any-row", "on-move"] {
-            for leftovers in ["owner", "none"] {
-                let options = [
-                    "pits=3".to_string(),
-                    format!("empty-capture={capture}"),
-                    format!("end={end}"),
-                    format!("leftovers={leftovers}"),
-                ];
-                let refs: Vec<&str> = options.iter().map(String::as_str).collect();
-                let game = kalah(&refs);
-                let dir = scratch_dir(&format!("minimax-{capture}-{end}-{leftovers}"));
-                checked += check_every_entry(&game, &dir, 8);
-            }
-        }
+    for (name, game) in kalah3_every_rule_set() {
+        let dir = scratch_dir(&format!("minimax-{name}"));
+        checked += check_every_entry(&game, &dir, 8);
     }
     let dir = scratch_dir("minimax-kalah6");
     checked += check_every_entry(&kalah(&[]), &dir, 5);
@@ -120,6 +128,85 @@ fn every_entry_of_small_layers_equals_plain_minimax() {
     let dir = scratch_dir("minimax-afrika");
     checked += check_every_entry(&afrika(), &dir, 5);
     assert!(checked > 40_000, "{checked}");
+}
+
+/// `Game::value_range` is a true bound: on every position of up to 8 seeds (Kalah(3), every
+/// rule set) and 5 seeds (Kalah(6)), and along games with the pie rule, plain minimax lies
+/// within it, its ends on the grid of values; and it is tighter than the stake often.
+#[test]
+fn value_range_bounds_plain_minimax() {
+    fn check(
+        game: &Kalah,
+        pos: &<Kalah as Game>::Position,
+        memo: &mut HashMap<u64, Option<i64>>,
+    ) -> bool {
+        let stake = game.value_at_stake(pos).expect("stake");
+        let (lower, upper) = game.value_range(pos).expect("range");
+        let rest = minimax(game, pos, memo) - game.banked_value(pos);
+        let spec = game.spec();
+        assert!(
+            lower <= rest && rest <= upper,
+            "{spec} {pos:?}: {rest} outside {lower}..={upper}"
+        );
+        let step = game.value_step();
+        assert!(-stake <= lower && upper <= stake, "{spec} {pos:?}");
+        assert_eq!((lower + stake) % step, 0, "{spec} {pos:?}");
+        assert_eq!((upper + stake) % step, 0, "{spec} {pos:?}");
+        (lower, upper) != (-stake, stake)
+    }
+    let mut checked = 0;
+    let mut tighter = 0;
+    for (_, game) in kalah3_every_rule_set() {
+        let mut memo = HashMap::new();
+        for layer in 0..=8 {
+            for index in 0..game.table_layer_size(layer) {
+                if let Some(pos) = game.table_position(layer, index) {
+                    tighter += u32::from(check(&game, &pos, &mut memo));
+                    checked += 1;
+                }
+            }
+        }
+    }
+    for capture in ["false", "true"] {
+        let game = kalah(&[&format!("empty-capture={capture}")]);
+        let mut memo = HashMap::new();
+        for layer in 0..=5 {
+            for index in 0..game.table_layer_size(layer) {
+                if let Some(pos) = game.table_position(layer, index) {
+                    tighter += u32::from(check(&game, &pos, &mut memo));
+                    checked += 1;
+                }
+            }
+        }
+    }
+    // The pie rule: every position of every game of Kalah(3,2) with it.
+    for capture in ["false", "true"] {
+        let game = kalah(&[
+            "pits=3",
+            "seeds=2",
+            "pie=true",
+            &format!("empty-capture={capture}"),
+        ]);
+        let mut memo = HashMap::new();
+        let mut stack = vec![game.start_position()];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(pos) = stack.pop() {
+            if !seen.insert(game.hash(&pos)) {
+                continue;
+            }
+            check(&game, &pos, &mut memo);
+            checked += 1;
+            let mut moves = Vec::new();
+            game.legal_moves(&pos, &mut moves);
+            for mv in moves {
+                let mut child = pos;
+                game.play(&mut child, mv);
+                stack.push(child);
+            }
+        }
+    }
+    assert!(checked > 40_000, "{checked}");
+    assert!(tighter * 4 > checked, "{tighter} of {checked}");
 }
 
 /// Kalah(m,n) for m ≤ 4, n ≤ 3 under both capture rules and both end rules: the solver's
