@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
-use super::solve::SolveRequest;
+use super::request::SolveRequest;
 use crate::solve::save::{self, ProofIdentity, ProofTable, ProofWork, RootProof};
 
 /// One proof's file keeping, for one run.

@@ -12,6 +12,7 @@ mod go;
 mod info;
 mod keep;
 mod proof;
+mod request;
 mod solve;
 mod state;
 mod tables;
@@ -33,7 +34,8 @@ use crate::tablebase::{TableError, Tables};
 
 pub use go::SearchSummary;
 pub use info::{Info, InfoLine, InfoScore, ScoreBound};
-pub use solve::{SolveProgress, SolveReport, SolveRequest};
+pub use request::SolveRequest;
+pub use solve::{SolveProgress, SolveReport};
 pub use state::{GameSession, PositionCommandError};
 pub use tables::TableValue;
 

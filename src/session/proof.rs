@@ -5,7 +5,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
 
 use super::keep::Keeper;
-use super::solve::{SolveProgress, SolveReport, SolveRequest};
+use super::request::SolveRequest;
+use super::solve::{SolveProgress, SolveReport};
 use super::{GameSession, Session};
 use crate::game::Game;
 use crate::solve::pn::table::PnTable;

@@ -1,7 +1,6 @@
 //! The exact solver in play: the `solve` API (its request and reports as move texts), `go
 //! solve`, and the first try at a proof for a position a few points beyond the tables.
 
-use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Mutex, atomic::AtomicBool};
 use std::time::{Duration, Instant};
@@ -9,6 +8,7 @@ use std::time::{Duration, Instant};
 use super::go::SearchSummary;
 use super::info::{Info, InfoLine, InfoScore, ScoreBound, Work};
 use super::keep::Keeper;
+use super::request::SolveRequest;
 use super::{GameSession, Session};
 use crate::game::Game;
 use crate::search::limits::{Limits, TimeBudget};
@@ -25,28 +25,6 @@ const UNKNOWN_BOUND: i32 = 1 << 24;
 const NEAR_TABLES: i32 = 12;
 /// The solver's node budget in a depth-limited search (reproducible, unlike a time budget).
 const SOLVE_NODES: u64 = 200_000;
-
-/// What `solve` asks for.
-#[derive(Debug, Clone)]
-pub struct SolveRequest {
-    pub threads: usize,
-    /// Also the exact value of every legal move.
-    pub all_moves: bool,
-    /// Follow perfect play to the end of the game.
-    pub pv: bool,
-    /// Continue the proof saved in this file ([`crate::solve::save`]): its table and what it
-    /// proved of the root. It must be of the same game, position and table size.
-    pub resume: Option<PathBuf>,
-    /// No file at `resume` starts a new proof (`--proof-file`) instead of being an error.
-    pub resume_optional: bool,
-    /// Save the proof in this file every `checkpoint`, when stopped and when done.
-    pub save: Option<PathBuf>,
-    /// How often to save the proof file while the proof runs.
-    pub checkpoint: Duration,
-    /// A part of a proof split by first move: prove the values of these root moves only
-    /// (not the root's value, nor any other move's).
-    pub part: Option<Vec<String>>,
-}
 
 /// Bounds proven so far while solving, as text for the protocol and the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -30,6 +30,7 @@
 //! repetition rule (for a position without earlier occurrences; see there why).
 
 pub mod pn;
+pub mod proof_table;
 pub mod save;
 pub mod table;
 

@@ -259,7 +259,7 @@ fn unpack(data: u64) -> Bounds {
 }
 
 /// A proof file holds this table's buckets as they are ([`crate::solve::save`]).
-impl crate::solve::save::ProofTable for SolveTable {
+impl crate::solve::proof_table::ProofTable for SolveTable {
     const MAGIC: &'static [u8; 8] = b"SOWFANMT";
     const OLDEST_VERSION: u32 = 2;
 
