@@ -74,15 +74,15 @@ pub fn judge_engine(
         let Some(process) = engine.as_mut() else {
             break;
         };
-        match ask(process, spec, game_spec, &position.fen, timeouts) {
+        match ask(process, spec, game_spec, &position.position.fen, timeouts) {
             Ok(mv) => {
                 failures_in_a_row = 0;
                 let judged = judge(session, position, &mv);
                 if let Some(writer) = out.as_mut() {
                     let line = serde_json::json!({
                         "engine": stats.name,
-                        "fen": position.fen,
-                        "stones": session_stones(session, &position.fen),
+                        "fen": position.position.fen,
+                        "stones": position.position.stones,
                         "move": mv,
                         "best": position.best() as f64 / 2.0,
                         "value": judged.value().map(|v| v as f64 / 2.0),
@@ -99,7 +99,7 @@ pub fn judge_engine(
                         "sowfan accuracy: {}: {} (at {}); restarting it",
                         stats.name,
                         failure.message(),
-                        position.fen
+                        position.position.fen
                     )
                 });
                 stats.add(Judged::Failed);
@@ -125,12 +125,6 @@ pub fn judge_engine(
     Ok(stats)
 }
 
-/// The stones in play of a position, for the `--out` lines.
-fn session_stones(session: &mut dyn Session, fen: &str) -> Option<u32> {
-    session.set_position(Some(fen), &[]).ok()?;
-    session.stones_in_play()
-}
-
 /// One position: the engine's `bestmove`.
 fn ask(
     engine: &mut EngineProcess,
@@ -142,16 +136,7 @@ fn ask(
     engine.new_game(spec.setup, game_spec, timeouts.ready)?;
     engine.send(&format!("position fen {fen}"))?;
     let limits = &spec.limits;
-    let mut go = String::from("go");
-    if let Some(t) = limits.movetime {
-        go.push_str(&format!(" movetime {}", t.as_millis()));
-    }
-    if let Some(d) = limits.depth {
-        go.push_str(&format!(" depth {d}"));
-    }
-    if let Some(n) = limits.nodes {
-        go.push_str(&format!(" nodes {n}"));
-    }
+    let go = format!("go{}", limits.go_words());
     let budget = match limits.movetime {
         Some(t) if limits.depth.is_none() && limits.nodes.is_none() => t
             .saturating_add(spec.timemargin)
@@ -186,7 +171,7 @@ fn judge(session: &mut dyn Session, position: &Solved, mv: &str) -> Judged {
     }
     let after = |session: &mut dyn Session, m: &str| {
         session
-            .set_position(Some(&position.fen), &[m])
+            .set_position(Some(&position.position.fen), &[m])
             .ok()
             .map(|()| session.fen())
     };

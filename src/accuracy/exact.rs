@@ -18,6 +18,8 @@ use crate::records::lines::BoundedLines;
 use crate::session::{Session, SolveRequest};
 use crate::solve::table::SolveTable;
 
+use super::positions::Position;
+
 /// One cache line.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct CacheLine {
@@ -29,7 +31,7 @@ struct CacheLine {
 /// A solved position: every legal move with its exact value (half-points, the mover's).
 #[derive(Debug, Clone)]
 pub struct Solved {
-    pub fen: String,
+    pub position: Position,
     pub moves: Vec<(String, i32)>,
 }
 
@@ -106,7 +108,7 @@ impl ExactValues {
     pub fn solve_all(
         &mut self,
         session: &mut dyn Session,
-        positions: &[String],
+        positions: &[Position],
         tt: &SolveTable,
         threads: usize,
         limit: Duration,
@@ -114,7 +116,7 @@ impl ExactValues {
     ) -> Result<Vec<Solved>, String> {
         let todo = positions
             .iter()
-            .filter(|fen| !self.known.contains_key(*fen))
+            .filter(|p| !self.known.contains_key(&p.fen))
             .count();
         let bar = progress_bar(
             todo as u64,
@@ -122,7 +124,8 @@ impl ExactValues {
         );
         let mut solved = Vec::new();
         let mut given_up = 0usize;
-        for fen in positions {
+        for position in positions {
+            let fen = &position.fen;
             if stop.load(Ordering::Relaxed) {
                 break;
             }
@@ -150,7 +153,7 @@ impl ExactValues {
             }
             if let Some(values) = self.known.get(fen) {
                 solved.push(Solved {
-                    fen: fen.clone(),
+                    position: position.clone(),
                     moves: values.iter().map(|(m, &v)| (m.clone(), v)).collect(),
                 });
             }
@@ -197,34 +200,14 @@ fn prove(
         save: None,
         checkpoint: Duration::from_secs(600),
         part: None,
+        deadline: Some(Instant::now() + limit),
     };
-    let give_up = AtomicBool::new(false);
-    let done = AtomicBool::new(false);
-    let deadline = Instant::now() + limit;
-    let report = std::thread::scope(|scope| {
-        // The watch: the solver only looks at one flag, which the run's stop or the
-        // position's time limit raises.
-        scope.spawn(|| {
-            while !done.load(Ordering::Relaxed) {
-                if stop.load(Ordering::Relaxed) || Instant::now() >= deadline {
-                    give_up.store(true, Ordering::Relaxed);
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        });
-        let report = session.solve(&request, tt, &give_up, &|_| {});
-        done.store(true, Ordering::Relaxed);
-        report
-    })?;
-    let mut values = BTreeMap::new();
-    for (mv, value) in report.moves {
-        match value {
-            Some(v) => {
-                values.insert(mv, v);
-            }
-            None => return Ok(None),
-        }
-    }
-    Ok((!values.is_empty()).then_some(values))
+    let report = session.solve(&request, tt, stop, &|_| {})?;
+    // Every move proven, or the position is left out.
+    let values: Option<BTreeMap<String, i32>> = report
+        .moves
+        .into_iter()
+        .map(|(mv, value)| value.map(|v| (mv, v)))
+        .collect();
+    Ok(values.filter(|v| !v.is_empty()))
 }

@@ -151,9 +151,6 @@ pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, 
         ));
     }
     let mut session = registry::create_from_spec(&picked.spec).map_err(|e| e.to_string())?;
-    if !session.win_draw_loss() && session.table_rules().is_none() && args.tablebases.is_some() {
-        log::info!("{} has no tables; solving without", picked.spec);
-    }
     if let Some(dir) = &args.tablebases {
         match session.open_tables(dir) {
             Ok(tables) => session.set_tables(tables),

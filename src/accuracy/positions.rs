@@ -63,15 +63,35 @@ pub struct Selection {
     pub limit: usize,
 }
 
+/// One position picked: its string and its stones in play.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Position {
+    pub fen: String,
+    pub stones: Option<u32>,
+}
+
 /// The positions picked, all of one game.
 pub struct Picked {
     /// The game spec (as after `newgame`).
     pub spec: String,
-    /// Position strings, distinct, in input order.
-    pub positions: Vec<String>,
+    /// Distinct, in input order.
+    pub positions: Vec<Position>,
     /// Games and position lines read.
     pub games: usize,
     pub lines: usize,
+}
+
+/// Why a line gave no position: the run cannot go on (positions of two games), or the
+/// line alone is skipped.
+enum Problem {
+    Mixed(String),
+    Line(String),
+}
+
+impl From<String> for Problem {
+    fn from(why: String) -> Problem {
+        Problem::Line(why)
+    }
 }
 
 /// The input's lines that could not be used are skipped with a warning (at most this many
@@ -115,30 +135,25 @@ pub fn read(
         }
         let walked = if text.starts_with('{') {
             picked.games += 1;
-            walk_record(text, selection, &mut |spec, fen| {
-                take(&mut picked, &mut seen, selection, spec, fen)
+            walk_record(text, &mut |session| {
+                take(&mut picked, &mut seen, selection, session)
             })
         } else {
             picked.lines += 1;
             let fen = text.strip_prefix("fen ").unwrap_or(text).trim();
             let mut session = default_game.clone_box();
             match session.set_position(Some(fen), &[]) {
-                Ok(()) if session.outcome().is_some() => Err("the game is over there".into()),
-                Ok(()) => {
-                    if in_range(session.as_ref(), selection) {
-                        let spec = session.spec();
-                        take(&mut picked, &mut seen, selection, &spec, &session.fen())?;
-                    }
-                    Ok(())
+                Ok(()) if session.outcome().is_some() => {
+                    Err(Problem::Line("the game is over there".into()))
                 }
-                Err(e) => Err(e.to_string()),
+                Ok(()) => take(&mut picked, &mut seen, selection, session.as_ref()),
+                Err(e) => Err(Problem::Line(e.to_string())),
             }
         };
-        if let Err(why) = walked {
-            if why.starts_with(MIXED) {
-                return Err(why);
-            }
-            warn(number, why);
+        match walked {
+            Ok(()) => {}
+            Err(Problem::Mixed(why)) => return Err(why),
+            Err(Problem::Line(why)) => warn(number, why),
         }
         if picked.positions.len() >= selection.limit {
             break;
@@ -154,8 +169,6 @@ pub fn read(
     Ok(picked)
 }
 
-const MIXED: &str = "positions of two games";
-
 /// In the range of stones, and with a choice to judge (two legal moves or more).
 fn in_range(session: &dyn Session, selection: &Selection) -> bool {
     if session.legal_moves().len() < 2 {
@@ -168,48 +181,52 @@ fn in_range(session: &dyn Session, selection: &Selection) -> bool {
     }
 }
 
-/// Keep one position (all of one game; distinct; up to the limit).
+/// Keep the session's position if it is in range (all of one game; distinct; up to the
+/// limit).
 fn take(
     picked: &mut Picked,
     seen: &mut HashSet<String>,
     selection: &Selection,
-    spec: &str,
-    fen: &str,
-) -> Result<(), String> {
-    if picked.spec.is_empty() {
-        picked.spec = spec.to_string();
-    } else if picked.spec != spec {
-        return Err(format!(
-            "{MIXED}: '{}' and '{spec}'; judge one game at a time",
-            picked.spec
-        ));
+    session: &dyn Session,
+) -> Result<(), Problem> {
+    if !in_range(session, selection) {
+        return Ok(());
     }
-    if picked.positions.len() < selection.limit && seen.insert(fen.to_string()) {
-        picked.positions.push(fen.to_string());
+    let spec = session.spec();
+    if picked.spec.is_empty() {
+        picked.spec = spec;
+    } else if picked.spec != spec {
+        return Err(Problem::Mixed(format!(
+            "positions of two games: '{}' and '{spec}'; judge one game at a time",
+            picked.spec
+        )));
+    }
+    let fen = session.fen();
+    if picked.positions.len() < selection.limit && seen.insert(fen.clone()) {
+        picked.positions.push(Position {
+            fen,
+            stones: session.stones_in_play(),
+        });
     }
     Ok(())
 }
 
-/// Every position of one record before each move, in range, to `keep`.
+/// Every position of one record before each move, to `keep`.
 fn walk_record(
     text: &str,
-    selection: &Selection,
-    keep: &mut dyn FnMut(&str, &str) -> Result<(), String>,
-) -> Result<(), String> {
+    keep: &mut dyn FnMut(&dyn Session) -> Result<(), Problem>,
+) -> Result<(), Problem> {
     let record = read_record(text).map_err(|e| e.to_string())?;
     let mut session = registry::create_from_spec(&record.game).map_err(|e| e.to_string())?;
     let opening: Vec<&str> = record.opening.moves.iter().map(String::as_str).collect();
     session
         .set_position(record.opening.fen.as_deref(), &opening)
         .map_err(|e| format!("the opening: {e}"))?;
-    let spec = session.spec();
     for mv in &record.moves {
         if session.outcome().is_some() {
             break;
         }
-        if in_range(session.as_ref(), selection) {
-            keep(&spec, &session.fen())?;
-        }
+        keep(session.as_ref())?;
         session
             .play_moves(&[mv.mv.as_str()])
             .map_err(|e| format!("move '{}': {e}", mv.mv))?;

@@ -174,6 +174,22 @@ pub struct SearchLimits {
 }
 
 impl SearchLimits {
+    /// The fixed limits as `go` words, each after a space: ` movetime 100 depth 9 nodes 5000`
+    /// (the clock words are the caller's, who keeps the clocks).
+    pub fn go_words(&self) -> String {
+        let mut words = String::new();
+        if let Some(t) = self.movetime {
+            words.push_str(&format!(" movetime {}", t.as_millis()));
+        }
+        if let Some(d) = self.depth {
+            words.push_str(&format!(" depth {d}"));
+        }
+        if let Some(n) = self.nodes {
+            words.push_str(&format!(" nodes {n}"));
+        }
+        words
+    }
+
     /// `depth=6`, `nodes=1000`, `movetime=100ms`, `tc=10+0.1`, joined by spaces.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();

@@ -254,6 +254,7 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
         save,
         checkpoint: Duration::from_secs(args.checkpoint),
         part: part.clone(),
+        deadline: None,
     };
     let words = session.win_draw_loss();
     let bar = spinner();

@@ -252,6 +252,20 @@ impl Kalah {
     ///
     /// On a finished game the bounds still hold when leftovers go to their owner: an empty
     /// row banks nothing, and a row's seeds go to its owner.
+    /// The mover's pit `i` (not empty) sown: when its last seed stays in the mover's row
+    /// and falls in an empty pit, the seeds of the pit opposite (what a capture takes
+    /// besides the capturing seed, before the rule on an empty opposite pit); else `None`.
+    #[inline]
+    fn empty_landing(&self, pos: &KalahPosition, i: usize) -> Option<u32> {
+        let first = self.pit_cell(pos.side, 0);
+        let seeds = pos.cells[first + i] as usize;
+        if seeds == 0 || seeds >= self.pits - i {
+            return None;
+        }
+        let landing = first + i + seeds;
+        (pos.cells[landing] == 0).then(|| pos.cells[2 * self.pits - landing] as u32)
+    }
+
     #[inline]
     fn sure_gains(&self, pos: &KalahPosition) -> (u32, u32, u32) {
         let n = self.pits;
@@ -268,15 +282,11 @@ impl Kalah {
             }
             if mine >= n - i {
                 ours = ours.max(1);
-            } else {
-                // The last seed stays in the row: a capture when its pit was empty.
-                let landing = own + i + mine;
-                if pos.cells[landing] == 0 {
-                    let taken = pos.cells[2 * n - landing] as u32;
-                    if taken > 0 || self.empty_capture {
-                        ours = ours.max(taken + 1);
-                    }
-                }
+            } else if let Some(taken) = self.empty_landing(pos, i)
+                && (taken > 0 || self.empty_capture)
+            {
+                // The last seed stays in the row, in an empty pit: a capture.
+                ours = ours.max(taken + 1);
             }
         }
         (seeds, ours, u32::from(banking >= 2))
@@ -472,17 +482,10 @@ impl Game for Kalah {
         if seeds % lap == to_store {
             return 1000 + i as i32; // extra move; the rightmost first keeps the others intact
         }
-        if seeds < lap && seeds < to_store {
-            let landing = i + seeds;
-            let cell = self.pit_cell(pos.side, landing);
-            if pos.cells[cell] == 0 {
-                let captured = pos.cells[2 * self.pits - cell] as i32;
-                if captured > 0 {
-                    return 100 + captured;
-                }
-            }
+        match self.empty_landing(pos, i) {
+            Some(captured) if captured > 0 => 100 + captured as i32,
+            _ => 0,
         }
-        0
     }
 
     fn parse_position(&self, text: &str) -> Result<KalahPosition, PositionError> {

@@ -2,7 +2,7 @@
 //! proof-number solver, with its proof file (resume a long proof, save it now and then).
 
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::keep::Keeper;
 use super::request::SolveRequest;
@@ -35,19 +35,7 @@ impl<G: Game> GameSession<G> {
         stop: &AtomicBool,
         progress: &(dyn Fn(&SolveProgress) + Sync),
     ) -> Result<SolveReport, String> {
-        let mut report = SolveReport {
-            lower: pn::LOSS,
-            upper: pn::WIN,
-            best: None,
-            pv: Vec::new(),
-            moves: Vec::new(),
-            nodes: 0,
-            tbhits: 0,
-            elapsed: Duration::ZERO,
-            win_draw_loss: true,
-            resumed: None,
-            saved: None,
-        };
+        let mut report = SolveReport::unproven(pn::LOSS, pn::WIN, true);
         if let Some(outcome) = self.outcome() {
             let value = self.game.final_value(&outcome, self.to_move()).signum() * pn::WIN;
             (report.lower, report.upper) = (value, value);

@@ -2,7 +2,7 @@
 //! of its proof file ([`super::keep`]), which both read it.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What `solve` asks for.
 #[derive(Debug, Clone)]
@@ -24,4 +24,6 @@ pub struct SolveRequest {
     /// A part of a proof split by first move: prove the values of these root moves only
     /// (not the root's value, nor any other move's).
     pub part: Option<Vec<String>>,
+    /// Give up at this moment with what is proven (a move not proven by then has no value).
+    pub deadline: Option<Instant>,
 }

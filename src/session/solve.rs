@@ -61,6 +61,23 @@ pub struct SolveReport {
 }
 
 impl SolveReport {
+    /// A report of nothing proven yet: the value within `lower..=upper`.
+    pub(super) fn unproven(lower: i32, upper: i32, win_draw_loss: bool) -> SolveReport {
+        SolveReport {
+            lower,
+            upper,
+            best: None,
+            pv: Vec::new(),
+            moves: Vec::new(),
+            nodes: 0,
+            tbhits: 0,
+            elapsed: Duration::ZERO,
+            win_draw_loss,
+            resumed: None,
+            saved: None,
+        }
+    }
+
     pub fn value(&self) -> Option<i32> {
         (self.lower == self.upper).then_some(self.lower)
     }
@@ -101,8 +118,8 @@ impl<G: Game> GameSession<G> {
         }
     }
 
-    /// The solver's settings for a `solve` request: its threads and line, the loaded
-    /// tables, no limit but `stop`.
+    /// The solver's settings for a `solve` request: its threads, line and deadline, the
+    /// loaded tables.
     pub(super) fn request_settings(&self, request: &SolveRequest) -> SolveSettings<'_> {
         SolveSettings {
             threads: request.threads,
@@ -110,7 +127,7 @@ impl<G: Game> GameSession<G> {
             guess: None,
             want_pv: request.pv,
             node_limit: None,
-            deadline: None,
+            deadline: request.deadline,
         }
     }
 
@@ -216,19 +233,7 @@ impl<G: Game> GameSession<G> {
             return self.solve_win_draw_loss(request, tt, stop, progress);
         }
         solve::supported(&self.game)?;
-        let mut report = SolveReport {
-            lower: -UNKNOWN_BOUND,
-            upper: UNKNOWN_BOUND,
-            best: None,
-            pv: Vec::new(),
-            moves: Vec::new(),
-            nodes: 0,
-            tbhits: 0,
-            elapsed: Duration::ZERO,
-            win_draw_loss: false,
-            resumed: None,
-            saved: None,
-        };
+        let mut report = SolveReport::unproven(-UNKNOWN_BOUND, UNKNOWN_BOUND, false);
         if let Some(outcome) = self.outcome() {
             let value = self.game.final_value(&outcome, self.to_move());
             (report.lower, report.upper) = (value, value);

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::cli::CancelToken;
 use crate::client::process::{EngineProcess, Failure, deadline_after};
-use crate::client::spec::{EngineSpec, SearchLimits, TimeControl};
+use crate::client::spec::{EngineSpec, TimeControl};
 use crate::client::{is_bestmove, parse_bestmove};
 use crate::game::{GameResult, Player, Points};
 use crate::openings::Opening;
@@ -353,12 +353,6 @@ fn prepare(referee: &Referee, seat: &mut Seat) -> Result<(), Fault> {
 /// `go` with the limits of the engine to move (seat `mover`) and both clocks (`p1…`/`p2…`
 /// or `w…`/`b…`).
 fn go_command(spec: &EngineSpec, clocks: &[Option<Clock>; 2], mover: usize) -> String {
-    let SearchLimits {
-        depth,
-        nodes,
-        movetime,
-        tc: _,
-    } = &spec.limits;
     let mut go = String::from("go");
     let (time_keys, inc_keys) = spec.proto.clock_words();
     for (i, clock) in clocks.iter().enumerate() {
@@ -374,15 +368,7 @@ fn go_command(spec: &EngineSpec, clocks: &[Option<Clock>; 2], mover: usize) -> S
     if let Some(moves_left) = clocks[mover].and_then(|c| c.moves_left) {
         go.push_str(&format!(" movestogo {moves_left}"));
     }
-    if let Some(t) = movetime {
-        go.push_str(&format!(" movetime {}", t.as_millis()));
-    }
-    if let Some(d) = depth {
-        go.push_str(&format!(" depth {d}"));
-    }
-    if let Some(n) = nodes {
-        go.push_str(&format!(" nodes {n}"));
-    }
+    go.push_str(&spec.limits.go_words());
     go
 }
 

@@ -218,3 +218,38 @@ fn accuracy_refuses_bad_arguments_with_a_message() {
     assert!(ran.stderr.contains("line 2:"), "{}", ran.stderr);
     assert!(ran.stderr.contains("1 positions"), "{}", ran.stderr);
 }
+
+/// A position the solver does not prove within `--solve-limit` is left out and counted, and
+/// the run ends in about that time (the deadline reaches the solver itself).
+#[test]
+fn accuracy_leaves_out_a_position_not_proven_in_time() {
+    let dir = fresh_dir("accuracy-limit");
+    let positions = dir.join("start.txt");
+    std::fs::write(&positions, "4,4,4,4,4,4,0/4,4,4,4,4,4,0 S\n").expect("write");
+    let started = std::time::Instant::now();
+    let ran = accuracy(&[
+        positions.display().to_string(),
+        "--game".to_string(),
+        "kalah".to_string(),
+        "--solve-limit".to_string(),
+        "1".to_string(),
+        "--hash".to_string(),
+        "16".to_string(),
+    ]);
+    assert!(ran.success, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("not proven within 1 s"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr.contains("1 positions, 1 left out"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+}
