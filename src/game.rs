@@ -507,6 +507,22 @@ pub trait Game: Clone + Send + Sync + 'static {
     }
 
     /// How many positions a layer holds.
+    /// Where the exact solver finds `pos`: `Ok` its endgame-table entry
+    /// ([`Game::table_index`]) when tables up to `max_layer` cover it, else `Err` its
+    /// transposition key ([`Game::exact_key`]). The solver asks this of every child it
+    /// meets; a game whose table index and exact key share their work (one rank of the
+    /// board) answers both in one pass. The default asks the two in turn.
+    fn table_index_or_key(
+        &self,
+        pos: &Self::Position,
+        max_layer: Option<u32>,
+    ) -> Result<(u32, u64), u64> {
+        match max_layer.and_then(|max| self.table_index(pos, max)) {
+            Some(at) => Ok(at),
+            None => Err(self.exact_key(pos)),
+        }
+    }
+
     fn table_layer_size(&self, _layer: u32) -> u64 {
         0
     }

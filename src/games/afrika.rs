@@ -679,6 +679,24 @@ impl Game for Afrika {
         self.index.rank(&Afrika::mover_view(pos))
     }
 
+    /// One view and one rank of the board serve both the table entry and the key.
+    fn table_index_or_key(
+        &self,
+        pos: &AfrikaPosition,
+        max_layer: Option<u32>,
+    ) -> Result<(u32, u64), u64> {
+        if self.target.is_some() {
+            return Err(self.exact_key(pos));
+        }
+        let view = Afrika::mover_view(pos);
+        match self.index.rank(&view) {
+            Some((stones, rank)) if max_layer.is_some_and(|max| stones <= max) => {
+                Ok((stones, rank))
+            }
+            ranked => Err(mancala::exact_key_ranked(&self.index, &view, ranked, false)),
+        }
+    }
+
     fn table_layer_size(&self, layer: u32) -> u64 {
         self.index.count(layer)
     }
@@ -718,6 +736,41 @@ mod tests {
 
     fn afrika(options: &[&str]) -> Afrika {
         Afrika::new(GameOptions::parse(NAME, OPTIONS, options).unwrap())
+    }
+
+    /// The one-pass table entry or key equals asking for each in turn (the trait's default),
+    /// along seeded random games, with a target score and without.
+    #[test]
+    fn table_index_or_key_is_table_index_then_exact_key() {
+        for options in [&[][..], &["target=40"]] {
+            let g = afrika(options);
+            let mut rng = 0x2545_F491_4F6C_DD1Du64;
+            let mut moves = Vec::new();
+            for _ in 0..20 {
+                let mut pos = g.start_position();
+                for _ in 0..400 {
+                    for max in [None, Some(0), Some(10), Some(40), Some(200)] {
+                        let expected = match max.and_then(|m| g.table_index(&pos, m)) {
+                            Some(at) => Ok(at),
+                            None => Err(g.exact_key(&pos)),
+                        };
+                        assert_eq!(
+                            g.table_index_or_key(&pos, max),
+                            expected,
+                            "{options:?} {max:?}"
+                        );
+                    }
+                    g.legal_moves(&pos, &mut moves);
+                    if moves.is_empty() {
+                        break;
+                    }
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    g.play(&mut pos, moves[(rng % moves.len() as u64) as usize]);
+                }
+            }
+        }
     }
 
     fn position(game: &Afrika, text: &str) -> AfrikaPosition {

@@ -269,12 +269,14 @@ impl Kalah {
     #[inline]
     fn sure_gains(&self, pos: &KalahPosition) -> (u32, u32, u32) {
         let n = self.pits;
-        let own = self.pit_cell(pos.side, 0);
-        let other = self.pit_cell(pos.side.other(), 0);
+        let own_first = self.pit_cell(pos.side, 0);
+        let other_first = self.pit_cell(pos.side.other(), 0);
+        let own = &pos.cells[own_first..own_first + n];
+        let other = &pos.cells[other_first..other_first + n];
         let (mut seeds, mut ours, mut banking) = (0u32, 0u32, 0u32);
         for i in 0..n {
-            let mine = pos.cells[own + i] as usize;
-            let theirs = pos.cells[other + i] as usize;
+            let mine = own[i] as usize;
+            let theirs = other[i] as usize;
             seeds += (mine + theirs) as u32;
             banking += u32::from(theirs > 0 && (self.empty_capture || theirs >= n - i));
             if mine == 0 {
@@ -282,11 +284,16 @@ impl Kalah {
             }
             if mine >= n - i {
                 ours = ours.max(1);
-            } else if let Some(taken) = self.empty_landing(pos, i)
-                && (taken > 0 || self.empty_capture)
-            {
-                // The last seed stays in the row, in an empty pit: a capture.
-                ours = ours.max(taken + 1);
+                continue;
+            }
+            // The last seed stays in the row ([`Kalah::empty_landing`]): in an empty pit,
+            // a capture of the pit opposite (pit `n − 1 − landing` of the other row).
+            let landing = i + mine;
+            if own[landing] == 0 {
+                let taken = other[n - 1 - landing] as u32;
+                if taken > 0 || self.empty_capture {
+                    ours = ours.max(taken + 1);
+                }
             }
         }
         (seeds, ours, u32::from(banking >= 2))
@@ -716,6 +723,24 @@ impl Game for Kalah {
         self.index.rank(&view[..cells])
     }
 
+    /// One view and one rank of the board serve both the table entry and the key.
+    #[inline]
+    fn table_index_or_key(
+        &self,
+        pos: &KalahPosition,
+        max_layer: Option<u32>,
+    ) -> Result<(u32, u64), u64> {
+        let swap = self.swap_available(pos);
+        let (view, cells) = self.mover_view(pos);
+        let view = &view[..cells];
+        match self.index.rank(view) {
+            Some((seeds, rank)) if !swap && max_layer.is_some_and(|max| seeds <= max) => {
+                Ok((seeds, rank))
+            }
+            ranked => Err(mancala::exact_key_ranked(&self.index, view, ranked, swap)),
+        }
+    }
+
     fn table_layer_size(&self, layer: u32) -> u64 {
         self.index.count(layer)
     }
@@ -765,6 +790,46 @@ mod tests {
             game.play(&mut pos, mv);
         }
         pos
+    }
+
+    /// The one-pass table entry or key equals asking for each in turn (the trait's default),
+    /// along seeded random games under every rule that changes the key or the tables.
+    #[test]
+    fn table_index_or_key_is_table_index_then_exact_key() {
+        for options in [
+            &[][..],
+            &["empty-capture=true"],
+            &["pie=true"],
+            &["pits=4", "seeds=3"],
+        ] {
+            let g = kalah(options);
+            let mut rng = 0x2545_F491_4F6C_DD1Du64;
+            let mut moves = Vec::new();
+            for _ in 0..40 {
+                let mut pos = g.start_position();
+                loop {
+                    for max in [None, Some(0), Some(8), Some(20), Some(40)] {
+                        let expected = match max.and_then(|m| g.table_index(&pos, m)) {
+                            Some(at) => Ok(at),
+                            None => Err(g.exact_key(&pos)),
+                        };
+                        assert_eq!(
+                            g.table_index_or_key(&pos, max),
+                            expected,
+                            "{options:?} {max:?}"
+                        );
+                    }
+                    g.legal_moves(&pos, &mut moves);
+                    if moves.is_empty() {
+                        break;
+                    }
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    g.play(&mut pos, moves[(rng % moves.len() as u64) as usize]);
+                }
+            }
+        }
     }
 
     #[test]

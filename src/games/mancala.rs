@@ -318,7 +318,18 @@ pub fn table_rows<'v>(
 /// with the top bit set above.
 #[inline]
 pub fn exact_key<T: Copy + Into<u32>>(index: &Compositions, view: &[T], flag: bool) -> u64 {
-    match index.rank(view) {
+    exact_key_ranked(index, view, index.rank(view), flag)
+}
+
+/// [`exact_key`] of a board whose rank (`index.rank(view)`) is already known.
+#[inline]
+pub fn exact_key_ranked<T: Copy + Into<u32>>(
+    index: &Compositions,
+    view: &[T],
+    ranked: Option<(u32, u64)>,
+    flag: bool,
+) -> u64 {
+    match ranked {
         Some((seeds, rank)) if seeds < 64 && index.count(seeds) < 1 << 56 => {
             (seeds as u64) << 57 | rank << 1 | flag as u64
         }

@@ -828,19 +828,17 @@ impl<'a, G: Game> Searcher<'a, G> {
 
         // Play every move first and ask for the children's table entries, so that their
         // memory latencies overlap; then peek at them.
+        let max_layer = self.tables.map(Tables::max_layer);
         for &mv in &moves {
             let mut child = pos.clone();
             game.play(&mut child, mv);
-            let at = self
-                .tables
-                .and_then(|t| game.table_index(&child, t.max_layer()).map(|at| (t, at)));
-            let located = match at {
-                Some((tables, at)) => {
+            let located = match (game.table_index_or_key(&child, max_layer), self.tables) {
+                (Ok(at), Some(tables)) => {
                     tables.prefetch_at(at);
                     Located::Table(at)
                 }
-                None => {
-                    let key = game.exact_key(&child);
+                (Ok(_), None) => Located::Unknown, // not asked for: no tables
+                (Err(key), _) => {
                     self.tt.prefetch(key);
                     Located::Key(key)
                 }
@@ -864,10 +862,14 @@ impl<'a, G: Game> Searcher<'a, G> {
         let mut best_index = None;
         let mut open = 0;
         for (i, &mv) in moves.iter().enumerate() {
-            let child = children[i].pos.clone();
-            let same = game.to_move(&child) == mover;
+            let same = game.to_move(&children[i].pos) == mover;
             let child_beta = if same { beta } else { 1 - beta };
-            match self.peek(&child, child_beta, child_depth, children[i].located) {
+            match self.peek(
+                &children[i].pos,
+                child_beta,
+                child_depth,
+                children[i].located,
+            ) {
                 Peek::Known(v) => {
                     let value = if same { v } else { -v };
                     if value > best {
@@ -897,14 +899,14 @@ impl<'a, G: Game> Searcher<'a, G> {
                         };
                         tier + (gain << 24) + ((game.order_hint(pos, mv) as i64) << 4) + noise
                     };
-                    children[open] = Child {
-                        pos: child,
-                        located: Located::Unknown,
-                        node: open_node,
-                        same,
-                        index: i as u8,
-                        rank,
-                    };
+                    // Open children gather at the front, in move order (`open ≤ i`).
+                    let child = &mut children[i];
+                    child.located = Located::Unknown;
+                    child.node = open_node;
+                    child.same = same;
+                    child.index = i as u8;
+                    child.rank = rank;
+                    children.swap(open, i);
                     open += 1;
                 }
             }
