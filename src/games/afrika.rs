@@ -738,41 +738,6 @@ mod tests {
         Afrika::new(GameOptions::parse(NAME, OPTIONS, options).unwrap())
     }
 
-    /// The one-pass table entry or key equals asking for each in turn (the trait's default),
-    /// along seeded random games, with a target score and without.
-    #[test]
-    fn table_index_or_key_is_table_index_then_exact_key() {
-        for options in [&[][..], &["target=40"]] {
-            let g = afrika(options);
-            let mut rng = 0x2545_F491_4F6C_DD1Du64;
-            let mut moves = Vec::new();
-            for _ in 0..20 {
-                let mut pos = g.start_position();
-                for _ in 0..400 {
-                    for max in [None, Some(0), Some(10), Some(40), Some(200)] {
-                        let expected = match max.and_then(|m| g.table_index(&pos, m)) {
-                            Some(at) => Ok(at),
-                            None => Err(g.exact_key(&pos)),
-                        };
-                        assert_eq!(
-                            g.table_index_or_key(&pos, max),
-                            expected,
-                            "{options:?} {max:?}"
-                        );
-                    }
-                    g.legal_moves(&pos, &mut moves);
-                    if moves.is_empty() {
-                        break;
-                    }
-                    rng ^= rng << 13;
-                    rng ^= rng >> 7;
-                    rng ^= rng << 17;
-                    g.play(&mut pos, moves[(rng % moves.len() as u64) as usize]);
-                }
-            }
-        }
-    }
-
     fn position(game: &Afrika, text: &str) -> AfrikaPosition {
         game.parse_position(text)
             .unwrap_or_else(|e| panic!("{text}: {e}"))

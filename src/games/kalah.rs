@@ -792,46 +792,6 @@ mod tests {
         pos
     }
 
-    /// The one-pass table entry or key equals asking for each in turn (the trait's default),
-    /// along seeded random games under every rule that changes the key or the tables.
-    #[test]
-    fn table_index_or_key_is_table_index_then_exact_key() {
-        for options in [
-            &[][..],
-            &["empty-capture=true"],
-            &["pie=true"],
-            &["pits=4", "seeds=3"],
-        ] {
-            let g = kalah(options);
-            let mut rng = 0x2545_F491_4F6C_DD1Du64;
-            let mut moves = Vec::new();
-            for _ in 0..40 {
-                let mut pos = g.start_position();
-                loop {
-                    for max in [None, Some(0), Some(8), Some(20), Some(40)] {
-                        let expected = match max.and_then(|m| g.table_index(&pos, m)) {
-                            Some(at) => Ok(at),
-                            None => Err(g.exact_key(&pos)),
-                        };
-                        assert_eq!(
-                            g.table_index_or_key(&pos, max),
-                            expected,
-                            "{options:?} {max:?}"
-                        );
-                    }
-                    g.legal_moves(&pos, &mut moves);
-                    if moves.is_empty() {
-                        break;
-                    }
-                    rng ^= rng << 13;
-                    rng ^= rng >> 7;
-                    rng ^= rng << 17;
-                    g.play(&mut pos, moves[(rng % moves.len() as u64) as usize]);
-                }
-            }
-        }
-    }
-
     #[test]
     fn start_position_string() {
         let g = kalah(&[]);

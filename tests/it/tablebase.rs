@@ -654,3 +654,51 @@ fn the_solver_proves_fanorona_telo_and_refuses_repetition_rules() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("repetition"));
 }
+
+/// `Game::table_index_or_key` (one pass in Kalah and Afrika) equals asking
+/// `Game::table_index`, then `Game::exact_key` (the trait's default), along seeded random
+/// games, under every rule that changes the key or the tables and at several table sizes.
+#[test]
+fn table_index_or_key_is_table_index_then_exact_key() {
+    fn check<G: Game>(game: &G, games: usize, max_plies: usize, layers: &[Option<u32>]) {
+        let mut rng = Rng::new(0x7AB1E);
+        let mut moves = Vec::new();
+        for _ in 0..games {
+            let mut pos = game.start_position();
+            for _ in 0..max_plies {
+                for &max in layers {
+                    let expected = match max.and_then(|m| game.table_index(&pos, m)) {
+                        Some(at) => Ok(at),
+                        None => Err(game.exact_key(&pos)),
+                    };
+                    let text = game.format_position(&pos);
+                    assert_eq!(
+                        game.table_index_or_key(&pos, max),
+                        expected,
+                        "{text} {max:?}"
+                    );
+                }
+                game.legal_moves(&pos, &mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                game.play(&mut pos, moves[rng.below(moves.len())]);
+            }
+        }
+    }
+    let kalah_layers = [None, Some(0), Some(8), Some(20), Some(40)];
+    for options in [
+        &[][..],
+        &["empty-capture=true"],
+        &["pie=true"],
+        &["pits=4", "seeds=3"],
+    ] {
+        check(&kalah(options), 40, 1000, &kalah_layers);
+    }
+    let afrika_layers = [None, Some(0), Some(10), Some(40), Some(200)];
+    for options in [&[][..], &["target=40"]] {
+        let options = GameOptions::parse(afrika::NAME, afrika::OPTIONS, options).expect("options");
+        let game = Afrika::new(options);
+        check(&game, 20, 400, &afrika_layers);
+    }
+}
