@@ -506,7 +506,6 @@ pub trait Game: Clone + Send + Sync + 'static {
         None
     }
 
-    /// How many positions a layer holds.
     /// Where the exact solver finds `pos`: `Ok` its endgame-table entry
     /// ([`Game::table_index`]) when tables up to `max_layer` cover it, else `Err` its
     /// transposition key ([`Game::exact_key`]). The solver asks this of every child it
@@ -523,6 +522,7 @@ pub trait Game: Clone + Send + Sync + 'static {
         }
     }
 
+    /// How many positions a layer holds.
     fn table_layer_size(&self, _layer: u32) -> u64 {
         0
     }

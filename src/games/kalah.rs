@@ -238,20 +238,6 @@ impl Kalah {
         ]
     }
 
-    /// The seeds in the pits, and how many of them each player is sure to bank (one pass,
-    /// as the solver asks for every position it meets):
-    /// - the mover: the most its best single move banks at once, whatever follows (one seed
-    ///   for a pit that reaches or passes its store, the captured seeds and the capturing
-    ///   one for a capture). With empty-capture that is at least one: its rightmost seeds
-    ///   reach the store or end in an empty pit;
-    /// - the waiting player: one seed when it has two pits that will bank one when played,
-    ///   whatever the mover's sowing adds to them (with empty-capture any non-empty pit, as
-    ///   the rightmost one always does; else a pit that reaches the store). The mover's turn
-    ///   empties at most one of them (the capture of its last move; sowing only adds), so
-    ///   one is left for its owner to play or, when the game ends, to keep as leftovers.
-    ///
-    /// On a finished game the bounds still hold when leftovers go to their owner: an empty
-    /// row banks nothing, and a row's seeds go to its owner.
     /// The mover's pit `i` (not empty) sown: when its last seed stays in the mover's row
     /// and falls in an empty pit, the seeds of the pit opposite (what a capture takes
     /// besides the capturing seed, before the rule on an empty opposite pit); else `None`.
@@ -266,6 +252,20 @@ impl Kalah {
         (pos.cells[landing] == 0).then(|| pos.cells[2 * self.pits - landing] as u32)
     }
 
+    /// The seeds in the pits, and how many of them each player is sure to bank (one pass,
+    /// as the solver asks for every position it meets):
+    /// - the mover: the most its best single move banks at once, whatever follows (one seed
+    ///   for a pit that reaches or passes its store, the captured seeds and the capturing
+    ///   one for a capture). With empty-capture that is at least one: its rightmost seeds
+    ///   reach the store or end in an empty pit;
+    /// - the waiting player: one seed when it has two pits that will bank one when played,
+    ///   whatever the mover's sowing adds to them (with empty-capture any non-empty pit, as
+    ///   the rightmost one always does; else a pit that reaches the store). The mover's turn
+    ///   empties at most one of them (the capture of its last move; sowing only adds), so
+    ///   one is left for its owner to play or, when the game ends, to keep as leftovers.
+    ///
+    /// On a finished game the bounds still hold when leftovers go to their owner: an empty
+    /// row banks nothing, and a row's seeds go to its owner.
     #[inline]
     fn sure_gains(&self, pos: &KalahPosition) -> (u32, u32, u32) {
         let n = self.pits;
@@ -284,16 +284,11 @@ impl Kalah {
             }
             if mine >= n - i {
                 ours = ours.max(1);
-                continue;
-            }
-            // The last seed stays in the row ([`Kalah::empty_landing`]): in an empty pit,
-            // a capture of the pit opposite (pit `n − 1 − landing` of the other row).
-            let landing = i + mine;
-            if own[landing] == 0 {
-                let taken = other[n - 1 - landing] as u32;
-                if taken > 0 || self.empty_capture {
-                    ours = ours.max(taken + 1);
-                }
+            } else if let Some(taken) = self.empty_landing(pos, i)
+                && (taken > 0 || self.empty_capture)
+            {
+                // The last seed stays in the row, in an empty pit: a capture.
+                ours = ours.max(taken + 1);
             }
         }
         (seeds, ours, u32::from(banking >= 2))
