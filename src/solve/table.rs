@@ -117,10 +117,18 @@ impl SolveTable {
 
     #[inline]
     pub fn probe(&self, key: u64) -> Option<Bounds> {
+        self.probe_with_work(key).map(|(bounds, _)| bounds)
+    }
+
+    /// [`SolveTable::probe`], and about how many nodes the stored result took: a power of
+    /// two at most that count (the table keeps its logarithm).
+    #[inline]
+    pub fn probe_with_work(&self, key: u64) -> Option<(Bounds, u64)> {
         for entry in &self.bucket(key).entries {
             let data = entry.data.load(Ordering::Relaxed);
             if data != 0 && entry.check.load(Ordering::Relaxed) ^ data == key {
-                return Some(unpack(data));
+                let work_bits = (data >> 48) & 0x7F;
+                return Some((unpack(data), (1u64 << work_bits.min(63)) >> 1));
             }
         }
         None
@@ -306,6 +314,21 @@ impl crate::solve::proof_table::ProofTable for SolveTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The work a probe reports is a power of two between half the stored work and the work.
+    #[test]
+    fn probe_reports_about_the_stored_work() {
+        let t = SolveTable::new(1).unwrap();
+        for (key, work) in [(11u64, 1u64), (12, 8), (13, 100), (14, 1 << 40)] {
+            t.store(key, 0, 0, None, PROVEN, work);
+            let (_, reported) = t.probe_with_work(key).unwrap();
+            assert!(
+                reported <= work && 2 * reported > work,
+                "{work} stored, {reported} read"
+            );
+        }
+        assert_eq!(t.probe_with_work(15), None);
+    }
 
     #[test]
     fn bounds_merge_and_keys_are_checked() {
