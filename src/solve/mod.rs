@@ -866,7 +866,7 @@ impl<'a, G: Game> Searcher<'a, G> {
         let level = game
             .value_at_stake(pos)
             .map_or(0, |stake| stake.clamp(0, STAKE_LEVELS as i32 - 1) as usize);
-        let ask_table = self.table_use[level].pays() || self.nodes % TABLE_USE_SAMPLE == 0;
+        let ask_table = self.table_use[level].pays() || self.nodes.is_multiple_of(TABLE_USE_SAMPLE);
         self.count_node();
         if self.aborted {
             return 0;
