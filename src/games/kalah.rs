@@ -163,14 +163,15 @@ impl Kalah {
         [stores, rows, extra as i32]
     }
 
-    /// The pits seen from the side to move: its own row, then the opponent's.
+    /// The pits seen from the side to move: its own row, then the opponent's, written into
+    /// `view` (kept by the caller: returning the array would move it, reading it back in
+    /// wide loads just after the narrow writes, a stall the solver would pay per child).
     #[inline]
-    fn mover_view(&self, pos: &KalahPosition) -> ([u16; 2 * MAX_PITS], usize) {
-        let mut view = [0u16; 2 * MAX_PITS];
+    fn mover_view<'v>(&self, pos: &KalahPosition, view: &'v mut [u16; 2 * MAX_PITS]) -> &'v [u16] {
         let own = self.pit_cell(pos.side, 0);
         let other = self.pit_cell(pos.side.other(), 0);
-        mancala::mover_view(&pos.cells, own, other, self.pits, &mut view);
-        (view, 2 * self.pits)
+        mancala::mover_view(&pos.cells, own, other, self.pits, view);
+        &view[..2 * self.pits]
     }
 
     fn cell_count(&self) -> usize {
@@ -441,8 +442,9 @@ impl Game for Kalah {
     }
 
     fn stones_in_play(&self, pos: &KalahPosition) -> Option<u32> {
-        let (view, cells) = self.mover_view(pos);
-        Some(view[..cells].iter().map(|&c| c as u32).sum())
+        let mut view = [0u16; 2 * MAX_PITS];
+        let view = self.mover_view(pos, &mut view);
+        Some(view.iter().map(|&c| c as u32).sum())
     }
 
     /// No extra move and no capture at hand.
@@ -692,8 +694,9 @@ impl Game for Kalah {
     /// The pits from the mover's view (stores are banked), and whether a swap is pending.
     #[inline]
     fn exact_key(&self, pos: &KalahPosition) -> u64 {
-        let (view, cells) = self.mover_view(pos);
-        mancala::exact_key(&self.index, &view[..cells], self.swap_available(pos))
+        let mut view = [0u16; 2 * MAX_PITS];
+        let view = self.mover_view(pos, &mut view);
+        mancala::exact_key(&self.index, view, self.swap_available(pos))
     }
 
     fn table_rules(&self) -> Option<String> {
@@ -718,12 +721,13 @@ impl Game for Kalah {
         if self.swap_available(pos) {
             return None;
         }
-        let (view, cells) = self.mover_view(pos);
-        let seeds: u32 = view[..cells].iter().map(|&c| c as u32).sum();
+        let mut view = [0u16; 2 * MAX_PITS];
+        let view = self.mover_view(pos, &mut view);
+        let seeds: u32 = view.iter().map(|&c| c as u32).sum();
         if seeds > max_layer {
             return None;
         }
-        self.index.rank(&view[..cells])
+        self.index.rank(view)
     }
 
     /// One view and one rank of the board serve both the table entry and the key.
@@ -734,8 +738,8 @@ impl Game for Kalah {
         max_layer: Option<u32>,
     ) -> Result<(u32, u64), u64> {
         let swap = self.swap_available(pos);
-        let (view, cells) = self.mover_view(pos);
-        let view = &view[..cells];
+        let mut view = [0u16; 2 * MAX_PITS];
+        let view = self.mover_view(pos, &mut view);
         match self.index.rank(view) {
             Some((seeds, rank)) if !swap && max_layer.is_some_and(|max| seeds <= max) => {
                 Ok((seeds, rank))
