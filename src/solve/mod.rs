@@ -567,10 +567,10 @@ const STAKE_LEVELS: usize = 256;
 const TABLE_USE_WARMUP: u64 = 4096;
 /// About how many look-ups that find nothing cost as much as one node searched (a look-up
 /// is a cache miss, a node about half a microsecond with its children's). Measured on the
-/// empty-capture Kalah(6,4) proof with 20-seed tables: the fastest proofs skipped the
-/// levels whose look-ups spared less than 0.12–0.2 nodes each; 5 gave the fewest nodes of
-/// 3–8.
-const MISSES_PER_NODE: u64 = 5;
+/// empty-capture Kalah(6,4) proof with 20-seed tables, one thread: 3 → 5.37 s, 5 → 4.92 s,
+/// 8 → 4.87 s, 20 → 4.96 s, never skipping 5.15 s; the standard proof with 18-seed tables
+/// took the same nodes (137 M) with 20, 50 or never skipping.
+const MISSES_PER_NODE: u64 = 8;
 /// One node in this many still asks the table where the measure says it does not pay,
 /// so that the measure follows the proof as the table fills.
 const TABLE_USE_SAMPLE: u64 = 32;
@@ -580,9 +580,10 @@ const TABLE_USE_SAMPLE: u64 = 32;
 /// are small, seldom stored, and nearly every look-up is a cache miss that finds nothing
 /// (empty-capture Kalah(6,4) with 20-seed tables: of 8.6 M look-ups of positions with 21
 /// seeds, 889 found an entry). So each searcher counts, per level of the parent, the
-/// look-ups and the nodes their cuts spared (the stored result's work), and skips the
-/// look-ups (and their prefetches) where they spare less than one node in
-/// [`MISSES_PER_NODE`] look-ups.
+/// look-ups and the nodes the entries they found stood for (each entry's stored work: all
+/// of it is spared when the entry decides the position, much of it when its move is tried
+/// first), and skips the look-ups (and their prefetches) where they spare less than one
+/// node in [`MISSES_PER_NODE`] look-ups.
 #[derive(Clone, Copy, Default)]
 struct TableUse {
     lookups: u64,
@@ -812,8 +813,9 @@ impl<'a, G: Game> Searcher<'a, G> {
         };
         if let Some((bounds, work)) = found {
             if matches!(located, Located::Key(_)) {
-                // A move to try first spares a little too.
-                self.table_use[self.children_level].spared += 1;
+                // What the entry stored: all of it is spared when it decides the position,
+                // much of it when its move is tried first.
+                self.table_use[self.children_level].spared += work;
             }
             if bounds.depth >= depth {
                 let cut = if bounds.lower != i32::MIN && banked + bounds.lower >= beta {
@@ -824,9 +826,6 @@ impl<'a, G: Game> Searcher<'a, G> {
                     None
                 };
                 if let Some(value) = cut {
-                    if matches!(located, Located::Key(_)) {
-                        self.table_use[self.children_level].spared += work;
-                    }
                     if bounds.depth != PROVEN {
                         self.unresolved = true;
                     }
