@@ -536,8 +536,6 @@ struct Searcher<'a, G: Game> {
     root_best: Option<G::Move>,
     /// Per stake level of a parent: do its children's transposition look-ups pay?
     table_use: Vec<TableUse>,
-    /// The stake level of the node whose children are being peeked.
-    children_level: usize,
 }
 
 /// What peeking at a position found.
@@ -553,8 +551,9 @@ enum Located {
     Unknown,
     /// Its endgame-table entry ([`Game::table_index`]).
     Table((u32, u64)),
-    /// Not in the tables; its transposition key ([`Game::exact_key`]), prefetched.
-    Key(u64),
+    /// Not in the tables; its transposition key ([`Game::exact_key`]), prefetched, and the
+    /// stake level of its parent, whose [`TableUse`] counts the look-up.
+    Key(u64, usize),
     /// The same, not to be looked up: the transposition table seldom knows such positions
     /// ([`TableUse`]).
     Unasked(u64),
@@ -648,7 +647,6 @@ impl<'a, G: Game> Searcher<'a, G> {
             only,
             root_best: None,
             table_use: vec![TableUse::default(); STAKE_LEVELS],
-            children_level: 0,
         }
     }
 
@@ -776,10 +774,9 @@ impl<'a, G: Game> Searcher<'a, G> {
         let banked = game.banked_value(pos);
         // A child whose table entry its parent located (and prefetched) is read first: its
         // exact value is as cheap as the stake bounds, which it makes needless.
-        if let (Located::Table(at), Some(tables)) = (located, self.tables)
-            && let Some(rest) = tables.probe_at(game, pos, at)
+        if let Located::Table(at) = located
+            && let Some(rest) = self.table_value(pos, at)
         {
-            self.tbhits += 1;
             return Peek::Known(banked + rest);
         }
         let (lower, upper) = value_range(game, pos);
@@ -792,31 +789,29 @@ impl<'a, G: Game> Searcher<'a, G> {
         }
         if let (Located::Unknown, Some(tables)) = (located, self.tables)
             && let Some(at) = game.table_index(pos, tables.max_layer())
-            && let Some(rest) = tables.probe_at(game, pos, at)
+            && let Some(rest) = self.table_value(pos, at)
         {
-            self.tbhits += 1;
             return Peek::Known(banked + rest);
         }
         let key = match located {
-            Located::Key(key) | Located::Unasked(key) => key,
+            Located::Key(key, _) | Located::Unasked(key) => key,
             _ => game.exact_key(pos),
         };
         let mut tt_move = None;
         let found = match located {
             Located::Unasked(_) => None,
-            Located::Key(_) => {
+            Located::Key(_, level) => {
                 let found = self.tt.probe_with_work(key);
-                self.table_use[self.children_level].lookups += 1;
+                let used = &mut self.table_use[level];
+                used.lookups += 1;
+                // What the entry stored: all of it is spared when it decides the position,
+                // much of it when its move is tried first.
+                used.spared += found.map_or(0, |(_, work)| work);
                 found
             }
             _ => self.tt.probe_with_work(key),
         };
-        if let Some((bounds, work)) = found {
-            if matches!(located, Located::Key(_)) {
-                // What the entry stored: all of it is spared when it decides the position,
-                // much of it when its move is tried first.
-                self.table_use[self.children_level].spared += work;
-            }
+        if let Some((bounds, _)) = found {
             if bounds.depth >= depth {
                 let cut = if bounds.lower != i32::MIN && banked + bounds.lower >= beta {
                     Some(banked + bounds.lower)
@@ -848,6 +843,15 @@ impl<'a, G: Game> Searcher<'a, G> {
             upper,
             tt_move,
         })
+    }
+
+    /// The endgame tables' value of `pos` (entry `at`) beyond what is banked, counted as a
+    /// table hit.
+    #[inline]
+    fn table_value(&mut self, pos: &G::Position, at: (u32, u64)) -> Option<i32> {
+        let rest = self.tables?.probe_at(self.game, pos, at)?;
+        self.tbhits += 1;
+        Some(rest)
     }
 
     /// Search the moves of a position that peeking did not decide: every child is peeked
@@ -906,7 +910,7 @@ impl<'a, G: Game> Searcher<'a, G> {
                 (Err(key), _) => {
                     if ask_table {
                         self.tt.prefetch(key);
-                        Located::Key(key)
+                        Located::Key(key, level)
                     } else {
                         Located::Unasked(key)
                     }
@@ -927,7 +931,6 @@ impl<'a, G: Game> Searcher<'a, G> {
                 rank: 0,
             });
         }
-        self.children_level = level;
         let mut best = -UNBOUNDED;
         let mut best_index = None;
         let mut open = 0;
