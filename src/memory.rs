@@ -231,6 +231,30 @@ impl<T> ZeroedArray<T> {
     pub fn is_empty(&self) -> bool {
         false
     }
+
+    /// Have the operating system supply the pages of entries `range` now, ready to be
+    /// written, without changing their contents (Linux 5.14 and later). `false` if it
+    /// cannot (an older kernel, or out of memory): the pages then come on first touch.
+    pub fn populate(&self, range: std::ops::Range<usize>) -> bool {
+        let size = std::mem::size_of::<T>();
+        let page = 4096;
+        let end = (range.end.min(self.len) * size).div_ceil(page) * page;
+        let start = (range.start * size) / page * page;
+        if start >= end {
+            return true;
+        }
+        let length = end.min(self.bytes) - start;
+        // SAFETY: `start..start + length` lies within the mapping created in `new`, starts
+        // on a page boundary, and populating pages leaves their contents unchanged.
+        let result = unsafe {
+            libc::madvise(
+                self.ptr.as_ptr().cast::<u8>().add(start).cast(),
+                length,
+                libc::MADV_POPULATE_WRITE,
+            )
+        };
+        result == 0
+    }
 }
 
 impl<T> Drop for ZeroedArray<T> {

@@ -100,6 +100,7 @@ pub fn run(
     if let Err(e) = reader {
         return Err(format!("cannot start the thread that reads the input: {e}"));
     }
+    server.populate_hash_in_background();
     loop {
         // Past the end of input a finite search still runs to its end (protocol.md,
         // "Lines"), unless nobody reads its answer any more: then it is stopped and the

@@ -87,12 +87,13 @@ impl Server {
         let spec = game.unwrap_or(registry::GAMES[0].name);
         let session = registry::create_from_spec(spec).map_err(|e| e.to_string())?;
         let game_options = spec.split_whitespace().skip(1).map(String::from).collect();
+        let tt = Arc::new(TranspositionTable::new(DEFAULT_HASH_MB)?);
         Ok(Server {
             out,
             events,
             session,
             game_options,
-            tt: Arc::new(TranspositionTable::new(DEFAULT_HASH_MB)?),
+            tt,
             solve_tt: None,
             tablebase_path: None,
             settings: SearchSettings::default(),
@@ -102,6 +103,12 @@ impl Server {
             eof: false,
             quit: false,
         })
+    }
+
+    /// Have the pages of the hash table supplied on a background thread (called once the
+    /// input is read, so that a process allowed few threads spends none on this first).
+    pub fn populate_hash_in_background(&self) {
+        TranspositionTable::populate_in_background(&self.tt);
     }
 
     /// Has the session ended (`quit`, or end of input with nothing left to do)?
@@ -441,9 +448,11 @@ impl Server {
     }
 
     /// Use `table` from now on; the old one is released on a background thread. The new
-    /// table's pages are zeroed by the operating system as the search first touches them.
+    /// table's pages are supplied by the operating system on another background thread.
     fn install_table(&mut self, table: TranspositionTable) {
-        release_in_background(std::mem::replace(&mut self.tt, Arc::new(table)));
+        let table = Arc::new(table);
+        TranspositionTable::populate_in_background(&table);
+        release_in_background(std::mem::replace(&mut self.tt, table));
     }
 
     /// `--tablebases DIR` on the command line: as `setoption name TablebasePath value DIR`.
@@ -497,16 +506,9 @@ impl Server {
         }
     }
 
-    /// Empty the hash table at once whatever its size: a fresh, untouched table of the same
-    /// size replaces it and the old one is released on a background thread.
+    /// Empty the hash table at once whatever its size (see [`TranspositionTable::forget`]).
     fn clear_hash(&mut self) {
-        match self.tt.fresh() {
-            Ok(table) => self.install_table(table),
-            Err(e) => {
-                log::warn!("{e}; clearing the hash table in place");
-                self.tt.clear();
-            }
-        }
+        self.tt.forget();
     }
 
     /// More search threads than the machine runs at once add nothing to a Lazy SMP search

@@ -6,6 +6,7 @@
 //! table knows no game's move type.
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 
 use crate::memory::ZeroedArray;
 
@@ -43,6 +44,9 @@ const ENTRY_BYTES: usize = std::mem::size_of::<Slot>();
 pub struct TranspositionTable {
     slots: ZeroedArray<Slot>,
     generation: AtomicU8,
+    /// Mixed into every key: [`forget`](Self::forget) changes it, so that no entry written
+    /// before matches any key after.
+    salt: AtomicU64,
 }
 
 impl TranspositionTable {
@@ -57,6 +61,7 @@ impl TranspositionTable {
         Ok(TranspositionTable {
             slots,
             generation: AtomicU8::new(0),
+            salt: AtomicU64::new(0),
         })
     }
 
@@ -64,38 +69,56 @@ impl TranspositionTable {
         (self.slots.len() * ENTRY_BYTES) >> 20
     }
 
-    /// An empty table of the same size, for `ucinewgame` and `Clear Hash`: swapping it in is
-    /// immediate whatever the size (the old table is released in the background by the
-    /// caller), where writing zeros over gigabytes would take seconds.
-    pub fn fresh(&self) -> Result<TranspositionTable, String> {
-        let count = self.slots.len();
-        // SAFETY: as in `new`.
-        let slots = unsafe { ZeroedArray::new(count) }.map_err(|e| {
-            format!(
-                "cannot allocate {} MB for the hash table: {e}",
-                self.megabytes()
-            )
-        })?;
-        Ok(TranspositionTable {
-            slots,
-            generation: AtomicU8::new(0),
-        })
-    }
-
-    /// Empty every entry in place (for tests and single-threaded tools: it touches every
-    /// page, so the protocol uses [`TranspositionTable::fresh`] instead).
+    /// Empty every entry in place (for tests and single-threaded tools: it writes every
+    /// page, so the protocol uses [`forget`](Self::forget) instead).
     pub fn clear(&self) {
         for slot in self.slots.as_slice() {
             slot.check.store(0, Ordering::Relaxed);
             slot.data.store(0, Ordering::Relaxed);
         }
         self.generation.store(0, Ordering::Relaxed);
+        self.salt.store(0, Ordering::Relaxed);
+    }
+
+    /// Make every entry unreadable at once, whatever the size, for `ucinewgame` and `Clear
+    /// Hash`: a new salt is mixed into the keys, so no old entry matches a key again (but
+    /// with the odds of a 64-bit collision), and the generation moves on, so that the old
+    /// entries are the first replaced. The pages stay where they are: zeroing gigabytes
+    /// would delay `readyok` by seconds, and a fresh mapping would make the next search
+    /// pay a page fault for every page it touches (a first move over its time).
+    pub fn forget(&self) {
+        let salt = self.salt.load(Ordering::Relaxed);
+        // An odd step: every salt differs from the last 2^64 - 1 ones.
+        self.salt
+            .store(salt.wrapping_add(0x9E37_79B9_7F4A_7C15), Ordering::Relaxed);
+        self.new_search();
+    }
+
+    /// Have the operating system supply every page of the table now, on a background
+    /// thread, instead of one page fault at a time in the first search that touches them
+    /// (with huge pages each fault zeroes 2 MiB and may wait for the kernel to compact
+    /// memory: the first move after a new table took 4 to 10 times its movetime). The
+    /// contents do not change, so a search may run meanwhile. The thread stops early when
+    /// the table is dropped.
+    pub fn populate_in_background(table: &Arc<TranspositionTable>) {
+        let weak = Arc::downgrade(table);
+        let spawned = std::thread::Builder::new()
+            .name("hash-populate".to_string())
+            .spawn(move || populate(weak));
+        if let Err(e) = spawned {
+            log::warn!("cannot start a thread to populate the hash table: {e}");
+        }
     }
 
     /// Called once per search, so that entries from older searches are replaced first.
     pub fn new_search(&self) {
         let g = self.generation.load(Ordering::Relaxed);
         self.generation.store((g + 1) & 0x1F, Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn salted(&self, key: u64) -> u64 {
+        key ^ self.salt.load(Ordering::Relaxed)
     }
 
     #[inline]
@@ -108,6 +131,7 @@ impl TranspositionTable {
     #[inline]
     pub fn probe(&self, key: u64) -> Option<TtEntry> {
         let slot = self.slot(key);
+        let key = self.salted(key);
         let data = slot.data.load(Ordering::Relaxed);
         let check = slot.check.load(Ordering::Relaxed);
         if check ^ data != key || data == 0 {
@@ -127,6 +151,7 @@ impl TranspositionTable {
         proven: bool,
     ) {
         let slot = self.slot(key);
+        let key = self.salted(key);
         let generation = self.generation.load(Ordering::Relaxed) as u64;
         let old_data = slot.data.load(Ordering::Relaxed);
         let old_check = slot.check.load(Ordering::Relaxed);
@@ -178,6 +203,29 @@ impl TranspositionTable {
     }
 }
 
+/// The entries the populating thread asks for at a time (8 MiB): between two chunks it
+/// lets go of the table, so that a dropped table is unmapped soon.
+const POPULATE_CHUNK_SLOTS: usize = (8 << 20) / ENTRY_BYTES;
+
+fn populate(weak: Weak<TranspositionTable>) {
+    let mut start = 0;
+    while let Some(table) = weak.upgrade() {
+        let len = table.slots.len();
+        if start >= len {
+            return;
+        }
+        let end = (start + POPULATE_CHUNK_SLOTS).min(len);
+        if !table.slots.populate(start..end) {
+            log::debug!(
+                "the hash table's pages come on first touch: {}",
+                std::io::Error::last_os_error()
+            );
+            return;
+        }
+        start = end;
+    }
+}
+
 fn unpack(data: u64) -> TtEntry {
     let bound = match (data >> 40) & 3 {
         1 => Bound::Exact,
@@ -215,6 +263,20 @@ mod tests {
         assert_eq!((e.score, e.move_index, e.proven), (5, Some(3), true));
         tt.clear();
         assert_eq!(tt.probe(42), None);
+        tt.store(42, 8, 5, Bound::Exact, None, true);
+        tt.forget();
+        assert_eq!(tt.probe(42), None);
+        tt.store(42, 3, 9, Bound::Upper, None, false);
+        assert_eq!(tt.probe(42).map(|e| (e.score, e.depth)), Some((9, 3)));
+    }
+
+    #[test]
+    fn populating_changes_no_entry() {
+        let tt = Arc::new(TranspositionTable::new(4).unwrap());
+        tt.store(42, 7, -1234, Bound::Lower, Some(3), false);
+        populate(Arc::downgrade(&tt));
+        let e = tt.probe(42).unwrap();
+        assert_eq!((e.score, e.depth, e.move_index), (-1234, 7, Some(3)));
     }
 
     #[test]

@@ -167,6 +167,25 @@ fn clearing_a_big_hash_never_delays_readyok() {
     assert!(quit < SECOND / 2, "quit took {quit:?}");
 }
 
+/// A new game forgets the old entries without new memory, and a new table's pages are
+/// supplied in the background: the first search of a game keeps to its movetime (when
+/// every clear handed the search a fresh mapping, its page faults made the first move of
+/// each game take 60-270 ms at `movetime 50` with Hash 64-256, and lose on time).
+#[test]
+fn the_first_search_of_a_game_keeps_its_movetime() {
+    let mut engine = Engine::start(&[]);
+    engine.ask("setoption name Hash value 256\nisready", "readyok");
+    // Time for the background thread to have the pages supplied (~0.6 s on a slow VM).
+    std::thread::sleep(Duration::from_millis(2000));
+    let mut worst = Duration::ZERO;
+    for command in ["newgame kalah", "uginewgame", "setoption name Clear Hash"] {
+        engine.ask(&format!("{command}\nisready"), "readyok");
+        worst = worst.max(latency(&mut engine, "go movetime 40", "bestmove"));
+    }
+    println!("Hash 256: worst first search at movetime 40: {worst:?}");
+    assert!(worst < Duration::from_millis(140), "{worst:?}");
+}
+
 #[test]
 fn any_threads_value_keeps_readyok_and_stop_fast() {
     let mut engine = Engine::start(&[]);
