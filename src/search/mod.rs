@@ -8,14 +8,18 @@
 //! result rests on any heuristic leaf: a root result that does not is *proven* and ends the
 //! search early.
 //!
-//! Several threads (Lazy SMP) share the table; the first thread reports and decides.
+//! Several threads (Lazy SMP) share the table; the first thread reports and decides. With
+//! one line (`multipv` 1) the threads spread over the next depths (at most half of them on
+//! any one depth), an iteration another thread has completed is left at once for a deeper
+//! one, and the first thread takes over a helper's deeper result: the search is as deep as
+//! its deepest thread, so `info depth` may step by more than one.
 
 pub mod limits;
 pub mod score;
 pub mod tt;
 pub mod value;
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -160,6 +164,12 @@ struct Shared<'a> {
     done: AtomicBool,
     nodes: AtomicU64,
     tbhits: AtomicU64,
+    /// The deepest iteration any thread has completed. A thread whose current iteration is
+    /// no deeper leaves it for the next one (see [`Worker::follows_others`]).
+    deepest: AtomicU32,
+    /// How many threads search each depth now.
+    searching: Vec<AtomicU32>,
+    threads: usize,
     node_limit: Option<u64>,
     budget: TimeBudget,
 }
@@ -194,8 +204,8 @@ struct HelperBest<M> {
     pv: Vec<M>,
 }
 
-/// Which iterations helper `id` skips, as (cycle length, phase): it searches depth `d` only
-/// when `(d + phase) / size` is even. Helpers that skip different depths reach the deeper
+/// Which iterations helper `id` skips with several lines (`multipv` > 1), as (cycle length,
+/// phase): it searches depth `d` only when `(d + phase) / size` is even. Helpers that skip different depths reach the deeper
 /// iterations early and fill the shared table ahead of the main thread, instead of walking
 /// the same tree in the same order beside it (the pattern of the Lazy SMP engines).
 const SKIP_SIZE: [u32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
@@ -249,6 +259,16 @@ struct Worker<'a, G: Game> {
     aborted: bool,
     /// Depth 1 always completes, so there is always a move to play.
     can_abort: bool,
+    /// With helpers and a single line (`multipv` 1): an iteration another thread has
+    /// already completed (or passed) is left at once for a deeper one, so the search is as
+    /// deep as its deepest thread and no thread repeats a depth already done. The main
+    /// thread takes over the helper's result for the depths it leaves.
+    follows_others: bool,
+    /// The depth of the iteration under way.
+    iteration: u32,
+    /// The iteration under way was left because another thread completed its depth
+    /// (a partial abort: the search goes on).
+    superseded: bool,
     has_repetition_rule: bool,
     /// Repetition keys: the game's history, then the current search path.
     keys: Vec<u64>,
@@ -286,6 +306,9 @@ pub fn search<G: Game>(
         done: AtomicBool::new(false),
         nodes: AtomicU64::new(0),
         tbhits: AtomicU64::new(0),
+        deepest: AtomicU32::new(0),
+        searching: (0..=MAX_DEPTH + 1).map(|_| AtomicU32::new(0)).collect(),
+        threads: settings.threads.max(1),
         node_limit: limits.nodes,
         budget: TimeBudget::new(limits, player, settings.move_overhead),
     };
@@ -334,6 +357,9 @@ pub fn search<G: Game>(
         unresolved: false,
         aborted: false,
         can_abort: false,
+        follows_others: settings.threads > 1 && settings.multipv <= 1,
+        iteration: 0,
+        superseded: false,
         has_repetition_rule: game.repetition_limit().is_some(),
         keys: history.to_vec(),
         frames: (0..=MAX_PLY)
@@ -427,6 +453,7 @@ pub fn search<G: Game>(
     }
 }
 
+#[derive(Clone, Copy)]
 struct IterationOutcome {
     depth: u32,
     proven: bool,
@@ -447,83 +474,185 @@ impl<G: Game> Worker<'_, G> {
             proven: false,
         };
         let lines = multipv.clamp(1, self.root_moves.len());
-        for depth in first_depth..=max_depth {
-            if skips_depth(self.id, depth) && depth < max_depth {
+        // The deepest iteration this thread completed, left or skipped.
+        let mut passed = first_depth - 1;
+        loop {
+            if self.is_main
+                && self.follows_others
+                && self.shared.deepest.load(Ordering::Relaxed) > completed.depth
+                && let Some(outcome) = self.take_over_helper(completed.depth + 1)
+            {
+                // A helper completed a deeper iteration: its result is this thread's.
+                completed = outcome;
+                passed = passed.max(outcome.depth);
+                if self.iteration_done(root, completed, lines, info, report) {
+                    break;
+                }
                 continue;
             }
-            self.can_abort = depth > 1;
-            for rm in &mut self.root_moves {
-                rm.previous_score = rm.score;
-                rm.score = -INFINITE;
-            }
-            self.seldepth = 0;
-            self.unresolved = false;
-            for line in 0..lines {
-                self.search_root(root, depth, line);
-                // Stable: on an abort, unsearched moves keep their place behind the best.
-                self.root_moves[line..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
-                if self.aborted {
-                    break;
-                }
-            }
-            if self.aborted {
-                // A partial iteration is kept only if its first move was searched fully.
-                if self.root_moves[0].score == -INFINITE {
-                    for rm in &mut self.root_moves {
-                        rm.score = rm.previous_score;
-                    }
-                    self.root_moves
-                        .sort_by_key(|rm| std::cmp::Reverse(rm.score));
-                }
+            let Some(depth) = self.next_depth(passed, max_depth) else {
                 break;
-            }
-            // A mate score is a proof by itself: it only comes from real game ends, and a
-            // window in the mate range lets no heuristic value through.
-            completed = IterationOutcome {
-                depth,
-                proven: !self.unresolved || score::is_mate(self.root_moves[0].score),
             };
+            passed = depth;
+            self.shared.searching[depth as usize].fetch_add(1, Ordering::Relaxed);
+            let outcome = self.search_iteration(root, depth, lines);
+            self.shared.searching[depth as usize].fetch_sub(1, Ordering::Relaxed);
+            match outcome {
+                Some(outcome) => completed = outcome,
+                None if self.superseded => {
+                    // Another thread completed this depth first: go on from its result.
+                    self.superseded = false;
+                    self.aborted = false;
+                    continue;
+                }
+                None => break,
+            }
             if !self.is_main {
-                self.offer_result(depth, completed.proven);
+                self.offer_result(completed.depth, completed.proven);
             }
-            if report {
-                if score::is_decided(self.root_moves[0].score) {
-                    self.extend_pvs(root, lines);
-                }
-                for line in 0..lines {
-                    let rm = &self.root_moves[line];
-                    info(&Report {
-                        depth,
-                        seldepth: self.seldepth.max(1),
-                        multipv: line + 1,
-                        score: rm.score,
-                        nodes: self.total_nodes(),
-                        time: self.start.elapsed(),
-                        hashfull: self.tt.hashfull(),
-                        tbhits: self.shared.tbhits.load(Ordering::Relaxed) + self.tbhits,
-                        pv: rm.pv.clone(),
-                        proven: completed.proven,
-                    });
-                }
-            }
-            let best = self.root_moves[0].score;
-            if completed.proven || best.abs() > MATE_BOUND {
-                break; // the game's value is known: deeper search cannot change it
-            }
-            if self.shared.done.load(Ordering::Relaxed) {
+            self.shared
+                .deepest
+                .fetch_max(completed.depth, Ordering::Relaxed);
+            if self.iteration_done(root, completed, lines, info, report) {
                 break;
-            }
-            if self.is_main
-                && !self.pondering()
-                && let Some(soft) = self.shared.budget.soft
-            {
-                // The next iteration takes longer than all before it: don't start it late.
-                if self.start.elapsed() * 2 > soft {
-                    break;
-                }
             }
         }
         completed
+    }
+
+    /// The next iteration for this thread after `passed`, `None` past `max_depth`.
+    /// Alone (or with several lines), the next depth, minus the depths a helper skips.
+    /// Following the others, the first depth deeper than any completed iteration that
+    /// fewer than half the threads are searching: the threads spread over the next depths
+    /// instead of walking the same tree in the same order, and none repeats a depth done.
+    fn next_depth(&self, passed: u32, max_depth: u32) -> Option<u32> {
+        let mut depth = passed + 1;
+        if self.follows_others && depth > 1 {
+            depth = depth.max(self.shared.deepest.load(Ordering::Relaxed) + 1);
+            let per_depth = self.shared.threads.div_ceil(2) as u32;
+            while depth < max_depth
+                && self.shared.searching[depth as usize].load(Ordering::Relaxed) >= per_depth
+            {
+                depth += 1;
+            }
+        } else {
+            while depth < max_depth && skips_depth(self.id, depth) {
+                depth += 1;
+            }
+        }
+        (depth <= max_depth).then_some(depth)
+    }
+
+    /// Report a completed iteration (the reporting thread) and tell whether the search
+    /// ends here: the value is known, the time is up, or the helpers are told to stop.
+    fn iteration_done(
+        &mut self,
+        root: &G::Position,
+        completed: IterationOutcome,
+        lines: usize,
+        info: &mut dyn FnMut(&Report<G::Move>),
+        report: bool,
+    ) -> bool {
+        if report {
+            if score::is_decided(self.root_moves[0].score) {
+                self.extend_pvs(root, lines);
+            }
+            for line in 0..lines {
+                let rm = &self.root_moves[line];
+                info(&Report {
+                    depth: completed.depth,
+                    seldepth: self.seldepth.max(1),
+                    multipv: line + 1,
+                    score: rm.score,
+                    nodes: self.total_nodes(),
+                    time: self.start.elapsed(),
+                    hashfull: self.tt.hashfull(),
+                    tbhits: self.shared.tbhits.load(Ordering::Relaxed) + self.tbhits,
+                    pv: rm.pv.clone(),
+                    proven: completed.proven,
+                });
+            }
+        }
+        let best = self.root_moves[0].score;
+        if completed.proven || best.abs() > MATE_BOUND {
+            return true; // the game's value is known: deeper search cannot change it
+        }
+        if self.shared.done.load(Ordering::Relaxed) {
+            return true;
+        }
+        // The next iteration takes longer than all before it: don't start it late.
+        self.is_main
+            && !self.pondering()
+            && self
+                .shared
+                .budget
+                .soft
+                .is_some_and(|soft| self.start.elapsed() * 2 > soft)
+    }
+
+    /// One iteration at `depth` over `lines` root lines; `None` when it was aborted (a
+    /// stop, a limit, or [`Worker::superseded`]), with the root moves left in the best
+    /// order known.
+    fn search_iteration(
+        &mut self,
+        root: &G::Position,
+        depth: u32,
+        lines: usize,
+    ) -> Option<IterationOutcome> {
+        self.can_abort = depth > 1;
+        self.iteration = depth;
+        for rm in &mut self.root_moves {
+            rm.previous_score = rm.score;
+            rm.score = -INFINITE;
+        }
+        self.seldepth = 0;
+        self.unresolved = false;
+        for line in 0..lines {
+            self.search_root(root, depth, line);
+            // Stable: on an abort, unsearched moves keep their place behind the best.
+            self.root_moves[line..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+            if self.aborted {
+                break;
+            }
+        }
+        if self.aborted {
+            // A partial iteration is kept only if its first move was searched fully.
+            if self.root_moves[0].score == -INFINITE {
+                for rm in &mut self.root_moves {
+                    rm.score = rm.previous_score;
+                }
+                self.root_moves
+                    .sort_by_key(|rm| std::cmp::Reverse(rm.score));
+            }
+            return None;
+        }
+        // A mate score is a proof by itself: it only comes from real game ends, and a
+        // window in the mate range lets no heuristic value through.
+        Some(IterationOutcome {
+            depth,
+            proven: !self.unresolved || score::is_mate(self.root_moves[0].score),
+        })
+    }
+
+    /// The main thread takes over the deepest helper result when it reaches `depth`: its
+    /// move goes first with the helper's score and line. `None` if no helper got there.
+    fn take_over_helper(&mut self, depth: u32) -> Option<IterationOutcome> {
+        let best = self
+            .helper_best
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let h = best.as_ref().filter(|h| h.depth >= depth)?;
+        let first = *h.pv.first()?;
+        let i = self.root_moves.iter().position(|rm| rm.mv == first)?;
+        self.root_moves[..=i].rotate_right(1);
+        let rm = &mut self.root_moves[0];
+        rm.score = h.score;
+        rm.pv.clone_from(&h.pv);
+        self.seldepth = h.seldepth;
+        Some(IterationOutcome {
+            depth: h.depth,
+            proven: h.proven,
+        })
     }
 
     /// A helper's completed iteration, kept when it is the deepest of all helpers.
@@ -1042,6 +1171,10 @@ impl<G: Game> Worker<'_, G> {
         if self.shared.control.stop.load(Ordering::Relaxed)
             || self.shared.done.load(Ordering::Relaxed)
         {
+            return true;
+        }
+        if self.follows_others && self.shared.deepest.load(Ordering::Relaxed) >= self.iteration {
+            self.superseded = true;
             return true;
         }
         if self.is_main

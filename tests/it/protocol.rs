@@ -318,6 +318,22 @@ fn threads_search_gives_a_legal_move() {
         .to_string();
     let legal = e.ask("legal", "legal");
     assert!(legal[0].split_whitespace().any(|m| m == best));
+    // The threads spread over the depths, so the reported depths may step by more than
+    // one, but they only grow, end at the depth asked, and the move played is the first of
+    // the deepest line reported.
+    let depths: Vec<u32> = lines
+        .iter()
+        .filter_map(|l| field(l, "depth"))
+        .map(|d| d.parse().unwrap())
+        .collect();
+    assert!(depths.windows(2).all(|w| w[0] < w[1]), "{lines:?}");
+    assert_eq!(depths.last(), Some(&10), "{lines:?}");
+    let deepest = lines
+        .iter()
+        .rev()
+        .find(|l| field(l, "depth").is_some())
+        .unwrap();
+    assert_eq!(field(deepest, "pv"), Some(best.as_str()), "{lines:?}");
 }
 
 /// The exact exchange of cutegames' generic UGI mode (which trusts the engines): the game
