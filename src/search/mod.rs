@@ -205,9 +205,10 @@ struct HelperBest<M> {
 }
 
 /// Which iterations helper `id` skips with several lines (`multipv` > 1), as (cycle length,
-/// phase): it searches depth `d` only when `(d + phase) / size` is even. Helpers that skip different depths reach the deeper
-/// iterations early and fill the shared table ahead of the main thread, instead of walking
-/// the same tree in the same order beside it (the pattern of the Lazy SMP engines).
+/// phase): it searches depth `d` only when `(d + phase) / size` is even. Helpers that skip
+/// different depths reach the deeper iterations early and fill the shared table ahead of the
+/// main thread, instead of walking the same tree in the same order beside it (the pattern of
+/// the Lazy SMP engines). With one line, [`Worker::next_depth`] spreads the threads instead.
 const SKIP_SIZE: [u32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
 const SKIP_PHASE: [u32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
 
