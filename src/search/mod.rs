@@ -11,8 +11,9 @@
 //! Several threads (Lazy SMP) share the table; the first thread reports and decides. With
 //! one line (`multipv` 1) the threads spread over the next depths (at most half of them on
 //! any one depth), an iteration another thread has completed is left at once for a deeper
-//! one, and the first thread takes over a helper's deeper result: the search is as deep as
-//! its deepest thread, so `info depth` may step by more than one.
+//! one, and the first thread reports a helper's deeper result as soon as it exists (from
+//! inside its own iteration) and plays it unless it completes a deeper one itself: the
+//! search is as deep as its deepest thread, so `info depth` may step by more than one.
 
 pub mod limits;
 pub mod score;
@@ -235,8 +236,17 @@ fn select_next(order: &mut [(i64, u16)], k: usize) {
     order.swap(k, pick);
 }
 
-struct Worker<'a, G: Game> {
+/// Where `info` reports go (the caller's writer).
+type InfoSink<'i, M> = &'i mut (dyn FnMut(&Report<M>) + 'i);
+
+struct Worker<'a, 'i, G: Game> {
     game: &'a G,
+    /// Where the reporting thread (the main one) sends its `info` reports; `None` for the
+    /// helpers.
+    info: Option<InfoSink<'i, G::Move>>,
+    /// The deepest iteration reported so far (its own or a helper's), and its first move.
+    reported: u32,
+    reported_move: Option<G::Move>,
     /// 0 for the main thread, 1.. for the helpers.
     id: usize,
     /// Where helpers leave their deepest completed iteration.
@@ -342,6 +352,9 @@ pub fn search<G: Game>(
     let helper_best: Mutex<Option<HelperBest<G::Move>>> = Mutex::new(None);
     let make_worker = |id: usize| Worker {
         game,
+        info: None,
+        reported: 0,
+        reported_move: None,
         id,
         helper_best: &helper_best,
         tt,
@@ -379,15 +392,17 @@ pub fn search<G: Game>(
     let forced = root_moves.len() == 1 && !open_ended && limits.depth.is_none();
     let max_depth = if forced { 1 } else { max_depth };
     let mut main = make_worker(0);
+    main.info = Some(&mut *info);
     let outcome = std::thread::scope(|scope| {
         for id in 1..settings.threads.max(1) {
-            let mut helper = make_worker(id);
+            let make_worker = &make_worker;
             // A thread the system refuses (`ulimit -u`, no memory) is a helper less: the
             // search goes on with those it has, never a panic.
             let spawned = std::thread::Builder::new()
                 .name(format!("search-{id}"))
                 .spawn_scoped(scope, move || {
-                    helper.iterate(root, 1, max_depth, 1, &mut |_| {}, false);
+                    let mut helper = make_worker(id);
+                    helper.iterate(root, 1, max_depth, 1);
                     helper.flush_nodes();
                 });
             if let Err(e) = spawned {
@@ -399,40 +414,43 @@ pub fn search<G: Game>(
                 break;
             }
         }
-        let outcome = main.iterate(root, 1, max_depth, settings.multipv, info, true);
+        let outcome = main.iterate(root, 1, max_depth, settings.multipv);
         main.flush_nodes();
         shared.done.store(true, Ordering::Relaxed);
         outcome
     });
+    let (reported, reported_move, last_iteration) =
+        (main.reported, main.reported_move, main.iteration);
+    let seldepth = main.seldepth;
+    let best = main.root_moves.swap_remove(0);
+    drop(main);
     if open_ended {
         // `infinite` and `ponder` report only after `stop` (or `ponderhit` when pondering).
         control.wait_for_stop(limits, player);
     }
-    let best = &main.root_moves[0];
+    // A helper's iteration deeper than any the main thread completed is the answer (the
+    // deepest completed iteration decides; the main thread may already have reported it).
     let helper = helper_best
         .into_inner()
         .unwrap_or_else(PoisonError::into_inner)
         .filter(|h| {
-            settings.multipv <= 1
-                && !outcome.proven
-                && h.depth > outcome.depth
-                && h.score > best.score
-                && !h.pv.is_empty()
+            settings.multipv <= 1 && !outcome.proven && h.depth > outcome.depth && !h.pv.is_empty()
         });
     if let Some(h) = helper {
-        // The helper saw deeper and better: its line is the answer, reported as such.
-        info(&Report {
-            depth: h.depth,
-            seldepth: h.seldepth.max(1),
-            multipv: 1,
-            score: h.score,
-            nodes: shared.nodes.load(Ordering::Relaxed),
-            time: start.elapsed(),
-            hashfull: tt.hashfull(),
-            tbhits: shared.tbhits.load(Ordering::Relaxed),
-            pv: h.pv.clone(),
-            proven: h.proven,
-        });
+        if h.depth > reported {
+            info(&Report {
+                depth: h.depth,
+                seldepth: h.seldepth.max(1),
+                multipv: 1,
+                score: h.score,
+                nodes: shared.nodes.load(Ordering::Relaxed),
+                time: start.elapsed(),
+                hashfull: tt.hashfull(),
+                tbhits: shared.tbhits.load(Ordering::Relaxed),
+                pv: h.pv.clone(),
+                proven: h.proven,
+            });
+        }
         return SearchResult {
             best: Some(h.pv[0]),
             ponder: h.pv.get(1).copied(),
@@ -442,6 +460,23 @@ pub fn search<G: Game>(
             tbhits: shared.tbhits.load(Ordering::Relaxed),
             proven: h.proven,
         };
+    }
+    if settings.multipv <= 1 && reported_move.is_some_and(|mv| mv != best.mv) {
+        // The iteration cut short found a better move than the last one reported: the
+        // last line shown is the move played (the partial iteration's depth, as the
+        // Stockfish-like engines report it).
+        info(&Report {
+            depth: last_iteration.max(reported),
+            seldepth: seldepth.max(1),
+            multipv: 1,
+            score: best.score,
+            nodes: shared.nodes.load(Ordering::Relaxed),
+            time: start.elapsed(),
+            hashfull: tt.hashfull(),
+            tbhits: shared.tbhits.load(Ordering::Relaxed),
+            pv: best.pv.clone(),
+            proven: false,
+        });
     }
     SearchResult {
         best: Some(best.mv),
@@ -460,15 +495,13 @@ struct IterationOutcome {
     proven: bool,
 }
 
-impl<G: Game> Worker<'_, G> {
+impl<G: Game> Worker<'_, '_, G> {
     fn iterate(
         &mut self,
         root: &G::Position,
         first_depth: u32,
         max_depth: u32,
         multipv: usize,
-        info: &mut dyn FnMut(&Report<G::Move>),
-        report: bool,
     ) -> IterationOutcome {
         let mut completed = IterationOutcome {
             depth: 0,
@@ -486,7 +519,7 @@ impl<G: Game> Worker<'_, G> {
                 // A helper completed a deeper iteration: its result is this thread's.
                 completed = outcome;
                 passed = passed.max(outcome.depth);
-                if self.iteration_done(root, completed, lines, info, report) {
+                if self.iteration_done(root, completed, lines) {
                     break;
                 }
                 continue;
@@ -498,6 +531,16 @@ impl<G: Game> Worker<'_, G> {
             self.shared.searching[depth as usize].fetch_add(1, Ordering::Relaxed);
             let outcome = self.search_iteration(root, depth, lines);
             self.shared.searching[depth as usize].fetch_sub(1, Ordering::Relaxed);
+            log::trace!(
+                "search: thread {} depth {depth} {} at {} ms",
+                self.id,
+                if outcome.is_some() {
+                    "completed"
+                } else {
+                    "left"
+                },
+                self.start.elapsed().as_millis()
+            );
             match outcome {
                 Some(outcome) => completed = outcome,
                 None if self.superseded => {
@@ -514,7 +557,7 @@ impl<G: Game> Worker<'_, G> {
             self.shared
                 .deepest
                 .fetch_max(completed.depth, Ordering::Relaxed);
-            if self.iteration_done(root, completed, lines, info, report) {
+            if self.iteration_done(root, completed, lines) {
                 break;
             }
         }
@@ -544,17 +587,18 @@ impl<G: Game> Worker<'_, G> {
         (depth <= max_depth).then_some(depth)
     }
 
-    /// Report a completed iteration (the reporting thread) and tell whether the search
-    /// ends here: the value is known, the time is up, or the helpers are told to stop.
+    /// Report a completed iteration (the reporting thread, unless a helper's report of
+    /// that depth came first) and tell whether the search ends here: the value is known,
+    /// the time is up, or the helpers are told to stop.
     fn iteration_done(
         &mut self,
         root: &G::Position,
         completed: IterationOutcome,
         lines: usize,
-        info: &mut dyn FnMut(&Report<G::Move>),
-        report: bool,
     ) -> bool {
-        if report {
+        if completed.depth > self.reported
+            && let Some(info) = self.info.take()
+        {
             if score::is_decided(self.root_moves[0].score) {
                 self.extend_pvs(root, lines);
             }
@@ -573,6 +617,9 @@ impl<G: Game> Worker<'_, G> {
                     proven: completed.proven,
                 });
             }
+            self.info = Some(info);
+            self.reported = completed.depth;
+            self.reported_move = Some(self.root_moves[0].mv);
         }
         let best = self.root_moves[0].score;
         if completed.proven || best.abs() > MATE_BOUND {
@@ -654,6 +701,41 @@ impl<G: Game> Worker<'_, G> {
             depth: h.depth,
             proven: h.proven,
         })
+    }
+
+    /// The reporting thread, in the middle of an iteration deeper than a helper's new
+    /// result, reports that result now: a timed search shows each depth as soon as any
+    /// thread completes it, not when the reporting thread's own deeper iteration ends.
+    fn report_helper(&mut self) {
+        let Some(info) = self.info.take() else {
+            return;
+        };
+        let report = {
+            let best = self
+                .helper_best
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            best.as_ref()
+                .filter(|h| h.depth > self.reported && !h.pv.is_empty())
+                .map(|h| Report {
+                    depth: h.depth,
+                    seldepth: h.seldepth.max(1),
+                    multipv: 1,
+                    score: h.score,
+                    nodes: self.total_nodes(),
+                    time: self.start.elapsed(),
+                    hashfull: self.tt.hashfull(),
+                    tbhits: self.shared.tbhits.load(Ordering::Relaxed) + self.tbhits,
+                    pv: h.pv.clone(),
+                    proven: h.proven,
+                })
+        };
+        if let Some(report) = report {
+            info(&report);
+            self.reported = report.depth;
+            self.reported_move = report.pv.first().copied();
+        }
+        self.info = Some(info);
     }
 
     /// A helper's completed iteration, kept when it is the deepest of all helpers.
@@ -1174,9 +1256,15 @@ impl<G: Game> Worker<'_, G> {
         {
             return true;
         }
-        if self.follows_others && self.shared.deepest.load(Ordering::Relaxed) >= self.iteration {
-            self.superseded = true;
-            return true;
+        if self.follows_others {
+            let deepest = self.shared.deepest.load(Ordering::Relaxed);
+            if deepest >= self.iteration {
+                self.superseded = true;
+                return true;
+            }
+            if deepest > self.reported && self.info.is_some() {
+                self.report_helper();
+            }
         }
         if self.is_main
             && !self.pondering()

@@ -336,6 +336,48 @@ fn threads_search_gives_a_legal_move() {
     assert_eq!(field(deepest, "pv"), Some(best.as_str()), "{lines:?}");
 }
 
+/// A timed search, one thread or two: the reported depths only grow and the move played is
+/// the first of the last line reported, wherever the time ran out (a helper's deeper result
+/// reported in the middle of the main thread's iteration, or a better move found by an
+/// iteration cut short).
+#[test]
+fn timed_search_plays_the_last_line_reported() {
+    for (game, threads, movetime) in [
+        ("kalah", 1, 150),
+        ("kalah", 2, 150),
+        ("fanorona", 1, 300),
+        ("fanorona", 2, 300),
+        ("fanorona", 2, 700),
+    ] {
+        let mut e = Engine::start(&[]);
+        e.send(&format!("newgame {game}"));
+        e.send(&format!("setoption name Threads value {threads}"));
+        e.send("setoption name Hash value 16");
+        e.send("position startpos");
+        let lines = e.ask(&format!("go movetime {movetime}"), "bestmove");
+        let best = field(lines.last().unwrap(), "bestmove").unwrap();
+        let depths: Vec<u32> = lines
+            .iter()
+            .filter_map(|l| field(l, "depth"))
+            .map(|d| d.parse().unwrap())
+            .collect();
+        assert!(
+            depths.windows(2).all(|w| w[0] < w[1]),
+            "{game} threads {threads}: {lines:?}"
+        );
+        let last = lines
+            .iter()
+            .rev()
+            .find(|l| field(l, "pv").is_some())
+            .unwrap();
+        assert_eq!(
+            field(last, "pv"),
+            Some(best),
+            "{game} threads {threads}: {lines:?}"
+        );
+    }
+}
+
 /// The exact exchange of cutegames' generic UGI mode (which trusts the engines): the game
 /// is driven by `query p1turn`, moves are read from 2-token `bestmove` lines under running
 /// clocks, and at the end both engines are asked `query gameover` and `query result` and must
