@@ -86,6 +86,32 @@ impl Compositions {
         (sum <= self.max_seeds).then_some((sum, rank))
     }
 
+    /// [`Compositions::rank`] of a board whose length is a constant (`C`, the index's
+    /// `cells`): the loop unrolls. `None` also when `C` is not the index's length.
+    #[inline(always)]
+    pub fn rank_array<T: Copy + Into<u32>, const C: usize>(
+        &self,
+        counts: &[T; C],
+    ) -> Option<(u32, u64)> {
+        if C != self.cells || C == 0 {
+            return None;
+        }
+        let stride = self.max_seeds as usize + 1;
+        let terms = self.rank_terms.get(..(C - 1) * stride)?;
+        let mut sum = 0u32;
+        let mut rank = 0u64;
+        for (j, &c) in counts[..C - 1].iter().enumerate() {
+            sum += c.into();
+            // C(sum + j, j + 1); `sum ≤ max_seeds` keeps it inside the row.
+            if sum > self.max_seeds {
+                return None;
+            }
+            rank = rank.wrapping_add(terms[j * stride + sum as usize]);
+        }
+        sum += counts[C - 1].into();
+        (sum <= self.max_seeds).then_some((sum, rank))
+    }
+
     /// The board of `seeds` seeds with rank `rank`, written into `out` (`cells` long).
     /// False when the rank is out of range.
     pub fn unrank(&self, seeds: u32, mut rank: u64, out: &mut [u32]) -> bool {

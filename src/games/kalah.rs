@@ -145,6 +145,61 @@ impl Kalah {
         }
     }
 
+    /// The rules with the pit count read from the game (the paths that are not hot).
+    #[inline]
+    fn rules(&self) -> Rules<'_, 0> {
+        Rules(self)
+    }
+}
+
+/// The rules' hot paths with the pit count a constant (`P`: 6, the usual board) or read from
+/// the game (`P` = 0). With a constant count the loops over the pits unroll and lose their
+/// bounds checks; the solver and the search spend most of their time here.
+#[derive(Clone, Copy)]
+struct Rules<'k, const P: usize>(&'k Kalah);
+
+impl<const P: usize> std::ops::Deref for Rules<'_, P> {
+    type Target = Kalah;
+
+    fn deref(&self) -> &Kalah {
+        self.0
+    }
+}
+
+/// `$body` with `$r` the game's [`Rules`]: the constant pit count when it is 6.
+macro_rules! with_rules {
+    ($game:expr, $r:ident => $body:expr) => {
+        match $game.pits {
+            6 => {
+                let $r = Rules::<6>($game);
+                $body
+            }
+            _ => {
+                let $r = Rules::<0>($game);
+                $body
+            }
+        }
+    };
+}
+
+impl<const P: usize> Rules<'_, P> {
+    /// Pits a side.
+    #[inline(always)]
+    fn n(&self) -> usize {
+        if P == 0 { self.0.pits } else { P }
+    }
+
+    /// [`Compositions::rank`] of the pits seen from the mover (`view`, both rows).
+    #[inline(always)]
+    fn rank(&self, view: &[u16]) -> Option<(u32, u64)> {
+        if P == 6
+            && let Ok(view) = <&[u16; 12]>::try_from(view)
+        {
+            return self.index.rank_array(view);
+        }
+        self.index.rank(view)
+    }
+
     /// The evaluation's features from the mover's view, in the order of [`TERMS`].
     #[inline]
     fn features(&self, pos: &KalahPosition) -> [i32; 3] {
@@ -159,7 +214,7 @@ impl Kalah {
         };
         // A pit that reaches the store exactly is a free extra move for whoever owns it.
         let first = self.pit_cell(us, 0);
-        let extra = (0..self.pits).any(|i| pos.cells[first + i] as usize == self.pits - i);
+        let extra = (0..self.n()).any(|i| pos.cells[first + i] as usize == self.n() - i);
         [stores, rows, extra as i32]
     }
 
@@ -170,18 +225,18 @@ impl Kalah {
     fn mover_view<'v>(&self, pos: &KalahPosition, view: &'v mut [u16; 2 * MAX_PITS]) -> &'v [u16] {
         let own = self.pit_cell(pos.side, 0);
         let other = self.pit_cell(pos.side.other(), 0);
-        mancala::mover_view(&pos.cells, own, other, self.pits, view);
-        &view[..2 * self.pits]
+        mancala::mover_view(&pos.cells, own, other, self.n(), view);
+        &view[..2 * self.n()]
     }
 
     fn cell_count(&self) -> usize {
-        2 * self.pits + 2
+        2 * self.n() + 2
     }
 
     fn store(&self, side: Side) -> usize {
         match side {
-            Side::South => self.pits,
-            Side::North => 2 * self.pits + 1,
+            Side::South => self.n(),
+            Side::North => 2 * self.n() + 1,
         }
     }
 
@@ -189,13 +244,13 @@ impl Kalah {
     fn pit_cell(&self, side: Side, i: usize) -> usize {
         match side {
             Side::South => i,
-            Side::North => self.pits + 1 + i,
+            Side::North => self.n() + 1 + i,
         }
     }
 
     fn row(&self, side: Side) -> std::ops::Range<usize> {
         let first = self.pit_cell(side, 0);
-        first..first + self.pits
+        first..first + self.n()
     }
 
     fn row_sum(&self, pos: &KalahPosition, side: Side) -> u32 {
@@ -254,11 +309,11 @@ impl Kalah {
     fn empty_landing(&self, pos: &KalahPosition, i: usize) -> Option<u32> {
         let first = self.pit_cell(pos.side, 0);
         let seeds = pos.cells[first + i] as usize;
-        if seeds == 0 || seeds >= self.pits - i {
+        if seeds == 0 || seeds >= self.n() - i {
             return None;
         }
         let landing = first + i + seeds;
-        (pos.cells[landing] == 0).then(|| pos.cells[2 * self.pits - landing] as u32)
+        (pos.cells[landing] == 0).then(|| pos.cells[2 * self.n() - landing] as u32)
     }
 
     /// The seeds in the pits, and how many of them each player is sure to bank (one pass,
@@ -277,7 +332,7 @@ impl Kalah {
     /// row banks nothing, and a row's seeds go to its owner.
     #[inline]
     fn sure_gains(&self, pos: &KalahPosition) -> (u32, u32, u32) {
-        let n = self.pits;
+        let n = self.n();
         let own_first = self.pit_cell(pos.side, 0);
         let other_first = self.pit_cell(pos.side.other(), 0);
         let own = &pos.cells[own_first..own_first + n];
@@ -308,7 +363,7 @@ impl Kalah {
     fn sow(&self, pos: &mut KalahPosition, side: Side, start: usize) -> usize {
         let mut seeds = pos.cells[start] as usize;
         pos.cells[start] = 0;
-        let lap = 2 * self.pits + 1;
+        let lap = 2 * self.n() + 1;
         if seeds >= lap {
             // Whole laps put the same number in every cell but the opponent's store.
             let laps = (seeds / lap) as u16;
@@ -328,38 +383,6 @@ impl Kalah {
         }
         cell
     }
-}
-
-impl Game for Kalah {
-    type Position = KalahPosition;
-    type Move = KalahMove;
-
-    fn spec(&self) -> String {
-        self.options.spec()
-    }
-
-    fn start_position(&self) -> KalahPosition {
-        let mut cells = [0u16; MAX_CELLS];
-        for side in [Side::South, Side::North] {
-            for cell in self.row(side) {
-                cells[cell] = self.seeds;
-            }
-        }
-        KalahPosition {
-            cells,
-            side: Side::South,
-            pie_open: self.pie,
-            swapped: false,
-        }
-    }
-
-    fn to_move(&self, pos: &KalahPosition) -> Player {
-        if (pos.side == Side::South) != pos.swapped {
-            Player::P1
-        } else {
-            Player::P2
-        }
-    }
 
     fn legal_moves(&self, pos: &KalahPosition, moves: &mut Vec<KalahMove>) {
         moves.clear();
@@ -367,7 +390,7 @@ impl Game for Kalah {
             return;
         }
         let first = self.pit_cell(pos.side, 0);
-        for i in 0..self.pits {
+        for i in 0..self.n() {
             if pos.cells[first + i] > 0 {
                 moves.push(KalahMove::pit(i));
             }
@@ -392,7 +415,7 @@ impl Game for Kalah {
         let store = self.store(side);
         if last != store {
             if self.row(side).contains(&last) && pos.cells[last] == 1 {
-                let opposite = 2 * self.pits - last;
+                let opposite = 2 * self.n() - last;
                 let taken = pos.cells[opposite];
                 if taken > 0 || self.empty_capture {
                     pos.cells[store] += taken + 1;
@@ -425,31 +448,10 @@ impl Game for Kalah {
         })
     }
 
-    fn scores(&self, pos: &KalahPosition) -> [Points; 2] {
-        self.final_scores(pos, self.is_over(pos))
-    }
-
-    fn evaluate(&self, pos: &KalahPosition) -> i32 {
-        WEIGHTS.score(&self.features(pos))
-    }
-
-    fn eval_terms(&self) -> &'static [EvalTerm] {
-        &TERMS
-    }
-
-    fn eval_features(&self, pos: &KalahPosition, features: &mut [i32]) {
-        features.copy_from_slice(&self.features(pos));
-    }
-
     fn stones_in_play(&self, pos: &KalahPosition) -> Option<u32> {
         let mut view = [0u16; 2 * MAX_PITS];
         let view = self.mover_view(pos, &mut view);
         Some(view.iter().map(|&c| c as u32).sum())
-    }
-
-    /// No extra move and no capture at hand.
-    fn is_quiet(&self, pos: &KalahPosition) -> bool {
-        self.horizon(pos) == Horizon::Quiet
     }
 
     /// A capture or an extra move at hand: played out before the evaluation is trusted.
@@ -460,13 +462,172 @@ impl Game for Kalah {
             return Horizon::Quiet;
         }
         let first = self.pit_cell(pos.side, 0);
-        let forcing = (0..self.pits)
+        let forcing = (0..self.n())
             .any(|i| pos.cells[first + i] > 0 && self.order_hint(pos, KalahMove::pit(i)) != 0);
         if forcing {
             Horizon::Optional
         } else {
             Horizon::Quiet
         }
+    }
+
+    fn order_hint(&self, pos: &KalahPosition, mv: KalahMove) -> i32 {
+        if mv == KalahMove::SWAP {
+            return 0;
+        }
+        let i = mv.0 as usize;
+        let seeds = pos.cells[self.pit_cell(pos.side, i)] as usize;
+        let to_store = self.n() - i;
+        let lap = 2 * self.n() + 1;
+        if seeds % lap == to_store {
+            return 1000 + i as i32; // extra move; the rightmost first keeps the others intact
+        }
+        match self.empty_landing(pos, i) {
+            Some(captured) if captured > 0 => 100 + captured as i32,
+            _ => 0,
+        }
+    }
+
+    fn banked_value(&self, pos: &KalahPosition) -> i32 {
+        let us = pos.side;
+        2 * (pos.cells[self.store(us)] as i32 - pos.cells[self.store(us.other())] as i32)
+    }
+
+    fn value_at_stake(&self, pos: &KalahPosition) -> Option<i32> {
+        Some(2 * (self.row_sum(pos, Side::South) + self.row_sum(pos, Side::North)) as i32)
+    }
+
+    /// What is at stake, narrowed by the seeds each player is sure to bank
+    /// ([`Rules::sure_gains`]). The waiting player's seed counts only when leftovers go to
+    /// their owner (else the game may end with it lost to both, as the mover's on a
+    /// finished game); nothing is sure while a swap is still to come (it trades the sides).
+    fn value_range(&self, pos: &KalahPosition) -> Option<(i32, i32)> {
+        let (seeds, ours, theirs) = self.sure_gains(pos);
+        let stake = 2 * seeds as i32;
+        if self.pie && pos.pie_open {
+            return Some((-stake, stake));
+        }
+        if !self.leftovers_to_owner {
+            if self.is_over(pos) {
+                return Some((-stake, stake)); // the seeds left go to nobody
+            }
+            return Some((-stake + 4 * ours as i32, stake));
+        }
+        // A seed won instead of lost moves the margin by 2 points (4 half-points).
+        Some((-stake + 4 * ours as i32, stake - 4 * theirs as i32))
+    }
+
+    /// The pits from the mover's view (stores are banked), and whether a swap is pending.
+    #[inline]
+    fn exact_key(&self, pos: &KalahPosition) -> u64 {
+        let mut view = [0u16; 2 * MAX_PITS];
+        let view = self.mover_view(pos, &mut view);
+        mancala::exact_key_ranked(&self.index, view, self.rank(view), self.swap_available(pos))
+    }
+
+    fn table_index(&self, pos: &KalahPosition, max_layer: u32) -> Option<(u32, u64)> {
+        if self.swap_available(pos) {
+            return None;
+        }
+        let mut view = [0u16; 2 * MAX_PITS];
+        let view = self.mover_view(pos, &mut view);
+        let seeds: u32 = view.iter().map(|&c| c as u32).sum();
+        if seeds > max_layer {
+            return None;
+        }
+        self.rank(view)
+    }
+
+    /// One view and one rank of the board serve both the table entry and the key.
+    #[inline]
+    fn table_index_or_key(
+        &self,
+        pos: &KalahPosition,
+        max_layer: Option<u32>,
+    ) -> Result<(u32, u64), u64> {
+        let swap = self.swap_available(pos);
+        let mut view = [0u16; 2 * MAX_PITS];
+        let view = self.mover_view(pos, &mut view);
+        match self.rank(view) {
+            Some((seeds, rank)) if !swap && max_layer.is_some_and(|max| seeds <= max) => {
+                Ok((seeds, rank))
+            }
+            ranked => Err(mancala::exact_key_ranked(&self.index, view, ranked, swap)),
+        }
+    }
+}
+
+impl Game for Kalah {
+    type Position = KalahPosition;
+    type Move = KalahMove;
+
+    fn spec(&self) -> String {
+        self.options.spec()
+    }
+
+    fn start_position(&self) -> KalahPosition {
+        let mut cells = [0u16; MAX_CELLS];
+        for side in [Side::South, Side::North] {
+            for cell in self.rules().row(side) {
+                cells[cell] = self.seeds;
+            }
+        }
+        KalahPosition {
+            cells,
+            side: Side::South,
+            pie_open: self.pie,
+            swapped: false,
+        }
+    }
+
+    fn to_move(&self, pos: &KalahPosition) -> Player {
+        if (pos.side == Side::South) != pos.swapped {
+            Player::P1
+        } else {
+            Player::P2
+        }
+    }
+
+    fn legal_moves(&self, pos: &KalahPosition, moves: &mut Vec<KalahMove>) {
+        with_rules!(self, r => r.legal_moves(pos, moves))
+    }
+
+    fn play(&self, pos: &mut KalahPosition, mv: KalahMove) {
+        with_rules!(self, r => r.play(pos, mv))
+    }
+
+    fn outcome(&self, pos: &KalahPosition) -> Option<Outcome> {
+        with_rules!(self, r => r.outcome(pos))
+    }
+
+    fn scores(&self, pos: &KalahPosition) -> [Points; 2] {
+        with_rules!(self, r => r.final_scores(pos, r.is_over(pos)))
+    }
+
+    fn evaluate(&self, pos: &KalahPosition) -> i32 {
+        with_rules!(self, r => WEIGHTS.score(&r.features(pos)))
+    }
+
+    fn eval_terms(&self) -> &'static [EvalTerm] {
+        &TERMS
+    }
+
+    fn eval_features(&self, pos: &KalahPosition, features: &mut [i32]) {
+        features.copy_from_slice(&self.rules().features(pos));
+    }
+
+    fn stones_in_play(&self, pos: &KalahPosition) -> Option<u32> {
+        with_rules!(self, r => r.stones_in_play(pos))
+    }
+
+    /// No extra move and no capture at hand.
+    fn is_quiet(&self, pos: &KalahPosition) -> bool {
+        self.horizon(pos) == Horizon::Quiet
+    }
+
+    /// A capture or an extra move at hand: played out before the evaluation is trusted.
+    fn horizon(&self, pos: &KalahPosition) -> Horizon {
+        with_rules!(self, r => r.horizon(pos))
     }
 
     fn is_forcing(&self, pos: &KalahPosition, mv: KalahMove) -> bool {
@@ -476,7 +637,7 @@ impl Game for Kalah {
     fn hash(&self, pos: &KalahPosition) -> u64 {
         let state =
             pos.side.index() as u64 | (pos.pie_open as u64) << 1 | (pos.swapped as u64) << 2;
-        mancala::hash_counts(&pos.cells[..self.cell_count()], state)
+        mancala::hash_counts(&pos.cells[..self.rules().cell_count()], state)
     }
 
     fn history_key(&self, _pos: &KalahPosition, mv: KalahMove) -> Option<usize> {
@@ -484,20 +645,7 @@ impl Game for Kalah {
     }
 
     fn order_hint(&self, pos: &KalahPosition, mv: KalahMove) -> i32 {
-        if mv == KalahMove::SWAP {
-            return 0;
-        }
-        let i = mv.0 as usize;
-        let seeds = pos.cells[self.pit_cell(pos.side, i)] as usize;
-        let to_store = self.pits - i;
-        let lap = 2 * self.pits + 1;
-        if seeds % lap == to_store {
-            return 1000 + i as i32; // extra move; the rightmost first keeps the others intact
-        }
-        match self.empty_landing(pos, i) {
-            Some(captured) if captured > 0 => 100 + captured as i32,
-            _ => 0,
-        }
+        with_rules!(self, r => r.order_hint(pos, mv))
     }
 
     fn parse_position(&self, text: &str) -> Result<KalahPosition, PositionError> {
@@ -513,7 +661,7 @@ impl Game for Kalah {
         let sides = mancala::parse_board(fields[0], self.pits, max, ("pits", "store"), usage)?;
         let mut cells = [0u16; MAX_CELLS];
         for (side, counts) in [Side::South, Side::North].into_iter().zip(&sides) {
-            let first = self.pit_cell(side, 0);
+            let first = self.rules().pit_cell(side, 0);
             for (i, &c) in counts.iter().enumerate() {
                 cells[first + i] = c as u16;
             }
@@ -566,7 +714,7 @@ impl Game for Kalah {
     fn format_position(&self, pos: &KalahPosition) -> String {
         let mut out = String::new();
         let side_cells = |side: Side| {
-            let first = self.pit_cell(side, 0);
+            let first = self.rules().pit_cell(side, 0);
             pos.cells[first..=first + self.pits]
                 .iter()
                 .map(|&c| c as u32)
@@ -586,7 +734,7 @@ impl Game for Kalah {
     }
 
     fn parse_move(&self, pos: &KalahPosition, text: &str) -> Result<KalahMove, MoveError> {
-        if self.is_over(pos) {
+        if self.rules().is_over(pos) {
             return Err(MoveError::illegal(text, "the game is over"));
         }
         if text == "swap" {
@@ -596,7 +744,7 @@ impl Game for Kalah {
                     "swap needs the pie rule (newgame kalah pie=true)",
                 ));
             }
-            if !self.swap_available(pos) {
+            if !self.rules().swap_available(pos) {
                 return Err(MoveError::illegal(
                     text,
                     "swap is only legal as the second player's first reply",
@@ -611,7 +759,7 @@ impl Game for Kalah {
         };
         let i = mancala::parse_own_pit(text, pos.side, self.pits, &words)?;
         let side = pos.side;
-        if pos.cells[self.pit_cell(side, i)] == 0 {
+        if pos.cells[self.rules().pit_cell(side, i)] == 0 {
             return Err(MoveError::illegal(text, format!("pit {text} is empty")));
         }
         Ok(KalahMove::pit(i))
@@ -627,12 +775,13 @@ impl Game for Kalah {
 
     fn render(&self, pos: &KalahPosition) -> String {
         let row = |side: Side| -> Vec<u32> {
-            pos.cells[self.row(side)]
+            pos.cells[self.rules().row(side)]
                 .iter()
                 .map(|&c| c as u32)
                 .collect()
         };
-        let stores = [Side::South, Side::North].map(|side| pos.cells[self.store(side)] as u32);
+        let stores =
+            [Side::South, Side::North].map(|side| pos.cells[self.rules().store(side)] as u32);
         let mut out = mancala::render_with_stores(&row(Side::South), &row(Side::North), stores);
         let to_move = self.to_move(pos);
         let _ = write!(
@@ -642,7 +791,7 @@ impl Game for Kalah {
             to_move.name()
         );
         if self.pie {
-            let pie = if self.swap_available(pos) {
+            let pie = if self.rules().swap_available(pos) {
                 "swap is legal now"
             } else if pos.pie_open {
                 "swap still to come"
@@ -657,8 +806,7 @@ impl Game for Kalah {
     }
 
     fn banked_value(&self, pos: &KalahPosition) -> i32 {
-        let us = pos.side;
-        2 * (pos.cells[self.store(us)] as i32 - pos.cells[self.store(us.other())] as i32)
+        with_rules!(self, r => r.banked_value(pos))
     }
 
     /// Every seed left ends in a store (a margin step of 2 points), unless leftovers go to
@@ -668,35 +816,21 @@ impl Game for Kalah {
     }
 
     fn value_at_stake(&self, pos: &KalahPosition) -> Option<i32> {
-        Some(2 * (self.row_sum(pos, Side::South) + self.row_sum(pos, Side::North)) as i32)
+        with_rules!(self, r => r.value_at_stake(pos))
     }
 
     /// What is at stake, narrowed by the seeds each player is sure to bank
-    /// ([`Kalah::sure_gains`]). The waiting player's seed counts only when leftovers go to
+    /// ([`Rules::sure_gains`]). The waiting player's seed counts only when leftovers go to
     /// their owner (else the game may end with it lost to both, as the mover's on a
     /// finished game); nothing is sure while a swap is still to come (it trades the sides).
     fn value_range(&self, pos: &KalahPosition) -> Option<(i32, i32)> {
-        let (seeds, ours, theirs) = self.sure_gains(pos);
-        let stake = 2 * seeds as i32;
-        if self.pie && pos.pie_open {
-            return Some((-stake, stake));
-        }
-        if !self.leftovers_to_owner {
-            if self.is_over(pos) {
-                return Some((-stake, stake)); // the seeds left go to nobody
-            }
-            return Some((-stake + 4 * ours as i32, stake));
-        }
-        // A seed won instead of lost moves the margin by 2 points (4 half-points).
-        Some((-stake + 4 * ours as i32, stake - 4 * theirs as i32))
+        with_rules!(self, r => r.value_range(pos))
     }
 
     /// The pits from the mover's view (stores are banked), and whether a swap is pending.
     #[inline]
     fn exact_key(&self, pos: &KalahPosition) -> u64 {
-        let mut view = [0u16; 2 * MAX_PITS];
-        let view = self.mover_view(pos, &mut view);
-        mancala::exact_key(&self.index, view, self.swap_available(pos))
+        with_rules!(self, r => r.exact_key(pos))
     }
 
     fn table_rules(&self) -> Option<String> {
@@ -718,16 +852,7 @@ impl Game for Kalah {
     }
 
     fn table_index(&self, pos: &KalahPosition, max_layer: u32) -> Option<(u32, u64)> {
-        if self.swap_available(pos) {
-            return None;
-        }
-        let mut view = [0u16; 2 * MAX_PITS];
-        let view = self.mover_view(pos, &mut view);
-        let seeds: u32 = view.iter().map(|&c| c as u32).sum();
-        if seeds > max_layer {
-            return None;
-        }
-        self.index.rank(view)
+        with_rules!(self, r => r.table_index(pos, max_layer))
     }
 
     /// One view and one rank of the board serve both the table entry and the key.
@@ -737,15 +862,7 @@ impl Game for Kalah {
         pos: &KalahPosition,
         max_layer: Option<u32>,
     ) -> Result<(u32, u64), u64> {
-        let swap = self.swap_available(pos);
-        let mut view = [0u16; 2 * MAX_PITS];
-        let view = self.mover_view(pos, &mut view);
-        match self.index.rank(view) {
-            Some((seeds, rank)) if !swap && max_layer.is_some_and(|max| seeds <= max) => {
-                Ok((seeds, rank))
-            }
-            ranked => Err(mancala::exact_key_ranked(&self.index, view, ranked, swap)),
-        }
+        with_rules!(self, r => r.table_index_or_key(pos, max_layer))
     }
 
     fn table_layer_size(&self, layer: u32) -> u64 {
@@ -758,8 +875,8 @@ impl Game for Kalah {
             mancala::table_rows(&self.index, layer, index, &mut view[..2 * self.pits])?;
         let mut cells = [0u16; MAX_CELLS];
         for i in 0..self.pits {
-            cells[self.pit_cell(Side::South, i)] = south[i] as u16;
-            cells[self.pit_cell(Side::North, i)] = north[i] as u16;
+            cells[self.rules().pit_cell(Side::South, i)] = south[i] as u16;
+            cells[self.rules().pit_cell(Side::North, i)] = north[i] as u16;
         }
         Some(KalahPosition {
             cells,
