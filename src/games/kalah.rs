@@ -338,22 +338,28 @@ impl<const P: usize> Rules<'_, P> {
         let own = &pos.cells[own_first..own_first + n];
         let other = &pos.cells[other_first..other_first + n];
         let (mut seeds, mut ours, mut banking) = (0u32, 0u32, 0u32);
+        // Without branches (selects, `&` of flags): which case a pit falls in is data the
+        // processor cannot predict, and the solver asks this of every position it meets.
         for i in 0..n {
             let mine = own[i] as usize;
-            let theirs = other[i] as usize;
-            seeds += (mine + theirs) as u32;
-            banking += u32::from(theirs > 0 && (self.empty_capture || theirs >= n - i));
-            if mine == 0 {
-                continue;
-            }
-            if mine >= n - i {
-                ours = ours.max(1);
-            } else if let Some(taken) = self.empty_landing(pos, i)
-                && (taken > 0 || self.empty_capture)
-            {
-                // The last seed stays in the row, in an empty pit: a capture.
-                ours = ours.max(taken + 1);
-            }
+            let theirs = other[i] as u32;
+            seeds += mine as u32 + theirs;
+            banking += u32::from((theirs > 0) & (self.empty_capture | (theirs as usize >= n - i)));
+            // The pit reaches or passes the store: one seed banked.
+            let reaches = mine >= n - i;
+            // Else the last seed stays in the row; in an empty pit it captures the pit
+            // opposite (own pit `j` faces the opponent's `n - 1 - j`). `landing` is clamped
+            // so that the reads stay in the row whatever the case.
+            let landing = (i + mine).min(n - 1);
+            let opposite = other[n - 1 - landing] as u32;
+            let captures =
+                (mine > 0) & !reaches & (own[landing] == 0) & ((opposite > 0) | self.empty_capture);
+            let gain = if reaches {
+                1
+            } else {
+                u32::from(captures) * (opposite + 1)
+            };
+            ours = ours.max(gain);
         }
         (seeds, ours, u32::from(banking >= 2))
     }
