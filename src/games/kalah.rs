@@ -631,7 +631,7 @@ impl Game for Kalah {
         self.horizon(pos) == Horizon::Quiet
     }
 
-    /// A capture or an extra move at hand: played out before the evaluation is trusted.
+    /// [`Rules::horizon`].
     fn horizon(&self, pos: &KalahPosition) -> Horizon {
         with_rules!(self, r => r.horizon(pos))
     }
@@ -825,15 +825,12 @@ impl Game for Kalah {
         with_rules!(self, r => r.value_at_stake(pos))
     }
 
-    /// What is at stake, narrowed by the seeds each player is sure to bank
-    /// ([`Rules::sure_gains`]). The waiting player's seed counts only when leftovers go to
-    /// their owner (else the game may end with it lost to both, as the mover's on a
-    /// finished game); nothing is sure while a swap is still to come (it trades the sides).
+    /// [`Rules::value_range`].
     fn value_range(&self, pos: &KalahPosition) -> Option<(i32, i32)> {
         with_rules!(self, r => r.value_range(pos))
     }
 
-    /// The pits from the mover's view (stores are banked), and whether a swap is pending.
+    /// [`Rules::exact_key`].
     #[inline]
     fn exact_key(&self, pos: &KalahPosition) -> u64 {
         with_rules!(self, r => r.exact_key(pos))
@@ -861,7 +858,7 @@ impl Game for Kalah {
         with_rules!(self, r => r.table_index(pos, max_layer))
     }
 
-    /// One view and one rank of the board serve both the table entry and the key.
+    /// [`Rules::table_index_or_key`].
     #[inline]
     fn table_index_or_key(
         &self,

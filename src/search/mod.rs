@@ -195,14 +195,32 @@ struct Frame<M> {
 /// History scores stay within ±HISTORY_MAX (the "gravity" update below).
 const HISTORY_MAX: i32 = 1 << 14;
 
-/// The deepest iteration a helper thread completed: the main thread plays its move when it
-/// is deeper than its own and scores better (a vote of two: depth, then score).
+/// The deepest iteration a helper thread completed: the main thread reports it, and plays
+/// its move when it is deeper than any iteration the main thread completed.
 struct HelperBest<M> {
     depth: u32,
     seldepth: usize,
     score: i32,
     proven: bool,
     pv: Vec<M>,
+}
+
+impl<M: Clone> HelperBest<M> {
+    /// Its `info` line, with the search's counters as they are now.
+    fn report(&self, nodes: u64, time: Duration, hashfull: u32, tbhits: u64) -> Report<M> {
+        Report {
+            depth: self.depth,
+            seldepth: self.seldepth.max(1),
+            multipv: 1,
+            score: self.score,
+            nodes,
+            time,
+            hashfull,
+            tbhits,
+            pv: self.pv.clone(),
+            proven: self.proven,
+        }
+    }
 }
 
 /// Which iterations helper `id` skips with several lines (`multipv` > 1), as (cycle length,
@@ -438,18 +456,12 @@ pub fn search<G: Game>(
         });
     if let Some(h) = helper {
         if h.depth > reported {
-            info(&Report {
-                depth: h.depth,
-                seldepth: h.seldepth.max(1),
-                multipv: 1,
-                score: h.score,
-                nodes: shared.nodes.load(Ordering::Relaxed),
-                time: start.elapsed(),
-                hashfull: tt.hashfull(),
-                tbhits: shared.tbhits.load(Ordering::Relaxed),
-                pv: h.pv.clone(),
-                proven: h.proven,
-            });
+            info(&h.report(
+                shared.nodes.load(Ordering::Relaxed),
+                start.elapsed(),
+                tt.hashfull(),
+                shared.tbhits.load(Ordering::Relaxed),
+            ));
         }
         return SearchResult {
             best: Some(h.pv[0]),
@@ -717,17 +729,13 @@ impl<G: Game> Worker<'_, '_, G> {
                 .unwrap_or_else(PoisonError::into_inner);
             best.as_ref()
                 .filter(|h| h.depth > self.reported && !h.pv.is_empty())
-                .map(|h| Report {
-                    depth: h.depth,
-                    seldepth: h.seldepth.max(1),
-                    multipv: 1,
-                    score: h.score,
-                    nodes: self.total_nodes(),
-                    time: self.start.elapsed(),
-                    hashfull: self.tt.hashfull(),
-                    tbhits: self.shared.tbhits.load(Ordering::Relaxed) + self.tbhits,
-                    pv: h.pv.clone(),
-                    proven: h.proven,
+                .map(|h| {
+                    h.report(
+                        self.total_nodes(),
+                        self.start.elapsed(),
+                        self.tt.hashfull(),
+                        self.shared.tbhits.load(Ordering::Relaxed) + self.tbhits,
+                    )
                 })
         };
         if let Some(report) = report {
@@ -1262,6 +1270,8 @@ impl<G: Game> Worker<'_, '_, G> {
                 self.superseded = true;
                 return true;
             }
+            // Reported here, where the flush already looks at the other threads, so that
+            // a helper's depth is shown within 1024 nodes of its completion.
             if deepest > self.reported && self.info.is_some() {
                 self.report_helper();
             }
