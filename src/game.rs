@@ -341,6 +341,14 @@ pub trait Game: Clone + Send + Sync + 'static {
         0
     }
 
+    /// A cheap score of a position from its mover's view, higher better, that the exact
+    /// solver uses to order moves its other keys (points banked, [`Game::order_hint`]) find
+    /// equal. It costs one call per child the solver searches: it must be much cheaper than
+    /// [`Game::evaluate`]. The default, 0 for every position, keeps the move-generation order.
+    fn proof_order(&self, _pos: &Self::Position) -> i32 {
+        0
+    }
+
     /// What the move does, as a number below [`HISTORY_KEYS`] that is the same in different
     /// positions (e.g. the pit sown, or a stone's first step): the history heuristic learns
     /// which keys cause cut-offs. `None` (the default): the game has no such notion.

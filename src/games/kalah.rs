@@ -218,6 +218,16 @@ impl<const P: usize> Rules<'_, P> {
         [stores, rows, extra as i32]
     }
 
+    /// [`Game::proof_order`]: the seeds on the mover's side less the opponent's. Among moves
+    /// that bank as much, the one that sows fewer seeds into the opponent's row keeps more
+    /// material and fewer captures for the opponent: first in the solver's order (11.5 %
+    /// fewer nodes for empty-capture Kalah(6,4) with 20-seed tables, 9 % for standard with
+    /// 18-seed tables, both with their seeds to the owner at the end; docs/tablebases.md).
+    #[inline]
+    fn home_lead(&self, pos: &KalahPosition) -> i32 {
+        self.row_sum(pos, pos.side) as i32 - self.row_sum(pos, pos.side.other()) as i32
+    }
+
     /// The pits seen from the side to move: its own row, then the opponent's, written into
     /// `view` (kept by the caller: returning the array would move it, reading it back in
     /// wide loads just after the narrow writes, a stall the solver would pay per child).
@@ -654,6 +664,11 @@ impl Game for Kalah {
         with_rules!(self, r => r.order_hint(pos, mv))
     }
 
+    /// [`Rules::home_lead`].
+    fn proof_order(&self, pos: &KalahPosition) -> i32 {
+        with_rules!(self, r => r.home_lead(pos))
+    }
+
     fn parse_position(&self, text: &str) -> Result<KalahPosition, PositionError> {
         let fields: Vec<&str> = text.split_whitespace().collect();
         let usage = "a Kalah position is '<South pits A..>,<South store>/<North pits a..>,<North store> <S|N> [flags]', e.g. '4,4,4,4,4,4,0/4,4,4,4,4,4,0 S'";
@@ -933,6 +948,24 @@ mod tests {
             pie.format_position(&pie.start_position()),
             "4,4,4,4,4,4,0/4,4,4,4,4,4,0 S p"
         );
+    }
+
+    /// The solver's order among equal moves: the seeds on the mover's side less the
+    /// opponent's, whatever the pit count (6 runs `Rules<6>`, 4 the general code).
+    #[test]
+    fn proof_order_is_the_movers_lead_in_seeds_at_home() {
+        let g = kalah(&[]);
+        let pos = g.parse_position("1,0,2,0,0,7,3/4,0,0,1,0,0,9 S").unwrap();
+        assert_eq!(g.proof_order(&pos), 10 - 5);
+        let pos = g.parse_position("1,0,2,0,0,7,3/4,0,0,1,0,0,9 N").unwrap();
+        assert_eq!(g.proof_order(&pos), 5 - 10);
+        let four = kalah(&["pits=4"]);
+        let pos = four.parse_position("0,0,0,1,0/3,3,0,2,0 S").unwrap();
+        assert_eq!(four.proof_order(&pos), 1 - 8);
+        // A move that sows into the opponent's row lowers its mover's lead by two a seed.
+        let pos = play_all(&g, &["F"]);
+        assert_eq!(g.to_move(&pos), Player::P2);
+        assert_eq!(g.proof_order(&pos), (4 * 6 + 3) - (4 * 5));
     }
 
     #[test]

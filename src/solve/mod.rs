@@ -496,6 +496,22 @@ impl Shared<'_> {
     }
 }
 
+/// The rank of an open child in its parent's move order (higher first), from its keys in
+/// order of weight: the mover moves again, the points the move banks (half-points), the
+/// game's [`Game::order_hint`], its [`Game::proof_order`] of the child (from the parent
+/// mover's view), and a helper's noise. Each key is clamped to its own bits, so that a
+/// lighter key only ever breaks ties of the heavier ones.
+#[inline]
+fn move_rank(same: bool, gain: i32, hint: i32, order: i32, noise: u8) -> i64 {
+    const GAIN: i64 = 1 << 20;
+    const HINT: i64 = 1 << 15;
+    let tier = if same { 1i64 << 58 } else { 0 };
+    let gain = i64::from(gain).clamp(-GAIN, GAIN - 1);
+    let hint = i64::from(hint).clamp(-HINT, HINT - 1);
+    let order = i64::from(order).clamp(-HINT, HINT - 1);
+    tier + (gain << 36) + (hint << 20) + (order << 4) + i64::from(noise & 0xF)
+}
+
 /// [`Game::value_range`], or "unbounded".
 #[inline]
 fn value_range<G: Game>(game: &G, pos: &G::Position) -> (i32, i32) {
@@ -963,14 +979,20 @@ impl<'a, G: Game> Searcher<'a, G> {
                         } else {
                             -open_node.banked
                         };
-                        let gain = (child_banked - node.banked) as i64;
-                        let tier = if same { 1i64 << 40 } else { 0 };
+                        let gain = child_banked - node.banked;
+                        let order = game.proof_order(&children[i].pos);
                         let noise = if self.id == 0 {
                             0
                         } else {
-                            (self.next_random() & 0xF) as i64
+                            (self.next_random() & 0xF) as u8
                         };
-                        tier + (gain << 24) + ((game.order_hint(pos, mv) as i64) << 4) + noise
+                        move_rank(
+                            same,
+                            gain,
+                            game.order_hint(pos, mv),
+                            if same { order } else { -order },
+                            noise,
+                        )
                     };
                     // Open children gather at the front, in move order (`open ≤ i`).
                     let child = &mut children[i];
@@ -1153,6 +1175,24 @@ impl<'a, G: Game> Searcher<'a, G> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A lighter key of the move order only breaks ties of the heavier ones, even at the
+    /// ends of its range; the clamps keep out-of-range keys from spilling into others.
+    #[test]
+    fn move_rank_keys_in_order_of_weight() {
+        let (max, min) = (i32::MAX, i32::MIN);
+        // Moving again beats any gain, hint, order and noise.
+        assert!(move_rank(true, min, min, min, 0) > move_rank(false, max, max, max, 15));
+        // A point more banked beats any hint, order and noise.
+        assert!(move_rank(false, 3, min, min, 0) > move_rank(false, 2, max, max, 15));
+        assert!(move_rank(false, -1, min, min, 0) > move_rank(false, -2, max, max, 15));
+        // The hint beats the order; the order beats the noise.
+        assert!(move_rank(false, 0, 1, min, 0) > move_rank(false, 0, 0, max, 15));
+        assert!(move_rank(false, 0, 0, 1, 0) > move_rank(false, 0, 0, 0, 15));
+        assert!(move_rank(false, 0, 0, -1, 15) < move_rank(false, 0, 0, 0, 0));
+        // Equal keys: the noise decides.
+        assert!(move_rank(true, 4, 100, -7, 3) > move_rank(true, 4, 100, -7, 2));
+    }
 
     /// The transposition table is asked until the measure has enough look-ups, then only
     /// where the look-ups spare at least a node in `MISSES_PER_NODE`.
