@@ -19,7 +19,7 @@
 //! MTD(f) without a horizon proves the value. Every child of a node is peeked at before any is
 //! searched (game end, stake bounds, tables, transposition table: enhanced transposition
 //! cutoffs and more); the rest are searched table move first, then moves that keep the turn,
-//! then by the points the move banks.
+//! then by the points the move banks, the game's hint and its [`Game::proof_order`].
 //! Threads share the table (Lazy SMP): all work on the current test, helpers in a perturbed
 //! move order; the first to finish a test moves everyone to the next.
 //!
@@ -872,7 +872,7 @@ impl<'a, G: Game> Searcher<'a, G> {
 
     /// Search the moves of a position that peeking did not decide: every child is peeked
     /// first (any child that already reaches β ends the node), the rest are searched in
-    /// order: the table's move, moves that keep the turn, then by the points they bank.
+    /// order: the table's move, then by [`move_rank`].
     fn expand(
         &mut self,
         pos: &G::Position,
