@@ -24,17 +24,51 @@ pub fn fixture(path: &str) -> PathBuf {
         .join(path)
 }
 
+/// Folders `sowfan-test-<name>-<pid>` that earlier test processes left in the system's
+/// temporary directory, removed once per process before it makes its own: a test run's
+/// folders (tables, records; about 70 MB) stay for a look after it ends, but do not pile
+/// up run after run. A folder whose process still runs (`/proc/<pid>`) is kept; without
+/// `/proc` nothing is removed.
+fn sweep_earlier_runs() {
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    SWEPT.call_once(|| {
+        if !Path::new("/proc/self").exists() {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let Some(pid) = name
+                .strip_prefix("sowfan-test-")
+                .and_then(|rest| rest.rsplit_once('-'))
+                .and_then(|(_, pid)| pid.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let alive = Path::new("/proc").join(pid.to_string()).exists();
+            if !alive && entry.file_type().is_ok_and(|t| t.is_dir()) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    });
+}
+
 /// A scratch file name unique to this test run (one folder per test process).
 pub fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sowfan-match-tests-{}", std::process::id()));
+    sweep_earlier_runs();
+    let dir = std::env::temp_dir().join(format!("sowfan-test-match-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir.join(name)
 }
 
-/// A fresh, empty directory `sowfan-<name>-<pid>` under the system's temporary directory,
+/// A fresh, empty directory `sowfan-test-<name>-<pid>` under the system's temporary directory,
 /// for a test that makes files of its own (tables, records, hostile files).
 pub fn fresh_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sowfan-{name}-{}", std::process::id()));
+    sweep_earlier_runs();
+    let dir = std::env::temp_dir().join(format!("sowfan-test-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     dir
