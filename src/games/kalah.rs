@@ -227,17 +227,20 @@ impl<const P: usize> Rules<'_, P> {
     /// Kalah(6,4) with 18-seed tables; the pits 0.98 and 0.44 more (counted the other way,
     /// for the mover, they cost 1.38 in empty-capture).
     #[inline]
-    fn home_lead(&self, pos: &KalahPosition) -> i32 {
-        let own = self.pit_cell(pos.side, 0);
-        let other = self.pit_cell(pos.side.other(), 0);
-        let n = self.n();
+    fn proof_order(&self, pos: &KalahPosition) -> i32 {
         let (mut lead, mut facing_seeds) = (0i32, 0i32);
-        for i in 0..n {
-            let (mine, facing) = (pos.cells[own + i], pos.cells[other + n - 1 - i]);
-            lead += i32::from(mine) - i32::from(pos.cells[other + i]);
+        for cell in self.row(pos.side) {
+            let (mine, facing) = (pos.cells[cell], pos.cells[self.opposite(cell)]);
+            lead += i32::from(mine) - i32::from(facing);
             facing_seeds += i32::from(mine == 0 && facing > 0);
         }
         8 * lead - facing_seeds
+    }
+
+    /// The pit across the board from pit cell `cell` (either side's).
+    #[inline]
+    fn opposite(&self, cell: usize) -> usize {
+        2 * self.n() - cell
     }
 
     /// The pits seen from the side to move: its own row, then the opponent's, written into
@@ -335,7 +338,7 @@ impl<const P: usize> Rules<'_, P> {
             return None;
         }
         let landing = first + i + seeds;
-        (pos.cells[landing] == 0).then(|| pos.cells[2 * self.n() - landing] as u32)
+        (pos.cells[landing] == 0).then(|| pos.cells[self.opposite(landing)] as u32)
     }
 
     /// The seeds in the pits, and how many of them each player is sure to bank (one pass,
@@ -443,7 +446,7 @@ impl<const P: usize> Rules<'_, P> {
         let store = self.store(side);
         if last != store {
             if self.row(side).contains(&last) && pos.cells[last] == 1 {
-                let opposite = 2 * self.n() - last;
+                let opposite = self.opposite(last);
                 let taken = pos.cells[opposite];
                 if taken > 0 || self.empty_capture {
                     pos.cells[store] += taken + 1;
@@ -676,9 +679,9 @@ impl Game for Kalah {
         with_rules!(self, r => r.order_hint(pos, mv))
     }
 
-    /// [`Rules::home_lead`].
+    /// [`Rules::proof_order`].
     fn proof_order(&self, pos: &KalahPosition) -> i32 {
-        with_rules!(self, r => r.home_lead(pos))
+        with_rules!(self, r => r.proof_order(pos))
     }
 
     fn parse_position(&self, text: &str) -> Result<KalahPosition, PositionError> {

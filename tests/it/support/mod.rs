@@ -56,10 +56,16 @@ fn sweep_earlier_runs() {
     });
 }
 
+/// This process's folder `sowfan-test-<name>-<pid>` under the system's temporary directory
+/// (not created), once the folders of earlier runs are swept.
+fn test_dir(name: &str) -> PathBuf {
+    sweep_earlier_runs();
+    std::env::temp_dir().join(format!("sowfan-test-{name}-{}", std::process::id()))
+}
+
 /// A scratch file name unique to this test run (one folder per test process).
 pub fn scratch(name: &str) -> PathBuf {
-    sweep_earlier_runs();
-    let dir = std::env::temp_dir().join(format!("sowfan-test-match-{}", std::process::id()));
+    let dir = test_dir("match");
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir.join(name)
 }
@@ -67,8 +73,7 @@ pub fn scratch(name: &str) -> PathBuf {
 /// A fresh, empty directory `sowfan-test-<name>-<pid>` under the system's temporary directory,
 /// for a test that makes files of its own (tables, records, hostile files).
 pub fn fresh_dir(name: &str) -> PathBuf {
-    sweep_earlier_runs();
-    let dir = std::env::temp_dir().join(format!("sowfan-test-{name}-{}", std::process::id()));
+    let dir = test_dir(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     dir
