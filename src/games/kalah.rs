@@ -342,11 +342,14 @@ impl<const P: usize> Rules<'_, P> {
     }
 
     /// The seeds in the pits, and how many of them each player is sure to bank (one pass,
-    /// as the solver asks for every position it meets):
+    /// and a second only when the mover has a pit that reaches its store exactly, as the
+    /// solver asks for every position it meets):
     /// - the mover: the most its best single move banks at once, whatever follows (one seed
     ///   for a pit that reaches or passes its store, the captured seeds and the capturing
     ///   one for a capture). With empty-capture that is at least one: its rightmost seeds
-    ///   reach the store or end in an empty pit;
+    ///   reach the store or end in an empty pit. Or, when it has pits that reach the store
+    ///   exactly, the seeds of its extra moves (always the rightmost such pit, until none
+    ///   is left) and then the best single move of the row they leave;
     /// - the waiting player: one seed when it has two pits that will bank one when played,
     ///   whatever the mover's sowing adds to them (with empty-capture any non-empty pit, as
     ///   the rightmost one always does; else a pit that reaches the store). The mover's turn
@@ -362,14 +365,42 @@ impl<const P: usize> Rules<'_, P> {
         let other_first = self.pit_cell(pos.side.other(), 0);
         let own = &pos.cells[own_first..own_first + n];
         let other = &pos.cells[other_first..other_first + n];
-        let (mut seeds, mut ours, mut banking) = (0u32, 0u32, 0u32);
+        let (mut seeds, mut banking, mut exact) = (0u32, 0u32, 0u32);
+        for i in 0..n {
+            let theirs = other[i] as u32;
+            seeds += own[i] as u32 + theirs;
+            banking += u32::from((theirs > 0) & (self.empty_capture | (theirs as usize >= n - i)));
+            exact += u32::from(own[i] as usize == n - i);
+        }
+        let mut ours = self.last_move_gain(own, other);
+        if exact > 0 {
+            // The pits that reach the store exactly, each sown while it is the rightmost
+            // such pit: each banks a seed and keeps the turn, and a pit sown adds only to the
+            // pits right of it (which may reach the store exactly in turn). Then a last move.
+            let mut row = [0u16; MAX_PITS];
+            let row = &mut row[..n];
+            row.copy_from_slice(own);
+            let mut chain = 0u32;
+            while let Some(i) = (0..n).rev().find(|&i| row[i] as usize == n - i) {
+                row[i] = 0;
+                row[i + 1..].iter_mut().for_each(|c| *c += 1);
+                chain += 1;
+            }
+            ours = ours.max(chain + self.last_move_gain(row, other));
+        }
+        (seeds, ours, u32::from(banking >= 2))
+    }
+
+    /// The most one move of the mover's row `own` (facing `other`) is sure to bank,
+    /// counting no extra move: a seed when it reaches the store, else its capture.
+    #[inline]
+    fn last_move_gain(&self, own: &[u16], other: &[u16]) -> u32 {
+        let n = self.n();
+        let mut gain = 0u32;
         // Without branches (selects, `&` of flags): which case a pit falls in is data the
         // processor cannot predict, and the solver asks this of every position it meets.
         for i in 0..n {
             let mine = own[i] as usize;
-            let theirs = other[i] as u32;
-            seeds += mine as u32 + theirs;
-            banking += u32::from((theirs > 0) & (self.empty_capture | (theirs as usize >= n - i)));
             // The pit reaches or passes the store: one seed banked.
             let reaches = mine >= n - i;
             // Else the last seed stays in the row; in an empty pit it captures the pit
@@ -379,14 +410,14 @@ impl<const P: usize> Rules<'_, P> {
             let opposite = other[n - 1 - landing] as u32;
             let captures =
                 (mine > 0) & !reaches & (own[landing] == 0) & ((opposite > 0) | self.empty_capture);
-            let gain = if reaches {
+            let this = if reaches {
                 1
             } else {
                 u32::from(captures) * (opposite + 1)
             };
-            ours = ours.max(gain);
+            gain = gain.max(this);
         }
-        (seeds, ours, u32::from(banking >= 2))
+        gain
     }
 
     /// Sowing from `start` by `side`; returns the cell of the last seed.
@@ -985,6 +1016,18 @@ mod tests {
         let pos = play_all(&g, &["F"]);
         assert_eq!(g.to_move(&pos), Player::P2);
         assert_eq!(g.proof_order(&pos), 8 * ((4 * 6 + 3) - (4 * 5)));
+    }
+
+    #[test]
+    fn sure_gains_follow_the_extra_moves_then_a_capture() {
+        let g = kalah(&[]);
+        // South sows F, E, F, D, F (each reaches the store exactly: five seeds banked), then
+        // E's last seed lands in the empty F and takes North's a: seven seeds sure, of 12.
+        let pos = g.parse_position("0,0,0,3,2,1,0/1,1,1,1,1,1,0 S").unwrap();
+        assert_eq!(g.value_range(&pos), Some((-24 + 4 * 7, 24)));
+        // The same row without the seed facing F: the chain's five seeds, no capture.
+        let pos = g.parse_position("0,0,0,3,2,1,0/0,1,1,1,1,1,0 S").unwrap();
+        assert_eq!(g.value_range(&pos), Some((-22 + 4 * 5, 22)));
     }
 
     #[test]
