@@ -628,13 +628,14 @@ struct Child<G: Game> {
     node: OpenNode,
     /// The same player moves again.
     same: bool,
-    index: u8,
-    rank: i64,
 }
 
 struct Ply<G: Game> {
     moves: Vec<G::Move>,
     children: Vec<Child<G>>,
+    /// The open children to search: rank and place in `children`, sorted (the children
+    /// themselves stay where they were played, as moving them costs more than sorting these).
+    order: Vec<(i64, u8)>,
 }
 
 impl<'a, G: Game> Searcher<'a, G> {
@@ -896,10 +897,13 @@ impl<'a, G: Game> Searcher<'a, G> {
             self.plies.resize_with(ply + 1, || Ply {
                 moves: Vec::new(),
                 children: Vec::new(),
+                order: Vec::new(),
             });
         }
         let mut moves = std::mem::take(&mut self.plies[ply].moves);
         let mut children = std::mem::take(&mut self.plies[ply].children);
+        let mut order = std::mem::take(&mut self.plies[ply].order);
+        order.clear();
         game.legal_moves(pos, &mut moves);
         // Only the root is ever restricted: one comparison per node.
         let restricted = ply == 0 && !self.only.is_empty();
@@ -943,13 +947,10 @@ impl<'a, G: Game> Searcher<'a, G> {
                     tt_move: None,
                 },
                 same: false,
-                index: 0,
-                rank: 0,
             });
         }
         let mut best = -UNBOUNDED;
         let mut best_index = None;
-        let mut open = 0;
         for (i, &mv) in moves.iter().enumerate() {
             let same = game.to_move(&children[i].pos) == mover;
             let child_beta = if same { beta } else { 1 - beta };
@@ -994,27 +995,23 @@ impl<'a, G: Game> Searcher<'a, G> {
                             noise,
                         )
                     };
-                    // Open children gather at the front, in move order (`open ≤ i`).
                     let child = &mut children[i];
-                    child.located = Located::Unknown;
                     child.node = open_node;
                     child.same = same;
-                    child.index = i as u8;
-                    child.rank = rank;
-                    children.swap(open, i);
-                    open += 1;
+                    order.push((rank, i as u8));
                 }
             }
         }
-        children.truncate(open);
         if best < beta {
-            children.sort_unstable_by_key(|c| std::cmp::Reverse(c.rank));
+            // Equal ranks keep the order of the moves.
+            order.sort_unstable_by_key(|&(rank, i)| (std::cmp::Reverse(rank), i));
             let parallel = self.shared.threads > 1;
             // Children another thread is searching wait for a second pass (the first child
             // never waits: it is the likeliest cut).
             let mut deferred: u64 = 0;
             'passes: for pass in 0..2 {
-                for (k, child) in children.iter().enumerate() {
+                for (k, &(_, index)) in order.iter().enumerate() {
+                    let child = &children[usize::from(index)];
                     let bit = if k < 64 { 1u64 << k } else { 0 };
                     if pass == 1 && deferred & bit == 0 {
                         continue;
@@ -1047,7 +1044,7 @@ impl<'a, G: Game> Searcher<'a, G> {
                     }
                     if value > best {
                         best = value;
-                        best_index = Some(child.index);
+                        best_index = Some(index);
                         if value >= beta {
                             break 'passes;
                         }
@@ -1063,6 +1060,7 @@ impl<'a, G: Game> Searcher<'a, G> {
         }
         self.plies[ply].moves = moves;
         self.plies[ply].children = children;
+        self.plies[ply].order = order;
         if self.aborted {
             return 0;
         }
