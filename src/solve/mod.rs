@@ -570,10 +570,15 @@ enum Located {
     /// Not in the tables; its transposition key ([`Game::exact_key`]), prefetched, and the
     /// stake level of its parent, whose [`TableUse`] counts the look-up.
     Key(u64, usize),
-    /// The same, not to be looked up: the transposition table seldom knows such positions
-    /// ([`TableUse`]).
-    Unasked(u64),
+    /// Not in the tables, not to be looked up: the transposition table seldom knows such
+    /// positions ([`TableUse`]). Its key is worked out only when a result is stored
+    /// ([`OpenNode::key`] is then [`KEY_LATER`]).
+    Unasked,
 }
+
+/// [`OpenNode::key`] of a position whose key is worked out only when needed
+/// ([`Located::Unasked`]). A real key may equal it: it is then only worked out again.
+const KEY_LATER: u64 = 0;
 
 /// Stake levels whose transposition-table use is measured apart ([`Game::value_at_stake`],
 /// larger stakes share the last).
@@ -811,12 +816,13 @@ impl<'a, G: Game> Searcher<'a, G> {
             return Peek::Known(banked + rest);
         }
         let key = match located {
-            Located::Key(key, _) | Located::Unasked(key) => key,
+            Located::Key(key, _) => key,
+            Located::Unasked => KEY_LATER,
             _ => game.exact_key(pos),
         };
         let mut tt_move = None;
         let found = match located {
-            Located::Unasked(_) => None,
+            Located::Unasked => None,
             Located::Key(_, level) => {
                 let found = self.tt.probe_with_work(key);
                 let used = &mut self.table_use[level];
@@ -921,19 +927,30 @@ impl<'a, G: Game> Searcher<'a, G> {
         for &mv in &moves {
             let mut child = pos.clone();
             game.play(&mut child, mv);
-            let located = match (game.table_index_or_key(&child, max_layer), self.tables) {
-                (Ok(at), Some(tables)) => {
-                    tables.prefetch_at(at);
-                    Located::Table(at)
-                }
-                (Ok(_), None) => Located::Unknown, // not asked for: no tables
-                (Err(key), _) => {
-                    if ask_table {
+            let located = if ask_table {
+                match (game.table_index_or_key(&child, max_layer), self.tables) {
+                    (Ok(at), Some(tables)) => {
+                        tables.prefetch_at(at);
+                        Located::Table(at)
+                    }
+                    (Ok(_), None) => Located::Unknown, // not asked for: no tables
+                    (Err(key), _) => {
                         self.tt.prefetch(key);
                         Located::Key(key, level)
-                    } else {
-                        Located::Unasked(key)
                     }
+                }
+            } else {
+                // The key waits until a result is stored (most such subtrees are too small
+                // to be).
+                match (max_layer, self.tables) {
+                    (Some(max), Some(tables)) => match game.table_index(&child, max) {
+                        Some(at) => {
+                            tables.prefetch_at(at);
+                            Located::Table(at)
+                        }
+                        None => Located::Unasked,
+                    },
+                    _ => Located::Unasked,
                 }
             };
             children.push(Child {
@@ -1016,9 +1033,13 @@ impl<'a, G: Game> Searcher<'a, G> {
                     if pass == 1 && deferred & bit == 0 {
                         continue;
                     }
-                    let key = child.node.key;
                     let mark = parallel
                         && child.node.upper - child.node.lower >= 2 * self.shared.busy_min_stake;
+                    let key = if mark && child.node.key == KEY_LATER {
+                        game.exact_key(&child.pos)
+                    } else {
+                        child.node.key
+                    };
                     if pass == 0 && mark && k > 0 && bit != 0 && self.shared.is_busy(key) {
                         deferred |= bit;
                         continue;
@@ -1071,13 +1092,21 @@ impl<'a, G: Game> Searcher<'a, G> {
         let stored = if self.unresolved { depth } else { PROVEN };
         if work < STORE_MIN_WORK || restricted {
             // Cheap to find again; or not the position's own value (a restricted root).
-        } else if best >= beta {
-            self.tt
-                .store(node.key, best - banked, i32::MAX, best_index, stored, work);
         } else {
-            // The child that came closest: a good first try when this node is searched again.
-            self.tt
-                .store(node.key, i32::MIN, best - banked, best_index, stored, work);
+            let key = if node.key == KEY_LATER {
+                game.exact_key(pos)
+            } else {
+                node.key
+            };
+            if best >= beta {
+                self.tt
+                    .store(key, best - banked, i32::MAX, best_index, stored, work);
+            } else {
+                // The child that came closest: a good first try when this node is searched
+                // again.
+                self.tt
+                    .store(key, i32::MIN, best - banked, best_index, stored, work);
+            }
         }
         self.unresolved |= outer_unresolved;
         best
