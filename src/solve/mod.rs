@@ -627,6 +627,19 @@ struct OpenNode {
     tt_move: Option<u8>,
 }
 
+impl OpenNode {
+    /// The transposition key of `pos` (this node's position), worked out now when its
+    /// peek left it for later ([`KEY_LATER`]).
+    #[inline]
+    fn key_of<G: Game>(&self, game: &G, pos: &G::Position) -> u64 {
+        if self.key == KEY_LATER {
+            game.exact_key(pos)
+        } else {
+            self.key
+        }
+    }
+}
+
 struct Child<G: Game> {
     pos: G::Position,
     located: Located,
@@ -927,31 +940,27 @@ impl<'a, G: Game> Searcher<'a, G> {
         for &mv in &moves {
             let mut child = pos.clone();
             game.play(&mut child, mv);
-            let located = if ask_table {
-                match (game.table_index_or_key(&child, max_layer), self.tables) {
-                    (Ok(at), Some(tables)) => {
-                        tables.prefetch_at(at);
-                        Located::Table(at)
-                    }
-                    (Ok(_), None) => Located::Unknown, // not asked for: no tables
-                    (Err(key), _) => {
-                        self.tt.prefetch(key);
-                        Located::Key(key, level)
-                    }
-                }
+            // A child whose look-up is skipped needs no key yet: only whether the tables
+            // hold it (its key waits until a result is stored; most such subtrees are too
+            // small to be).
+            let found = if ask_table {
+                game.table_index_or_key(&child, max_layer)
             } else {
-                // The key waits until a result is stored (most such subtrees are too small
-                // to be).
-                match (max_layer, self.tables) {
-                    (Some(max), Some(tables)) => match game.table_index(&child, max) {
-                        Some(at) => {
-                            tables.prefetch_at(at);
-                            Located::Table(at)
-                        }
-                        None => Located::Unasked,
-                    },
-                    _ => Located::Unasked,
+                max_layer
+                    .and_then(|max| game.table_index(&child, max))
+                    .ok_or(KEY_LATER)
+            };
+            let located = match (found, self.tables) {
+                (Ok(at), Some(tables)) => {
+                    tables.prefetch_at(at);
+                    Located::Table(at)
                 }
+                (Ok(_), None) => Located::Unknown, // not asked for: no tables
+                (Err(key), _) if ask_table => {
+                    self.tt.prefetch(key);
+                    Located::Key(key, level)
+                }
+                (Err(_), _) => Located::Unasked,
             };
             children.push(Child {
                 pos: child,
@@ -1035,8 +1044,8 @@ impl<'a, G: Game> Searcher<'a, G> {
                     }
                     let mark = parallel
                         && child.node.upper - child.node.lower >= 2 * self.shared.busy_min_stake;
-                    let key = if mark && child.node.key == KEY_LATER {
-                        game.exact_key(&child.pos)
+                    let key = if mark {
+                        child.node.key_of(game, &child.pos)
                     } else {
                         child.node.key
                     };
@@ -1093,11 +1102,7 @@ impl<'a, G: Game> Searcher<'a, G> {
         if work < STORE_MIN_WORK || restricted {
             // Cheap to find again; or not the position's own value (a restricted root).
         } else {
-            let key = if node.key == KEY_LATER {
-                game.exact_key(pos)
-            } else {
-                node.key
-            };
+            let key = node.key_of(game, pos);
             if best >= beta {
                 self.tt
                     .store(key, best - banked, i32::MAX, best_index, stored, work);
