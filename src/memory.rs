@@ -302,6 +302,23 @@ pub fn mix64(mut k: u64) -> u64 {
     k ^ (k >> 33)
 }
 
+/// The memory this process could still take without pressing others: the system's
+/// `MemAvailable` (free memory and caches it can drop, /proc/meminfo), at most the binding
+/// limit of [`MemoryLimits`] less its reserve; `None` where neither is known.
+pub fn available_bytes() -> Option<u64> {
+    let free = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| status_kib(&text, "MemAvailable:"))
+        .map(|kib| kib.saturating_mul(1024));
+    let limit = MemoryLimits::current()
+        .binding()
+        .map(|(bytes, _)| bytes.saturating_sub(reserve(bytes)));
+    match (free, limit) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 /// The most memory this process has held resident so far, in bytes (`VmHWM` of
 /// /proc/self/status; `None` where the system does not say, e.g. outside Linux).
 pub fn peak_resident_bytes() -> Option<u64> {

@@ -303,6 +303,68 @@ fn solve_on_the_command_line_prints_value_line_and_every_move() {
     }
 }
 
+/// Tables read into memory (`--tables-in memory`) answer as the mapped ones: the same
+/// value and the same nodes, and the `Memory:` line says how they were held; the copy's
+/// probes equal the mapping's on every entry.
+#[test]
+fn tables_in_memory_answer_as_mapped_ones() {
+    let game = kalah(&["pits=4"]);
+    let dir = scratch_dir("in-memory");
+    let mapped = build_tables(&game, &dir, 9, 2);
+    let copy = mapped.to_memory().expect("copy");
+    assert!(copy.in_memory() && !mapped.in_memory());
+    for layer in 0..=mapped.max_layer() {
+        for index in 0.. {
+            let Some(value) = mapped.value(layer, index) else {
+                break;
+            };
+            assert_eq!(
+                copy.value(layer, index),
+                Some(value),
+                "layer {layer} entry {index}"
+            );
+        }
+    }
+    let dir = dir.display().to_string();
+    let mut seen = Vec::new();
+    for how in ["memory", "mapped", "auto"] {
+        let out = run::output(&[
+            "solve",
+            "kalah",
+            "pits=4",
+            "seeds=3",
+            "--hash",
+            "16",
+            "--tablebases",
+            &dir,
+            "--tables-in",
+            how,
+        ]);
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(out.status.success(), "{how}: {text}");
+        let line = |prefix: &str| {
+            text.lines()
+                .find(|l| l.starts_with(prefix))
+                .unwrap_or_default()
+                .to_string()
+        };
+        let memory = line("Memory: ");
+        let held = if how == "mapped" {
+            "mapped"
+        } else {
+            "in memory"
+        };
+        assert!(
+            memory.contains(&format!("tables {held} ")),
+            "{how}: {memory}"
+        );
+        seen.push((line("Value: "), line("Nodes: ")));
+    }
+    assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:?}");
+    let out = run::output(&["solve", "kalah", "--tables-in", "sometimes"]);
+    assert!(!out.status.success());
+}
+
 /// A layer built in K slices and merged is byte for byte the layer built at once.
 #[test]
 fn merged_shards_equal_a_single_build() {
