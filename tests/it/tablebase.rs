@@ -327,7 +327,7 @@ fn tables_in_memory_answer_as_mapped_ones() {
     }
     let dir = dir.display().to_string();
     let mut seen = Vec::new();
-    for how in ["memory", "mapped", "auto"] {
+    for how in ["memory", "mapped"] {
         let out = run::output(&[
             "solve",
             "kalah",
