@@ -413,6 +413,12 @@ extern "C" fn on_sigbus(signal: libc::c_int, info: *mut libc::siginfo_t, _: *mut
 mod tests {
     use super::*;
 
+    /// Cut `path` to `len` bytes in place, as someone else might under a mapping.
+    fn truncate(path: &Path, len: u64) {
+        let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        file.set_len(len).unwrap();
+    }
+
     #[test]
     fn a_file_truncated_under_its_map_reads_zeros_and_breaks_its_health() {
         let dir = std::env::temp_dir().join(format!("sowfan-mapped-{}", std::process::id()));
@@ -423,12 +429,7 @@ mod tests {
         let file = MappedFile::open(&path, &health).unwrap();
         assert_eq!(file.bytes()[4 * 4096], 7);
         assert!(file.changed().is_none());
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_len(100)
-            .unwrap();
+        truncate(&path, 100);
         // A read past the new end: SIGBUS, handled.
         let byte = unsafe { std::ptr::read_volatile(&file.bytes()[4 * 4096]) };
         assert_eq!(byte, 0);
@@ -459,12 +460,7 @@ mod tests {
         // Truncated after opening: the copy is refused, and the copy made before is not
         // read from the file (no fault), though the change is reported.
         let file = MappedFile::open(&path, &health).unwrap();
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_len(100)
-            .unwrap();
+        truncate(&path, 100);
         let e = file.to_memory().err();
         assert!(
             matches!(&e, Some(OpenError::Changed(m)) if m.contains("was written")),
