@@ -311,8 +311,8 @@ pub fn available_bytes() -> Option<u64> {
         .and_then(|text| status_kib(&text, "MemAvailable:"))
         .map(|kib| kib.saturating_mul(1024));
     let limit = MemoryLimits::current()
-        .binding()
-        .map(|(bytes, _)| bytes.saturating_sub(reserve(bytes)));
+        .table_limit_mb()
+        .map(|mb| (mb as u64) << 20);
     match (free, limit) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
