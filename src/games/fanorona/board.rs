@@ -424,27 +424,27 @@ impl Geometry {
         let empty = self.all & !(own | enemy);
         let mut targets = 0;
         let mut longest = 0;
-        for d in 0..DIRECTIONS {
-            let delta = self.delta[d];
-            let movers = own & self.before(empty, delta) & self.has_step[d];
-            if movers == 0 {
-                continue;
+        // A line taken along `up` starts either two steps ahead of a stone that approaches
+        // along `up` or just behind one that withdraws along `down` (and the other way
+        // round), so both kinds of capture share one walk along each line direction.
+        for (up, down) in FORWARD_PAIRS {
+            let k = self.delta[up] as u32;
+            let movers_up = own & (empty >> k) & self.has_step[up];
+            let movers_down = own & (empty << k) & self.has_step[down];
+            let mut line_up = ((movers_up & self.has_two[up]) << (2 * k)
+                | (movers_down & self.has_step[up]) << k)
+                & enemy;
+            let mut line_down = ((movers_down & self.has_two[down]) >> (2 * k)
+                | (movers_up & self.has_step[down]) >> k)
+                & enemy;
+            targets |= line_up | line_down;
+            let mut length = 0;
+            while line_up | line_down != 0 {
+                length += 1;
+                line_up = ((line_up & self.has_step[up]) << k) & enemy;
+                line_down = ((line_down & self.has_step[down]) >> k) & enemy;
             }
-            // Approach: the stone two steps ahead, its line going on in direction d;
-            // withdrawal: the stone just behind, its line going on the other way.
-            let back = opposite(d);
-            for (mut line, along) in [
-                (shift_by(movers & self.has_two[d], 2 * delta) & enemy, d),
-                (shift_by(movers & self.has_step[back], -delta) & enemy, back),
-            ] {
-                targets |= line;
-                let mut length = 0;
-                while line != 0 {
-                    length += 1;
-                    line = shift_by(line & self.has_step[along], self.delta[along]) & enemy;
-                }
-                longest = longest.max(length);
-            }
+            longest = longest.max(length);
         }
         Threats { targets, longest }
     }
@@ -483,16 +483,6 @@ pub struct Threats {
     pub targets: u64,
     /// The most stones one capture step could take.
     pub longest: u32,
-}
-
-/// `set` moved by `delta` indices (the inverse of [`Geometry::before`]).
-#[inline(always)]
-fn shift_by(set: u64, delta: i32) -> u64 {
-    if delta >= 0 {
-        set << delta
-    } else {
-        set >> -delta
-    }
 }
 
 pub static TSIVY: Geometry = Geometry::new(9, 5, 0x0103_02ca_0008_0000, 0x0c04_2004_1520_0888);

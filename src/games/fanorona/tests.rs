@@ -93,6 +93,63 @@ fn forward_directions_go_up_the_point_indices() {
     }
 }
 
+/// The evaluation's threats (the first stone of every line one capture step could take, and
+/// the longest such line) agree with a walk over the plain neighbour tables, for many random
+/// boards of every size.
+#[test]
+fn threats_match_a_walk_over_the_neighbour_tables() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut random = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for size in [Size::Tsivy, Size::Dimy, Size::Telo] {
+        let g = size.geometry();
+        let mut lines_seen = 0;
+        for _ in 0..3000 {
+            let (a, b) = (random(), random());
+            let own = a & !b & g.all;
+            let enemy = !a & b & random() & g.all;
+            let holds = |q: u8| q != NONE && enemy >> q & 1 == 1;
+            let (mut targets, mut longest) = (0u64, 0u32);
+            for p in (0..g.points).filter(|&p| own >> p & 1 == 1) {
+                for d in 0..8 {
+                    let to = g.step(p, d);
+                    if to == NONE || (own | enemy) >> to & 1 == 1 {
+                        continue;
+                    }
+                    for (first, along) in [
+                        (g.step(to as usize, d), d),
+                        (g.step(p, opposite(d)), opposite(d)),
+                    ] {
+                        let mut at = first;
+                        let mut length = 0;
+                        while holds(at) {
+                            if length == 0 {
+                                targets |= 1 << at;
+                            }
+                            length += 1;
+                            at = g.step(at as usize, along);
+                        }
+                        longest = longest.max(length);
+                    }
+                }
+            }
+            // On Telo's 3 × 3 a capture step takes one stone at most.
+            lines_seen += usize::from(longest > u32::from(!matches!(size, Size::Telo)));
+            let threats = g.threats(own, enemy);
+            assert_eq!(
+                (threats.targets, threats.longest as u32),
+                (targets, longest),
+                "{size:?} own {own:#x} enemy {enemy:#x}"
+            );
+        }
+        assert!(lines_seen > 100, "{size:?}: too few long lines");
+    }
+}
+
 /// Chain generation's local directions and its branch-free capture sets agree with the
 /// plain neighbour tables, for every point and many random boards.
 #[test]
