@@ -141,7 +141,7 @@ fn threats_match_a_walk_over_the_neighbour_tables() {
             lines_seen += usize::from(longest > u32::from(!matches!(size, Size::Telo)));
             let threats = g.threats(own, enemy);
             assert_eq!(
-                (threats.targets, threats.longest as u32),
+                (threats.targets, threats.longest),
                 (targets, longest),
                 "{size:?} own {own:#x} enemy {enemy:#x}"
             );
