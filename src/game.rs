@@ -408,6 +408,13 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// (as long as [`Game::eval_terms`]).
     fn eval_features(&self, _pos: &Self::Position, _features: &mut [i32]) {}
 
+    /// The factor `(numerator, denominator)` by which `evaluate` scales `Σ term.value ×
+    /// feature` in `pos` (rounded toward zero): e.g. an evaluation drawn toward the draw
+    /// that a rule's counter brings nearer. The tuner scales the features by it. Default: 1.
+    fn eval_scale(&self, _pos: &Self::Position) -> (i64, i64) {
+        (1, 1)
+    }
+
     /// The stones (seeds) still on the board of `pos`, for tools that sort positions by
     /// the phase of the game (e.g. `sowfan accuracy`'s range of stones in play). `None`:
     /// the game does not say.

@@ -86,8 +86,10 @@ pub trait Session: Send {
     /// The evaluation's terms (weights), for tuning.
     fn eval_terms(&self) -> &'static [EvalTerm];
 
-    /// The evaluation's features of the current position, if it is quiet and not over.
-    fn eval_sample(&self) -> Option<Vec<i32>>;
+    /// The evaluation's features of the current position, if it is quiet and not over,
+    /// scaled by [`crate::game::Game::eval_scale`] (so that the evaluation is their
+    /// weighted sum).
+    fn eval_sample(&self) -> Option<Vec<f64>>;
 
     /// Open this game's endgame tables under `dir` for use (see
     /// [`crate::tablebase::open_for_use`]: `Ok(None)` when the game has none at all,
@@ -215,7 +217,7 @@ impl<G: Game> Session for GameSession<G> {
         self.game.eval_terms()
     }
 
-    fn eval_sample(&self) -> Option<Vec<i32>> {
+    fn eval_sample(&self) -> Option<Vec<f64>> {
         self.quiet_features()
     }
 

@@ -214,13 +214,15 @@ impl<G: Game> GameSession<G> {
     }
 
     /// [`super::Session::eval_sample`].
-    pub(super) fn quiet_features(&self) -> Option<Vec<i32>> {
+    pub(super) fn quiet_features(&self) -> Option<Vec<f64>> {
         if self.outcome().is_some() || !self.game.is_quiet(&self.position) {
             return None;
         }
         let mut features = vec![0; self.game.eval_terms().len()];
         self.game.eval_features(&self.position, &mut features);
-        Some(features)
+        let (numerator, denominator) = self.game.eval_scale(&self.position);
+        let scale = numerator as f64 / denominator as f64;
+        Some(features.into_iter().map(|f| f64::from(f) * scale).collect())
     }
 
     /// Move texts of a line played from the current position.

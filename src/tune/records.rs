@@ -155,7 +155,7 @@ pub fn read_samples(
                             None => 0.5,
                         };
                         samples.offer(Sample {
-                            features: features.into_iter().map(f64::from).collect(),
+                            features,
                             result: label,
                         });
                     }

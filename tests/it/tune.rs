@@ -15,7 +15,8 @@ use crate::support::run;
 use crate::support::selfplay::play_out;
 use crate::support::{BIN, scratch};
 
-/// Over random games, `evaluate` is exactly Σ weight × feature (the tuner's model of it).
+/// Over random games, `evaluate` is exactly Σ weight × feature, times the game's scale of
+/// the position (the tuner's model of it).
 fn evaluation_is_the_weighted_features<G: Game>(game: &G) {
     let terms = game.eval_terms();
     assert!(!terms.is_empty(), "{}", game.spec());
@@ -33,9 +34,10 @@ fn evaluation_is_the_weighted_features<G: Game>(game: &G) {
             }
             game.eval_features(pos, &mut features);
             let sum: i32 = terms.iter().zip(&features).map(|(t, f)| t.value * f).sum();
+            let (numerator, denominator) = game.eval_scale(pos);
             assert_eq!(
-                game.evaluate(pos),
-                sum,
+                i64::from(game.evaluate(pos)),
+                i64::from(sum) * numerator / denominator,
                 "{}: {}",
                 game.spec(),
                 game.format_position(pos)

@@ -398,6 +398,17 @@ impl Geometry {
         movers & set
     }
 
+    /// `set` and every point one step from it.
+    #[inline]
+    pub fn neighbourhood(&self, set: u64) -> u64 {
+        let mut out = set;
+        for (up, down) in FORWARD_PAIRS {
+            let k = self.delta[up] as u32;
+            out |= (set & self.has_step[up]) << k | (set & self.has_step[down]) >> k;
+        }
+        out
+    }
+
     /// Stones of `own` that can capture right now (by approach or withdrawal).
     #[inline]
     pub fn capturers(&self, own: u64, enemy: u64) -> u64 {

@@ -157,6 +157,32 @@ impl Fanorona {
         self.quiet_limit.is_some_and(|limit| pos.quiet >= limit)
     }
 
+    /// The feature `pursuit`: in an ending, the stones of the side ahead within two steps of
+    /// a stone of the side behind (positive when the mover is ahead, negative when behind,
+    /// 0 when level or before the ending).
+    #[inline]
+    fn pursuit(&self, own: u64, enemy: u64, material: i32) -> i32 {
+        let g = self.g;
+        let stones = (own | enemy).count_ones();
+        if material == 0 || 11 * stones > 3 * 2 * self.size.stones_per_side() {
+            return 0;
+        }
+        let (ahead, behind) = if material > 0 {
+            (own, enemy)
+        } else {
+            (enemy, own)
+        };
+        let near = g.neighbourhood(g.neighbourhood(behind));
+        material.signum() * (ahead & near).count_ones() as i32
+    }
+
+    /// The evaluation drawn toward the draw as the quiet limit nears ([`Game::eval_scale`]).
+    #[inline(always)]
+    fn toward_the_quiet_draw(&self, pos: &FanoronaPosition, score: i32) -> i32 {
+        let (numerator, denominator) = self.eval_scale(pos);
+        (i64::from(score) * numerator / denominator) as i32
+    }
+
     /// `W` or `B` for the stone on `point`, if any (position strings and pictures).
     fn stone_letter(pos: &FanoronaPosition, point: usize) -> Option<char> {
         let bit = 1u64 << point;
@@ -434,12 +460,17 @@ eval_weights! {
     /// A stone on a strong point (with diagonals), ours minus theirs.
     strong_point = 5, unit = false,
         "a stone on a strong point, ours minus theirs";
+    /// In an ending (at most 3/11 of the starting stones left), a stone of the side ahead
+    /// within two steps of a stone of the side behind, for the side ahead: stones apart
+    /// cannot capture, and an ending is won by closing in.
+    pursuit = 10, unit = false,
+        "in an ending, a stone of the side ahead within two steps of the other side's (for the side ahead)";
 }
 
 impl Fanorona {
     /// The evaluation's features from the mover's view, in the order of [`TERMS`].
     #[inline]
-    fn features(&self, pos: &FanoronaPosition) -> [i32; 7] {
+    fn features(&self, pos: &FanoronaPosition) -> [i32; 8] {
         let g = self.g;
         let (own, enemy) = (pos.own(), pos.enemy());
         let empty = g.all & !(own | enemy);
@@ -457,6 +488,7 @@ impl Fanorona {
         let mobility = g.can_step(own, empty).count_ones() as i32
             - g.can_step(enemy, empty).count_ones() as i32;
         let strong = (own & g.strong).count_ones() as i32 - (enemy & g.strong).count_ones() as i32;
+        let pursuit = self.pursuit(own, enemy, material);
         [
             material,
             strike,
@@ -465,6 +497,7 @@ impl Fanorona {
             -(theirs.targets.count_ones().min(4) as i32),
             mobility,
             strong,
+            pursuit,
         ]
     }
 }
@@ -564,7 +597,7 @@ impl Game for Fanorona {
     }
 
     fn evaluate(&self, pos: &FanoronaPosition) -> i32 {
-        WEIGHTS.score(&self.features(pos))
+        self.toward_the_quiet_draw(pos, WEIGHTS.score(&self.features(pos)))
     }
 
     fn eval_terms(&self) -> &'static [EvalTerm] {
@@ -573,6 +606,22 @@ impl Game for Fanorona {
 
     fn eval_features(&self, pos: &FanoronaPosition, features: &mut [i32]) {
         features.copy_from_slice(&self.features(pos));
+    }
+
+    /// Drawn toward the draw as the quiet limit nears: by half at the limit (linearly in
+    /// the turns without capture). A lead that no capture has turned into stones for many
+    /// turns is likely to end in the quiet-limit draw; and of two lines that keep a lead,
+    /// the one whose capture comes sooner scores more, so the side ahead makes progress
+    /// instead of marking time.
+    #[inline(always)]
+    fn eval_scale(&self, pos: &FanoronaPosition) -> (i64, i64) {
+        match self.quiet_limit {
+            Some(limit) if limit > 0 => {
+                let (limit, quiet) = (i64::from(limit), i64::from(pos.quiet.min(limit)));
+                (2 * limit - quiet, 2 * limit)
+            }
+            _ => (1, 1),
+        }
     }
 
     fn stones_in_play(&self, pos: &FanoronaPosition) -> Option<u32> {
@@ -603,7 +652,10 @@ impl Game for Fanorona {
         } else {
             Horizon::Quiet
         };
-        (WEIGHTS.score(&features), horizon)
+        (
+            self.toward_the_quiet_draw(pos, WEIGHTS.score(&features)),
+            horizon,
+        )
     }
 
     fn hash(&self, pos: &FanoronaPosition) -> u64 {

@@ -709,3 +709,38 @@ fn evaluate_at_horizon_is_the_evaluation_and_the_horizon() {
     }
     assert!(forced > 100, "only {forced} positions with a capture due");
 }
+
+#[test]
+fn the_evaluation_halves_toward_the_quiet_limit() {
+    let g = tsivy();
+    let eval = |quiet: u32| g.evaluate(&at(&g, &format!("B8/9/9/9/7WW w {quiet}")));
+    let fresh = eval(0);
+    assert!(fresh >= 80, "{fresh}");
+    assert_eq!(eval(50), fresh * 3 / 4);
+    assert_eq!(eval(99), fresh * 101 / 200);
+    // Without the quiet limit the counter changes nothing.
+    let unlimited = game(Size::Tsivy, &["quiet-limit=off"]);
+    let eval = |quiet: u32| unlimited.evaluate(&at(&unlimited, &format!("B8/9/9/9/7WW w {quiet}")));
+    assert_eq!(eval(0), fresh);
+    assert_eq!(eval(99), fresh);
+}
+
+#[test]
+fn pursuit_counts_the_stones_of_the_side_ahead_near_the_other_side() {
+    let g = tsivy();
+    let pursuit = |text: &str| {
+        let mut features = [0; 8];
+        g.eval_features(&at(&g, text), &mut features);
+        features[7]
+    };
+    // Three White stones against two Black ones (d3, i1): c1 is two steps from d3 (by d2),
+    // a5 and i5 are further from both.
+    assert_eq!(pursuit("W7W/9/3B5/9/2W5B w 0"), 1);
+    // e3 is one step from d3.
+    assert_eq!(pursuit("8W/9/3BW4/9/2W5B w 0"), 2);
+    assert_eq!(pursuit("8W/9/3BW4/9/2W5B b 0"), -2, "for the side behind");
+    // Level material, or too many stones for an ending: nothing.
+    assert_eq!(pursuit("9/9/3BW4/9/2W5B w 0"), 0);
+    let crowded = "BBBBBBBBB/BBB6/3BW4/9/WWWWWWWWW w 0";
+    assert_eq!(pursuit(crowded), 0);
+}
