@@ -29,6 +29,16 @@ fn legal(g: &Fanorona, pos: &FanoronaPosition) -> Vec<String> {
     texts
 }
 
+/// A reproducible stream of random words (xorshift64) for boards made up by the tests.
+fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
+
 fn after(g: &Fanorona, pos: &FanoronaPosition, text: &str) -> String {
     let mv = g
         .parse_move(pos, text)
@@ -98,13 +108,7 @@ fn forward_directions_go_up_the_point_indices() {
 /// boards of every size.
 #[test]
 fn threats_match_a_walk_over_the_neighbour_tables() {
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut random = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut random = xorshift(0x2545_f491_4f6c_dd1d);
     for size in [Size::Tsivy, Size::Dimy, Size::Telo] {
         let g = size.geometry();
         let mut lines_seen = 0;
@@ -154,13 +158,7 @@ fn threats_match_a_walk_over_the_neighbour_tables() {
 /// plain neighbour tables, for every point and many random boards.
 #[test]
 fn local_capture_sets_match_the_neighbour_tables() {
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut random = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut random = xorshift(0x9e37_79b9_7f4a_7c15);
     for size in [Size::Tsivy, Size::Dimy, Size::Telo] {
         let g = size.geometry();
         for i in 0..8 {
