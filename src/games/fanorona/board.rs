@@ -390,18 +390,20 @@ impl Geometry {
     /// Points of `set` that can step in some direction to a point of `empty`.
     #[inline]
     pub fn can_step(&self, set: u64, empty: u64) -> u64 {
-        let mut movers = 0;
-        for (up, down) in FORWARD_PAIRS {
-            let k = self.delta[up] as u32;
-            movers |= (empty >> k) & self.has_step[up] | (empty << k) & self.has_step[down];
-        }
-        movers & set
+        set & self.neighbours(empty)
     }
 
     /// `set` and every point one step from it.
     #[inline]
     pub fn neighbourhood(&self, set: u64) -> u64 {
-        let mut out = set;
+        set | self.neighbours(set)
+    }
+
+    /// Every point one step from a point of `set` (a step is a line both ways: `p` steps
+    /// up to `q` exactly when `q` steps down to `p`).
+    #[inline]
+    fn neighbours(&self, set: u64) -> u64 {
+        let mut out = 0;
         for (up, down) in FORWARD_PAIRS {
             let k = self.delta[up] as u32;
             out |= (set & self.has_step[up]) << k | (set & self.has_step[down]) >> k;
