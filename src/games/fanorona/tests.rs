@@ -2,6 +2,9 @@
 //! and position strings. The draw rules that need a game's history (repetition, turns
 //! without capture over played moves) are tested with a session in tests/it/fanorona/draws.rs.
 
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+
 use super::*;
 
 fn game(size: Size, options: &[&str]) -> Fanorona {
@@ -29,14 +32,10 @@ fn legal(g: &Fanorona, pos: &FanoronaPosition) -> Vec<String> {
     texts
 }
 
-/// A reproducible stream of random words (xorshift64) for boards made up by the tests.
-fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
-    move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    }
+/// A reproducible stream of random words for boards made up by the tests.
+fn random_words(seed: u64) -> impl FnMut() -> u64 {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    move || rng.random()
 }
 
 fn after(g: &Fanorona, pos: &FanoronaPosition, text: &str) -> String {
@@ -108,7 +107,7 @@ fn forward_directions_go_up_the_point_indices() {
 /// boards of every size.
 #[test]
 fn threats_match_a_walk_over_the_neighbour_tables() {
-    let mut random = xorshift(0x2545_f491_4f6c_dd1d);
+    let mut random = random_words(0x2545_f491_4f6c_dd1d);
     for size in [Size::Tsivy, Size::Dimy, Size::Telo] {
         let g = size.geometry();
         let mut lines_seen = 0;
@@ -158,7 +157,7 @@ fn threats_match_a_walk_over_the_neighbour_tables() {
 /// plain neighbour tables, for every point and many random boards.
 #[test]
 fn local_capture_sets_match_the_neighbour_tables() {
-    let mut random = xorshift(0x9e37_79b9_7f4a_7c15);
+    let mut random = random_words(0x9e37_79b9_7f4a_7c15);
     for size in [Size::Tsivy, Size::Dimy, Size::Telo] {
         let g = size.geometry();
         for i in 0..8 {
