@@ -23,7 +23,7 @@ final class Sowing {
     /** The text both descriptions carry, so that a game of another origin is not taken for ours. */
     private static final String SIGNATURE = "sowfan (integrations/ludii)";
     private static final Pattern AFRIKA_KOMI =
-            Pattern.compile("\\(score P2 \\(\\+ \\(count at:\\(handSite P2\\)\\) (-?\\d+)\\)\\)");
+            Pattern.compile("\\(score P2 \\(\\+ \\(count (?:Cell )?at:\\(handSite P2\\)\\) (-?\\d+)\\)\\)");
     private static final Pattern ANYWOLI_SEEDS =
             Pattern.compile("\\(start \\(place \"Seed\" \\(sites Track\\) counts:\\{(\\d+)\\}\\)\\)");
 
