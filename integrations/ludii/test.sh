@@ -10,8 +10,10 @@
 # Telo, Dimy and Tsivy boards, and this folder's Afrika.lud and Anywoli.lud. Every move either side returns is checked by Ludii's legality
 # check, every game must end by Ludii's rules within --game-limit seconds (default 900), and a
 # second sowfan process referees every turn and prints where its rules and Ludii's disagree.
-# Prints one line a game and the scores; exits non-zero on an illegal move, a hang or an
-# engine failure.
+# Prints one line a game and the scores; exits non-zero on an illegal move, a hang, an engine
+# failure or a game not played. Before the games: the AI loaded "From JAR" as Ludii's GUI
+# does (LudiiFromJar: whole games, a missing program, an engine that never answers) and the
+# Kalah rules recognised from several spellings of Kalah.lud.
 #
 # The engine: $SOWFAN_PATH, else this checkout's target/release/sowfan (build it first with
 # `cargo build --release`), else sowfan on the PATH. Extra jars a Ludii class folder needs go
@@ -22,4 +24,4 @@ if [ $# -lt 1 ]; then
     sed -n '2,/^set -euo/p' "$0" | sed '$d' >&2
     exit 2
 fi
-exec "$(dirname "$0")/harness.sh" LudiiMatch "$@"
+exec "$(dirname "$0")/harness.sh" LudiiFromJar,LudiiMatch "$@"

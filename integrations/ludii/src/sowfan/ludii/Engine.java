@@ -60,14 +60,23 @@ final class Engine {
         reader.start();
     }
 
+    /** How long a started program has to answer {@code uci} and the options (ms). */
+    static final long START_MILLIS = 10_000;
+
     /**
-     * Starts the engine and waits for its {@code uciok}.
+     * Starts the engine and waits for its {@code uciok}. A program that cannot be started, or
+     * that does not answer in time, is ended (never left running) and reported.
      *
      * @param command the program and its arguments
      * @param options {@code name=value} pairs sent as {@code setoption} (Threads, Hash, TablebasePath, ...)
      */
     static Engine start(final List<String> command, final List<String[]> options, final Log log)
             throws EngineException {
+        return start(command, options, log, START_MILLIS);
+    }
+
+    static Engine start(final List<String> command, final List<String[]> options, final Log log,
+            final long startMillis) throws EngineException {
         final Process process;
         try {
             final ProcessBuilder builder = new ProcessBuilder(command);
@@ -78,37 +87,73 @@ final class Engine {
                     + " (set -Dsowfan.path=/path/to/sowfan or SOWFAN_PATH, or put sowfan on the PATH)");
         }
         final Engine engine = new Engine(process, log);
-        engine.send("uci");
-        engine.readUntil("uciok", 10_000);
-        for (final String[] option : options) {
-            engine.send("setoption name " + option[0] + " value " + option[1]);
+        try {
+            engine.send("uci");
+            engine.readUntil("uciok", startMillis);
+            for (final String[] option : options) {
+                engine.send("setoption name " + option[0] + " value " + option[1]);
+            }
+            for (final String line : engine.sync(startMillis)) {
+                if (line.startsWith("info string error")) {
+                    log.line("sowfan: " + line);
+                }
+            }
+        } catch (final EngineException e) {
+            engine.quit();
+            throw new EngineException(command.get(0) + " started but is not a working sowfan: "
+                    + e.getMessage() + " (it has been ended)");
         }
-        engine.sync(10_000);
         return engine;
     }
 
     /** The program to run: -Dsowfan.path, else $SOWFAN_PATH, else "sowfan" looked up on the PATH. */
     static String programPath() {
+        try {
+            return locate();
+        } catch (final EngineException e) {
+            return "sowfan";
+        }
+    }
+
+    /**
+     * The program to run, as {@link #programPath} finds it, or an exception that says where it
+     * was looked for and how to tell the AI where it is.
+     */
+    static String locate() throws EngineException {
         final String property = System.getProperty("sowfan.path");
         if (property != null && !property.isEmpty()) {
-            return property;
+            return runnable(property, "-Dsowfan.path");
         }
         final String env = System.getenv("SOWFAN_PATH");
         if (env != null && !env.isEmpty()) {
-            return env;
+            return runnable(env, "SOWFAN_PATH");
         }
         final String path = System.getenv("PATH");
         if (path != null) {
             for (final String dir : path.split(File.pathSeparator)) {
                 for (final String name : new String[] {"sowfan", "sowfan.exe"}) {
-                    final File candidate = new File(dir, name);
+                    final File candidate = new File(dir.isEmpty() ? "." : dir, name);
                     if (candidate.isFile() && candidate.canExecute()) {
                         return candidate.getPath();
                     }
                 }
             }
         }
-        return "sowfan";
+        throw new EngineException("sowfan not found: no -Dsowfan.path, no SOWFAN_PATH and no sowfan on "
+                + "the PATH (start Ludii with -Dsowfan.path=/path/to/sowfan, or set SOWFAN_PATH)");
+    }
+
+    private static String runnable(final String program, final String where) throws EngineException {
+        final File file = new File(program);
+        if (!file.isFile()) {
+            throw new EngineException("sowfan not found: " + where + " is '" + program + "', which is "
+                    + (file.exists() ? "not a file" : "not there"));
+        }
+        if (!file.canExecute()) {
+            throw new EngineException("sowfan not runnable: " + where + " is '" + program
+                    + "', which may not be executed (chmod +x?)");
+        }
+        return program;
     }
 
     /**
@@ -300,13 +345,36 @@ final class Engine {
         } catch (final EngineException e) {
             // Already gone.
         }
+        kill();
+    }
+
+    /**
+     * Ends the process: the time it takes to quit (a second), then a termination signal, then,
+     * for a program that ignores it, a kill. Returns when it has ended (or after 3 s).
+     */
+    void kill() {
         try {
-            if (!process.waitFor(1, TimeUnit.SECONDS)) {
-                process.destroy();
+            if (process.waitFor(1, TimeUnit.SECONDS)) {
+                return;
             }
-        } catch (final InterruptedException e) {
             process.destroy();
+            if (process.waitFor(1, TimeUnit.SECONDS)) {
+                return;
+            }
+            process.destroyForcibly();
+            process.waitFor(1, TimeUnit.SECONDS);
+        } catch (final InterruptedException e) {
+            process.destroyForcibly();
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The operating system's process id (for tests; -1 where the JVM cannot tell). */
+    long pid() {
+        try {
+            return (Long) Process.class.getMethod("pid").invoke(process);
+        } catch (final ReflectiveOperationException | RuntimeException e) {
+            return -1;
         }
     }
 

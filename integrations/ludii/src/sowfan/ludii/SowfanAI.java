@@ -2,16 +2,20 @@ package sowfan.ludii;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import game.Game;
 import game.types.board.SiteType;
-// The three imports below are those of current Ludii (1.1 and later). build.sh rewrites them
-// (ludii-api.sh) for Ludii 1.0.x, where the same classes are util.AI, util.Context and
-// util.Move; nothing else in this file differs between the two.
+// The four imports below are those of current Ludii (1.1 and later). build.sh rewrites them
+// (ludii-api.sh) for Ludii 1.0.x, where the same classes are util.AI, util.Context, util.Move
+// and util.Trial; nothing else in this file differs between the two.
 import other.AI;
 import other.context.Context;
 import other.move.Move;
+import other.trial.Trial;
 import utils.AIFactory;
 
 /**
@@ -45,16 +49,42 @@ public class SowfanAI extends AI {
     /** Ludii's own AI, for a move when sowfan's has no Ludii counterpart. */
     private AI fallback;
 
+    /** Why the last move was not sowfan's (null when it was). */
+    private String report;
+
     public SowfanAI() {
-        this.friendlyName = "sowfan";
+        this.friendlyName = NAME;
     }
 
     // ------------------------------------------------------------------------------------------
     // Ludii's AI interface
 
+    /** The name Ludii shows, and the start of every message it shows of this AI. */
+    private static final String NAME = "sowfan";
+
+    /**
+     * True for the games sowfan maps while the engine can be used. When it cannot (not found, or
+     * it failed to start), this is false and the name says why: Ludii's GUI then shows "sowfan
+     * (unavailable: ...) does not support this game" in its status panel and gives the player
+     * its default AI, instead of playing Ludii's moves under sowfan's name.
+     */
     @Override
     public boolean supportsGame(final Game game) {
-        return Variant.of(game) != null;
+        if (Variant.of(game) == null) {
+            return false;
+        }
+        final String problem = EngineSupply.problem();
+        friendlyName = problem == null ? NAME : NAME + " (unavailable: " + problem + ")";
+        return problem == null;
+    }
+
+    /**
+     * What Ludii's GUI prints in its analysis panel after this AI's move: why the move was not
+     * sowfan's, when it was not (null otherwise: nothing is printed). Ludii 1.1 and later call
+     * it; 1.0.x has no such method, so no {@code @Override}.
+     */
+    public String generateAnalysisReport() {
+        return report;
     }
 
     @Override
@@ -69,6 +99,10 @@ public class SowfanAI extends AI {
         }
         if (variant == null) {
             warn("this game is not one sowfan maps (" + game.name() + "); playing Ludii's moves");
+        }
+        final String problem = EngineSupply.problem();
+        if (problem != null) {
+            warn(problem + "; playing Ludii's moves");
         }
     }
 
@@ -93,6 +127,7 @@ public class SowfanAI extends AI {
             variant = Variant.of(game);
             plan = null;
         }
+        report = null;
         final List<Move> legal = legalMoves(game, context);
         if (legal.size() == 1 && legal.get(0).isPass()) {
             plan = null;
@@ -114,14 +149,18 @@ public class SowfanAI extends AI {
             return fallbackMove(game, context, maxSeconds, "Ludii's game went where the description does not: "
                     + e.getMessage());
         } catch (final Engine.EngineException e) {
-            warn("engine failure: " + e.getMessage() + "; restarting it at the next move");
-            if (engine != null) {
+            final boolean started = engine != null;
+            if (started) {
                 engine.quit();
             }
             engine = null;
             engineGame = null;
             plan = null;
-            return fallbackMove(game, context, maxSeconds, "the engine failed");
+            // An engine that ran and then failed is started again at the next move; one that
+            // could not be started is not tried again (EngineSupply remembers it).
+            return fallbackMove(game, context, maxSeconds, started
+                    ? "the engine failed (" + e.getMessage() + "); it is restarted at the next move"
+                    : e.getMessage());
         }
     }
 
@@ -288,10 +327,8 @@ public class SowfanAI extends AI {
 
     private void ensureGame(final String newgame) throws Engine.EngineException {
         if (engine == null || !engine.alive()) {
-            final List<String> command = new ArrayList<>();
-            command.add(Engine.programPath());
-            engine = Engine.start(command, Engine.configuredOptions(), SowfanAI::debug);
             engineGame = null;
+            engine = EngineSupply.start(SowfanAI::debug);
         }
         if (!newgame.equals(engineGame)) {
             engine.commands(newgame);
@@ -343,6 +380,7 @@ public class SowfanAI extends AI {
             final String why) {
         final List<Move> legal = legalMoves(game, context);
         warn(why + ": playing the move of Ludii's UCT instead");
+        report = NAME + ": " + why + "; this move is Ludii's UCT's";
         try {
             if (fallback == null) {
                 fallback = AIFactory.createAI("UCT");
@@ -465,8 +503,29 @@ public class SowfanAI extends AI {
             this.sowing = sowing;
         }
 
+        /**
+         * The mappings found so far, by game (a Kalah's costs a probe of Ludii's rules; the GUI
+         * asks {@code supportsGame} often). A game sowfan does not play maps to {@link #NONE}.
+         */
+        private static final Map<Game, Variant> KNOWN = new WeakHashMap<>();
+        private static final Variant NONE = new Variant(null, null, 0, 0, null, 0, null, null, -1, -1, null);
+
         /** The mapping, or null (with the reason on stderr) for a game sowfan does not play. */
         static Variant of(final Game game) {
+            if (game == null) {
+                return null;
+            }
+            synchronized (KNOWN) {
+                Variant known = KNOWN.get(game);
+                if (known == null) {
+                    known = find(game);
+                    KNOWN.put(game, known == null ? NONE : known);
+                }
+                return known == NONE ? null : known;
+            }
+        }
+
+        private static Variant find(final Game game) {
             if (game == null || game.players().count() != 2 || game.board() == null
                     || game.board().defaultSite() != SiteType.Vertex) {
                 return null;
@@ -482,23 +541,15 @@ public class SowfanAI extends AI {
             return sowing == null ? null : new Variant(game, sowing);
         }
 
-        private static String rules(final Game game) {
-            try {
-                final String raw = game.description().raw();
-                return raw == null ? null : raw.replaceAll("\\s+", " ");
-            } catch (final RuntimeException e) {
-                return null;
-            }
-        }
-
         /**
-         * Ludii's Kalah.lud: a mancala board of 2 rows and n pits, the stores at the ends of the
-         * bottom row (South's, P1's, on the right); captures only when the opposite pit holds
-         * seeds, and a row's seeds go to its owner at the end (sowfan's defaults). Its end,
-         * {@code (end (if (no Moves Mover) ...))}, is sowfan's {@code end=on-move}: the game goes
-         * on while the player to move has seeds (an empty row of the player who has just moved
-         * does not end it); a player to move without seeds makes Ludii's forced Pass, and the
-         * game ends on that Pass with nothing changed.
+         * A Ludii Kalah: a mancala board of 2 rows and n pits, the stores at the ends of the
+         * bottom row (South's, P1's, on the right). Its rules are found by playing it
+         * ({@link #probeKalahRules}), not read from its text. Ludii's Kalah.lud (1.0.8 and
+         * 1.3.x alike) captures only when the opposite pit holds seeds, gives a row's seeds to
+         * its owner at the end, and ends with {@code (no Moves Mover)}: sowfan's {@code
+         * end=on-move}, the game goes on while the player to move has seeds (an empty row of the
+         * player who has just moved does not end it); a player to move without seeds makes
+         * Ludii's forced Pass, and the game ends on that Pass with nothing changed.
          */
         private static Variant kalah(final Game game) {
             final int n = game.board().topology().vertices().size();
@@ -531,14 +582,88 @@ public class SowfanAI extends AI {
             if (found != 2 * pits || southStore < 0 || northStore < 0) {
                 return null;
             }
-            final String rules = rules(game);
-            if (rules != null && !(rules.contains("(no Moves Mover)")
-                    && rules.contains("(> (count at:\"OppositePit\") 0)"))) {
-                warn("this Kalah's end or capture rule is not Ludii's Kalah.lud's; not supported");
+            final Variant layout = new Variant(game, null, 0, 0, null, pits, south, north, southStore,
+                    northStore, null);
+            final KalahRules rules = layout.probeKalahRules();
+            if (rules == null) {
                 return null;
             }
             return new Variant(game, null, 0, 0, null, pits, south, north, southStore, northStore,
-                    "end=on-move empty-capture=false leftovers=owner");
+                    rules.options());
+        }
+
+        /** Random games played by the probe of a Kalah's rules, and the seed of their moves. */
+        static final int PROBE_GAMES = 200;
+        private static final long PROBE_SEED = 20261204L;
+
+        /**
+         * Which of sowfan's Kalah rule sets this Ludii Kalah plays ({@link KalahRules}): random
+         * games in Ludii's compiled game, each move checked against the eight. Null, with the
+         * reason on stderr, when none or more than one fits.
+         */
+        private KalahRules probeKalahRules() {
+            final KalahRules.Inference inference = new KalahRules.Inference(pits);
+            final SplittableRandom random = new SplittableRandom(PROBE_SEED);
+            try {
+                for (int g = 0; g < PROBE_GAMES && !inference.candidates().isEmpty(); g++) {
+                    final Context context = new Context(game, new Trial(game));
+                    game.start(context);
+                    for (int ply = 0; ply < 2000 && !context.trial().over(); ply++) {
+                        final int n = game.moves(context).moves().size();
+                        if (n == 0) {
+                            break;
+                        }
+                        final Move move = game.moves(context).moves().get(random.nextInt(n));
+                        final int[] before = kalahLayout(context);
+                        final int mover = context.state().mover() == 1 ? 0 : 1;
+                        final int pit = move.isPass() ? -1 : layoutIndex(move.from());
+                        game.apply(context, move);
+                        final boolean over = context.trial().over();
+                        inference.observe(new KalahRules.Observation(before, mover,
+                                pit == -2 ? Integer.MAX_VALUE : pit, kalahLayout(context),
+                                context.state().mover() == 1 ? 0 : 1, over,
+                                over ? context.score(1) : 0, over ? context.score(2) : 0));
+                    }
+                }
+            } catch (final RuntimeException e) {
+                warn("Ludii's Kalah could not be played to find its rules (" + e + "); not supported");
+                return null;
+            }
+            final List<KalahRules> left = inference.candidates();
+            if (left.size() == 1) {
+                debug("Kalah's rules from " + inference.observations() + " moves of Ludii's game: " + left.get(0));
+                return left.get(0);
+            }
+            warn(left.isEmpty()
+                    ? "this Kalah plays by rules sowfan does not have (" + inference.lastReason() + "); not supported"
+                    : "this Kalah's rules could not be told apart in " + PROBE_GAMES + " random games ("
+                      + left + "); not supported");
+            return null;
+        }
+
+        /** sowfan's Kalah layout of the board: South's pits, store, North's pits, store. */
+        private int[] kalahLayout(final Context context) {
+            final int[] board = new int[2 * pits + 2];
+            for (int i = 0; i < pits; i++) {
+                board[i] = count(context, southPits[i]);
+                board[pits + 1 + i] = count(context, northPits[i]);
+            }
+            board[pits] = count(context, southStore);
+            board[2 * pits + 1] = count(context, northStore);
+            return board;
+        }
+
+        /** The layout index of a Ludii pit, or -2 for a site that is not a pit. */
+        private int layoutIndex(final int site) {
+            for (int i = 0; i < pits; i++) {
+                if (southPits[i] == site) {
+                    return i;
+                }
+                if (northPits[i] == site) {
+                    return pits + 1 + i;
+                }
+            }
+            return -2;
         }
 
         /** Ludii's Fanorona.lud: Telo 3x3, Dimy 5x5, Tsivy 9x5 (5 rows of 9). P1 is White. */

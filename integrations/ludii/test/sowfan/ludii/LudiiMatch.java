@@ -75,6 +75,7 @@ public final class LudiiMatch {
         System.out.println("sowfan " + sowfanSeconds + " s a decision, Ludii's AIs "
                 + ludiiSeconds + " s; " + games + " games per game and colour; opponents in turn: "
                 + opponents);
+        final int recognitionFailures = KalahRecognition.check(kalahText());
         final Referee referee = new Referee();
         final Map<String, int[]> table = new LinkedHashMap<>();
         boolean failed = false;
@@ -112,8 +113,9 @@ public final class LudiiMatch {
                     System.out.flush();
                     failed |= outcome.failed;
                     final String key = name + " sowfan=" + colour + " vs " + opponent;
-                    final int[] row = table.computeIfAbsent(key, k -> new int[5]);
-                    final int r = outcome.winner == 0 ? 1 : outcome.winner == sowfanPlayer ? 0 : 2;
+                    final int[] row = table.computeIfAbsent(key, k -> new int[6]);
+                    final int r = !outcome.played ? 5
+                            : outcome.winner == 0 ? 1 : outcome.winner == sowfanPlayer ? 0 : 2;
                     row[r]++;
                     row[3] += outcome.illegal;
                     row[4] += outcome.disagreements;
@@ -122,20 +124,25 @@ public final class LudiiMatch {
         }
         referee.close();
         System.out.println();
-        System.out.println("Scores (sowfan's wins-draws-losses), illegal moves, turns where the rules disagree:");
+        System.out.println("Scores (sowfan's wins-draws-losses), illegal moves, turns where the rules disagree, "
+                + "games not played:");
         int sowfanWins = 0;
         int draws = 0;
         int losses = 0;
+        int notPlayed = 0;
         for (final Map.Entry<String, int[]> e : table.entrySet()) {
             final int[] r = e.getValue();
-            System.out.printf("  %-44s %2d-%d-%d  illegal %d  disagreements %d%n", e.getKey(), r[0],
-                    r[1], r[2], r[3], r[4]);
+            System.out.printf("  %-44s %2d-%d-%d  illegal %d  disagreements %d  not played %d%n", e.getKey(),
+                    r[0], r[1], r[2], r[3], r[4], r[5]);
             sowfanWins += r[0];
             draws += r[1];
             losses += r[2];
+            notPlayed += r[5];
         }
-        System.out.printf("Total: sowfan %d wins, %d draws, %d losses; %s%n", sowfanWins, draws, losses,
-                failed ? "FAILED (see the lines above)" : "every game ended by Ludii's rules, no illegal move, no hang");
+        failed |= recognitionFailures > 0;
+        System.out.printf("Total: sowfan %d wins, %d draws, %d losses, %d games not played; %s%n", sowfanWins,
+                draws, losses, notPlayed, failed ? "FAILED (see the lines above)"
+                        : "every game ended by Ludii's rules, no illegal move, no hang");
         System.out.flush();
         System.exit(failed ? 1 : 0);
     }
@@ -175,6 +182,16 @@ public final class LudiiMatch {
      * changed, every other rule as it is.
      */
     private static Game kalahWithSeeds(final int seeds) throws IOException {
+        final String original = kalahText();
+        final String changed = original.replace("(set Count 4 ", "(set Count " + seeds + " ");
+        if (changed.equals(original)) {
+            throw new IOException("Kalah.lud has no '(set Count 4 ' to change");
+        }
+        return loadText(changed, "kalah-" + seeds);
+    }
+
+    /** Ludii's own Kalah.lud, as its library has it. */
+    static String kalahText() throws IOException {
         final InputStream in = GameLoader.class.getResourceAsStream("/lud/board/sow/two_rows/Kalah.lud");
         if (in == null) {
             throw new IOException("this Ludii has no /lud/board/sow/two_rows/Kalah.lud");
@@ -186,33 +203,36 @@ public final class LudiiMatch {
                 text.append(line).append('\n');
             }
         }
-        final String original = text.toString();
-        final String changed = original.replace("(set Count 4 ", "(set Count " + seeds + " ");
-        if (changed.equals(original)) {
-            throw new IOException("Kalah.lud has no '(set Count 4 ' to change");
-        }
-        final File file = File.createTempFile("kalah-" + seeds + "-", ".lud");
+        return text.toString();
+    }
+
+    /** A game compiled from a description's text (through a temporary file, as Ludii loads one). */
+    static Game loadText(final String text, final String name) throws IOException {
+        final File file = File.createTempFile(name + "-", ".lud");
         file.deleteOnExit();
-        Files.write(file.toPath(), changed.getBytes(StandardCharsets.UTF_8));
+        Files.write(file.toPath(), text.getBytes(StandardCharsets.UTF_8));
         return GameLoader.loadGameFromFile(file, new ArrayList<>());
     }
 
     private static String describe(final Game game) {
+        final long start = System.nanoTime();
         final SowfanAI.Variant v = SowfanAI.Variant.of(game);
+        final String took = String.format(" (recognised in %.0f ms)", (System.nanoTime() - start) / 1e6);
         if (v == null) {
-            return "nothing (not supported)";
+            return "nothing (not supported)" + took;
         }
         if (v.sowing != null) {
-            return v.sowing.newgame.substring("newgame ".length());
+            return v.sowing.newgame.substring("newgame ".length()) + took;
         }
-        return v.kalah ? "kalah pits=" + v.pits + " " + v.kalahRules + " (seeds from the board)"
-                       : v.sowfanGame + " repetition=off quiet-limit=off";
+        return (v.kalah ? "kalah pits=" + v.pits + " " + v.kalahRules + " (seeds from the board)"
+                        : v.sowfanGame + " repetition=off quiet-limit=off") + took;
     }
 
     // ------------------------------------------------------------------------------------------
 
     /** What one game gave. */
     private static final class Outcome {
+        boolean played = true;
         int winner;
         int illegal;
         int disagreements;
@@ -220,7 +240,7 @@ public final class LudiiMatch {
         String text;
 
         String sowfanResult(final int sowfanPlayer) {
-            return winner == 0 ? "draw" : winner == sowfanPlayer ? "win" : "loss";
+            return !played ? "-" : winner == 0 ? "draw" : winner == sowfanPlayer ? "win" : "loss";
         }
     }
 
@@ -277,6 +297,7 @@ public final class LudiiMatch {
         final AI ludiiAI = AIFactory.createAI(opponent);
         if (!sowfanAI.supportsGame(game) || ludiiAI == null || !ludiiAI.supportsGame(game)) {
             outcome.failed = true;
+            outcome.played = false;
             outcome.text = "not played: " + (ludiiAI == null ? opponent + " unknown" : "an AI does not support the game");
             return outcome;
         }
