@@ -14,6 +14,7 @@ mod hardening;
 mod hostile_tables;
 mod kalah;
 mod layers;
+mod ludii_plugin;
 mod play;
 mod protocol;
 mod quiescence;

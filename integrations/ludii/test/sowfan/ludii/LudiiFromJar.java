@@ -60,7 +60,7 @@ public final class LudiiFromJar {
         }
         check(first.getClass().getClassLoader() != LudiiFromJar.class.getClassLoader(),
                 "the class comes from the jar's own class loader, not the class path");
-        check("sowfan".equals(first.friendlyName()), "its name is 'sowfan' (it is '" + first.friendlyName() + "')");
+        check("sowfan".equals(first.name()), "its name is 'sowfan' (it is '" + first.name() + "')");
         final List<Game> games = Arrays.asList(
                 GameLoader.loadGameFromName("Kalah.lud", new ArrayList<>()),
                 GameLoader.loadGameFromName("Fanorona.lud", Collections.singletonList("Version/Telo")),
@@ -81,8 +81,8 @@ public final class LudiiFromJar {
         final long childrenBefore = children();
         check(!missing.supportsGame(kalah), "without the program supportsGame is false (Ludii's GUI "
                 + "then says so in its status panel and gives the player its default AI)");
-        check(missing.friendlyName().startsWith("sowfan (unavailable: sowfan not found"),
-                "the name says why: '" + missing.friendlyName() + "'");
+        check(missing.name().startsWith("sowfan (unavailable: sowfan not found"),
+                "the name says why: '" + missing.name() + "'");
         final Context context = start(kalah);
         missing.initAI(kalah, 1);
         final Move move = missing.selectAction(kalah, new Context(context), 0.2, -1, -1);
@@ -116,8 +116,8 @@ public final class LudiiFromJar {
         check(starts(counter) == 1, "the program was started once, not at every move (" + starts(counter)
                 + " starts)");
         check(secondSeconds < 1.4, String.format("the second move does not wait for it (%.2f s)", secondSeconds));
-        check(!silent.supportsGame(kalah) && silent.friendlyName().contains("said nothing for 1500 ms"),
-                "afterwards supportsGame is false and the name says why: '" + silent.friendlyName() + "'");
+        check(!silent.supportsGame(kalah) && silent.name().contains("said nothing for 1500 ms"),
+                "afterwards supportsGame is false and the name says why: '" + silent.name() + "'");
         silent.closeAI();
         System.clearProperty("sowfan.startup");
         if (program != null) {
