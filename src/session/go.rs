@@ -73,6 +73,7 @@ impl<G: Game> GameSession<G> {
                 proven: true,
             });
         }
+        self.check_tables_at_root();
         if limits.solve {
             return self.go_solve(limits, &searchmoves, settings, tt, solve_tt, control, info);
         }

@@ -93,12 +93,22 @@ impl<G: Game> GameSession<G> {
         Some((value, tiebreak))
     }
 
+    /// Check the tables' value of the current position against its moves before it decides
+    /// anything ([`crate::tablebase::Tables::check_consistent`]): damaged tables are marked
+    /// so, say why through their failure, and answer nothing from then on.
+    pub(super) fn check_tables_at_root(&self) {
+        if let Some(tables) = self.tables.as_ref() {
+            tables.check_consistent(&self.game, &self.position);
+        }
+    }
+
     /// [`super::Session::table_value`].
     pub(super) fn tablebase_value(&self) -> Option<TableValue> {
         let tables = self.tables.as_ref()?;
         if self.outcome_of(&self.position, &self.history).is_some() {
             return None;
         }
+        self.check_tables_at_root();
         let (rest, distance) = tables.probe_entry(&self.game, &self.position)?;
         let (layer, _) = self.game.table_index(&self.position, tables.max_layer())?;
         Some(TableValue {

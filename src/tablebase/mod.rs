@@ -87,6 +87,8 @@ pub fn open_for_use<G: Game>(game: &G, dir: &Path) -> Result<Option<Arc<Tables>>
 struct Layer {
     file: MappedFile,
     offset: usize,
+    /// The data's checksum as the header gives it ([`format::checksum`]).
+    checksum: u64,
     /// The values this layer can hold (see [`value_range`]).
     low: i8,
     high: i8,
@@ -140,6 +142,7 @@ impl Tables {
             let (low, high) = value_range(game, layer);
             layers.push(Layer {
                 offset: header.len(),
+                checksum: header.checksum,
                 low,
                 high,
                 file,
@@ -160,7 +163,10 @@ impl Tables {
     /// The same tables held in memory instead of mapped ([`MappedFile::to_memory`]): worth
     /// its reading time for a long proof over big tables, which then probes them without
     /// page faults and mostly without address-translation misses. Fails, leaving `self` as
-    /// it was, when memory cannot be had or a file changed since it was opened.
+    /// it was, when memory cannot be had or a file changed since it was opened. Every byte
+    /// is read, so each layer's data is checked against its checksum: a layer that does not
+    /// match marks the tables damaged (both these and `self`: [`Tables::failure`] says which
+    /// file), and they answer nothing.
     pub fn to_memory(&self) -> Result<Tables, TableError> {
         let mut layers = Vec::with_capacity(self.layers.len());
         for layer in &self.layers {
@@ -168,6 +174,15 @@ impl Tables {
                 path: layer.file.path().to_path_buf(),
                 error,
             })?;
+            let sum = format::checksum(file.bytes().get(layer.offset..).unwrap_or_default());
+            if sum != layer.checksum {
+                self.health.fail(format!(
+                    "'{}': checksum {sum:016x}, the header says {:016x}: the data is damaged \
+                     ('sowfan tablebase verify' checks every file)",
+                    file.path().display(),
+                    layer.checksum
+                ));
+            }
             layers.push(Layer { file, ..*layer });
         }
         Ok(Tables {
@@ -279,6 +294,65 @@ impl Tables {
         ));
     }
 
+    /// Whether the value the tables give `pos` is the one its moves give: the best, for its
+    /// mover, of every child's value (the end of the game, or the tables again). A file
+    /// damaged in a way its values' range cannot show (a win turned into a loss) is found
+    /// here before its value decides a root: the tables are then marked damaged
+    /// ([`Tables::failure`] says where) and stop answering. One probe a legal move, so cheap
+    /// enough wherever a table value decides the answer for a position (`go`, `solve`,
+    /// `analyse`, `d`). True when the tables do not cover `pos` or a child (nothing to
+    /// compare), or are already broken.
+    pub fn check_consistent<G: Game>(&self, game: &G, pos: &G::Position) -> bool {
+        if game.outcome(pos).is_some() {
+            return true;
+        }
+        let Some(rest) = self.probe(game, pos) else {
+            return true;
+        };
+        let stored = game.banked_value(pos) + rest;
+        let mover = game.to_move(pos);
+        let mut moves = Vec::new();
+        game.legal_moves(pos, &mut moves);
+        let mut best: Option<(i32, G::Move)> = None;
+        for &mv in &moves {
+            let mut child = pos.clone();
+            game.play(&mut child, mv);
+            let value = match game.outcome(&child) {
+                Some(outcome) => game.final_value(&outcome, game.to_move(&child)),
+                None => match self.probe(game, &child) {
+                    Some(rest) => game.banked_value(&child) + rest,
+                    None => return true,
+                },
+            };
+            let value = if game.to_move(&child) == mover {
+                value
+            } else {
+                -value
+            };
+            if best.is_none_or(|(b, _)| value > b) {
+                best = Some((value, mv));
+            }
+        }
+        let Some((best, mv)) = best else {
+            return true;
+        };
+        if best == stored {
+            return true;
+        }
+        let path = game
+            .table_index(pos, self.max_layer())
+            .and_then(|(layer, _)| self.layers.get(layer as usize))
+            .map_or_else(|| self.folder.clone(), |l| l.file.path().to_path_buf());
+        self.health.fail(format!(
+            "'{}': the tables value {} at {stored}, but its best move, {}, is worth {best} \
+             (the file is damaged; 'sowfan tablebase verify' checks every entry)",
+            path.display(),
+            game.format_position(pos),
+            game.format_move(pos, mv),
+        ));
+        false
+    }
+
     /// Start loading the entry of `pos` into the cache, if a table covers it.
     #[inline]
     pub fn prefetch<G: Game>(&self, game: &G, pos: &G::Position) {
@@ -357,6 +431,22 @@ fn read_byte(byte: &u8) -> i8 {
 /// The highest layer a table can have: its values must fit a signed byte, whose lowest
 /// value (−128) is the builder's "unknown".
 pub const MAX_LAYER: u32 = i8::MAX as u32;
+
+/// The most seeds (stones) in play such that layers `0..=top` hold every position with that
+/// many: what tables up to `top` cover, in the words a user builds them with (`--seeds`,
+/// `--pieces`; [`Game::table_top_layer`]). `None` when they cover no count whole.
+pub fn in_play_covered<G: Game>(game: &G, top: u32) -> Option<u32> {
+    let mut covered = None;
+    // Counts below 2 may hold no layer (Fanorona's first is one stone a side).
+    for in_play in 0..=(2 * MAX_LAYER + 2) {
+        match game.table_top_layer(in_play) {
+            Some(layer) if layer <= top => covered = Some(in_play),
+            Some(_) => break,
+            None => {}
+        }
+    }
+    covered
+}
 
 /// The values an entry of `layer` can hold. Margin tables: ± what the layer has at stake
 /// in whole points (the positions of a layer have the same pieces in play, so what the

@@ -4,6 +4,7 @@
 //! loader refuses, temporary files left over. Every tool ends in bounded time with a clear
 //! message, and the engine keeps answering.
 
+mod consistency;
 mod fuzz;
 
 use std::path::{Path, PathBuf};
