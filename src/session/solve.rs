@@ -229,6 +229,7 @@ impl<G: Game> GameSession<G> {
         stop: &AtomicBool,
         progress: &(dyn Fn(&SolveProgress) + Sync),
     ) -> Result<SolveReport, String> {
+        self.check_tables_at_root();
         if self.game.win_draw_loss() {
             return self.solve_win_draw_loss(request, tt, stop, progress);
         }
@@ -372,8 +373,89 @@ impl<G: Game> GameSession<G> {
     /// `searchmoves` only those root moves are proven (the value is the best of them). Ended
     /// early, it answers the best bound proven with the move that proved it, or when no
     /// bound is known, a move and score from a one-ply search.
+    ///
+    /// The proof knows no game history. A root move that ends the game by the history's rule
+    /// (a third occurrence) is valued as that end, not proven: the proof covers the other
+    /// moves, and the end is played when it is worth more than they are.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn go_solve(
+        &self,
+        limits: &Limits,
+        searchmoves: &[G::Move],
+        settings: &SearchSettings,
+        tt: &TranspositionTable,
+        solve_tt: Option<&SolveTable>,
+        control: &SearchControl,
+        info: &mut dyn FnMut(&Info),
+    ) -> Result<SearchSummary, String> {
+        let started = Instant::now();
+        let mut candidates = Vec::new();
+        self.game.legal_moves(&self.position, &mut candidates);
+        if !searchmoves.is_empty() {
+            candidates.retain(|mv| searchmoves.contains(mv));
+        }
+        let mover = self.to_move();
+        let mut ending: Option<(G::Move, i32)> = None;
+        let mut rest = Vec::new();
+        for &mv in &candidates {
+            let mut child = self.position.clone();
+            self.game.play(&mut child, mv);
+            let mut after = self.history.clone();
+            after.push(self.game.repetition_key(&child));
+            let end = (self.game.outcome(&child).is_none())
+                .then(|| self.outcome_of(&child, &after))
+                .flatten();
+            match end {
+                Some(outcome) => {
+                    let value = self.game.final_value(&outcome, self.game.to_move(&child));
+                    let value = if self.game.to_move(&child) == mover {
+                        value
+                    } else {
+                        -value
+                    };
+                    if ending.is_none_or(|(_, v)| value > v) {
+                        ending = Some((mv, value));
+                    }
+                }
+                None => rest.push(mv),
+            }
+        }
+        let Some((end_move, end_value)) = ending else {
+            return self.go_solve_proof(limits, searchmoves, settings, tt, solve_tt, control, info);
+        };
+        let proven = if rest.is_empty() {
+            None
+        } else {
+            Some(self.go_solve_proof(limits, &rest, settings, tt, solve_tt, control, info)?)
+        };
+        match proven {
+            Some(summary) if summary.score >= score::exact(end_value) => Ok(summary),
+            other => {
+                let nodes = other.as_ref().map_or(0, |s| s.nodes);
+                let work = Work {
+                    nodes,
+                    time: started.elapsed(),
+                    hashfull: None,
+                    tbhits: 0,
+                };
+                info(&Info::Line(self.value_line(
+                    end_value,
+                    ScoreBound::Exact,
+                    &[end_move],
+                    work,
+                )));
+                Ok(SearchSummary {
+                    // Worth more than the others only if they were proven (or there are none).
+                    proven: other.as_ref().is_none_or(|s| s.proven),
+                    ..self.proven_summary(end_value, end_move, &[end_move], nodes)
+                })
+            }
+        }
+    }
+
+    /// [`Self::go_solve`] over `searchmoves` (all when empty), history aside.
+    #[allow(clippy::too_many_arguments)]
+    fn go_solve_proof(
         &self,
         limits: &Limits,
         searchmoves: &[G::Move],
