@@ -129,6 +129,21 @@ impl ExactValues {
             if stop.load(Ordering::Relaxed) {
                 break;
             }
+            if let Some(values) = self.known.get(fen) {
+                // A cache line is a file's word: checked against the position before use.
+                session
+                    .set_position(Some(fen), &[])
+                    .map_err(|e| format!("position '{fen}': {e}"))?;
+                if let Err(why) = check_values(session, values) {
+                    bar.suspend(|| {
+                        eprintln!(
+                            "sowfan accuracy: warning: a damaged line of the cache skipped (it \
+                             is proven again): {fen}: {why}"
+                        )
+                    });
+                    self.known.remove(fen);
+                }
+            }
             if !self.known.contains_key(fen) {
                 session
                     .set_position(Some(fen), &[])
@@ -179,6 +194,28 @@ impl ExactValues {
         }
         self.known.insert(fen.to_string(), values);
         Ok(())
+    }
+}
+
+/// Whether `values` can be the exact values of the session's position: every legal move and
+/// nothing else, each value one a game can end with after its move
+/// ([`Session::possible_move_value`]).
+fn check_values(session: &dyn Session, values: &BTreeMap<String, i32>) -> Result<(), String> {
+    let legal = session.legal_moves();
+    if let Some(mv) = values.keys().find(|mv| !legal.contains(mv)) {
+        return Err(format!("'{mv}' is not a legal move there"));
+    }
+    if let Some(mv) = legal.iter().find(|mv| !values.contains_key(*mv)) {
+        return Err(format!("the legal move '{mv}' has no value"));
+    }
+    match values
+        .iter()
+        .find(|&(mv, &v)| !session.possible_move_value(mv, v))
+    {
+        Some((mv, v)) => Err(format!(
+            "move '{mv}' has the value {v}, which no game from there can end with"
+        )),
+        None => Ok(()),
     }
 }
 

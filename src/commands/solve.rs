@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::solve_parts::{Part, combine, parse_split, split_moves};
+use super::solve_parts::{Part, combine, parse_split, refuse_existing, split_moves};
 use crate::cli::{cancel_on_interrupt, exit_status};
 use crate::game::value_text;
-use crate::memory::{self, MAX_THREADS, check_hash_mb, peak_resident_bytes};
+use crate::memory::{self, check_hash_mb, check_threads, peak_resident_bytes};
 use crate::registry;
 use crate::session::{Session, SolveProgress, SolveRequest};
 use crate::solve::pn::{self, value_word};
@@ -176,11 +176,7 @@ pub fn run(args: SolveArgs) -> ExitCode {
 /// (more add nothing to the shared-table search and only slow it, as with the protocol's
 /// `Threads`), with a warning then.
 pub fn solve_threads(requested: usize) -> Result<usize, String> {
-    if requested == 0 || requested > MAX_THREADS {
-        return Err(format!(
-            "--threads {requested}: give a number of threads in 1..={MAX_THREADS}"
-        ));
-    }
+    check_threads("--threads", requested)?;
     let processors = std::thread::available_parallelism().map_or(1, |n| n.get());
     if requested > processors {
         eprintln!(
@@ -246,7 +242,18 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
     }
     let mut session = registry::create_at(&args.game, args.fen.as_deref(), args.moves.as_deref())?;
     if !args.combine.is_empty() {
+        if args.part_file.is_some() || args.split.is_some() {
+            return Err(
+                "--combine prints the combined values: it takes no --split or \
+                        --part-file (those run one part)"
+                    .to_string(),
+            );
+        }
         return combine_parts(args, session.as_ref());
+    }
+    if let Some(path) = &args.part_file {
+        // Before the proof, not after hours of it.
+        refuse_existing("--part-file", path)?;
     }
     let part = match &args.split {
         Some(text) => {
@@ -261,10 +268,11 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
     };
     if let Some(path) = &save
         && resume.as_ref() != Some(path)
-        && std::fs::symlink_metadata(path).is_ok()
+        && let Err(taken) = refuse_existing("--save", path)
     {
         return Err(format!(
-            "--save '{}': the file exists; continue its proof with --resume {0} --save {0}              (or --proof-file {0}), or remove it first",
+            "{taken} (to continue a proof saved there: --resume {0} --save {0}, or \
+             --proof-file {0})",
             path.display()
         ));
     }
@@ -454,7 +462,9 @@ fn combine_parts(args: &SolveArgs, session: &dyn Session) -> Result<Solved, Stri
     if legal.is_empty() {
         return Err("the position is over: it has no moves to combine".to_string());
     }
-    let moves = combine(&session.spec(), &session.fen(), &legal, &parts)?;
+    let moves = combine(&session.spec(), &session.fen(), &legal, &parts, &|mv, v| {
+        session.possible_move_value(mv, v)
+    })?;
     let words = session.win_draw_loss();
     let mut out: Vec<String> = moves
         .iter()

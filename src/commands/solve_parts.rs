@@ -102,8 +102,11 @@ impl Part {
         text
     }
 
-    /// Write the part to `path` atomically (a temporary file beside it, then renamed).
+    /// Write the part to `path` atomically and never over anything: a temporary file beside
+    /// it, then linked to its name, which fails if the name is taken (another part, or
+    /// anything else: see [`refuse_existing`]) instead of replacing it.
     pub fn write(&self, path: &Path) -> Result<(), String> {
+        refuse_existing("--part-file", path)?;
         let fail =
             |e: std::io::Error| format!("cannot write the part file '{}': {e}", path.display());
         let name = path
@@ -113,11 +116,14 @@ impl Part {
         temporary.push(format!(".tmp-{}", std::process::id()));
         let temporary = path.with_file_name(temporary);
         let written = std::fs::write(&temporary, self.text())
-            .and_then(|()| std::fs::rename(&temporary, path));
-        if written.is_err() {
-            let _ = std::fs::remove_file(&temporary);
+            .and_then(|()| std::fs::hard_link(&temporary, path));
+        let _ = std::fs::remove_file(&temporary);
+        match written {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                refuse_existing("--part-file", path)
+            }
+            other => other.map_err(fail),
         }
-        written.map_err(fail)
     }
 
     /// Read and check a part file (its form only: [`combine`] checks it against the game).
@@ -228,7 +234,8 @@ impl Part {
                             cut(mv)
                         )
                     })?;
-                    if v.abs() > MAX_VALUE || mv.is_empty() {
+                    // A range, not `abs()`: i64::MIN has no absolute value.
+                    if !(-MAX_VALUE..=MAX_VALUE).contains(&v) || mv.is_empty() {
                         return Err(format!(
                             "is damaged: 'move: {}' is no move and value",
                             cut(value)
@@ -268,6 +275,33 @@ impl Part {
     }
 }
 
+/// An error when something is at `path` already (a file, a directory, a FIFO, a link, even
+/// a dangling one): what is there is named, and `option` does not replace it.
+pub fn refuse_existing(option: &str, path: &Path) -> Result<(), String> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    use std::os::unix::fs::FileTypeExt;
+    let kind = meta.file_type();
+    let what = if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "a device"
+    } else {
+        "a file"
+    };
+    Err(format!(
+        "{option} '{}': {what} is there already; give a new name, or remove it first",
+        path.display()
+    ))
+}
+
 /// A text shown in a message, cut short.
 fn cut(text: &str) -> String {
     text.chars().take(60).collect()
@@ -275,12 +309,15 @@ fn cut(text: &str) -> String {
 
 /// The root's moves with their values, combined from `parts` (read from `paths`) of the
 /// proof of the position `position` of `game` with the moves `legal`: each part must be of
-/// that game and position, and every legal move must be in exactly one part.
+/// that game and position, every legal move must be in exactly one part, and every value
+/// one the position after its move can have (`possible`: a win, draw or loss in a won-or-lost game; a
+/// margin within what is at stake, on its grid, in a scored one).
 pub fn combine(
     game: &str,
     position: &str,
     legal: &[String],
     parts: &[(PathBuf, Part)],
+    possible: &dyn Fn(&str, i32) -> bool,
 ) -> Result<Vec<(String, i32)>, String> {
     let mut found: HashMap<&str, (i32, &Path)> = HashMap::new();
     for (path, part) in parts {
@@ -303,6 +340,12 @@ pub fn combine(
             if !legal.contains(mv) {
                 return Err(format!(
                     "part file '{shown}': '{mv}' is not a legal move of this position"
+                ));
+            }
+            if !possible(mv, *value) {
+                return Err(format!(
+                    "part file '{shown}' is damaged: it gives move '{mv}' the value {value}, \
+                     which no game from this position can end with"
                 ));
             }
             if let Some((_, other)) = found.insert(mv, (*value, path)) {

@@ -107,6 +107,18 @@ pub trait Session: Send {
     /// Is the game won, drawn or lost, not scored ([`Game::win_draw_loss`])?
     fn win_draw_loss(&self) -> bool;
 
+    /// Whether `value`, the value of the legal move `mv` for the mover as `solve` reports
+    /// it, is one a game can end with after that move: a win, draw or loss
+    /// ([`crate::solve::pn::WIN`] …) in a won-or-lost game; in a scored one, a margin within
+    /// what the position after it has at stake ([`Game::value_range`] around its banked
+    /// value) and on its grid ([`Game::value_step`]). False for a move that is not legal.
+    /// For numbers read from files (part files, caches).
+    fn possible_move_value(&self, mv: &str, value: i32) -> bool;
+
+    /// The most seeds (stones) in play whose every position tables up to layer `top` hold
+    /// ([`crate::tablebase::in_play_covered`]).
+    fn table_in_play(&self, top: u32) -> Option<u32>;
+
     /// Stones (seeds) on the board now ([`Game::stones_in_play`]).
     fn stones_in_play(&self) -> Option<u32>;
 
@@ -239,6 +251,38 @@ impl<G: Game> Session for GameSession<G> {
 
     fn win_draw_loss(&self) -> bool {
         self.game.win_draw_loss()
+    }
+
+    fn table_in_play(&self, top: u32) -> Option<u32> {
+        crate::tablebase::in_play_covered(&self.game, top)
+    }
+
+    fn possible_move_value(&self, mv: &str, value: i32) -> bool {
+        use crate::solve::pn::{DRAW, LOSS, WIN};
+        let Ok(mv) = self.game.parse_move(&self.position, mv) else {
+            return false;
+        };
+        if self.game.win_draw_loss() {
+            return [LOSS, DRAW, WIN].contains(&value);
+        }
+        let mut child = self.position.clone();
+        self.game.play(&mut child, mv);
+        // The child's value, for its own mover.
+        let value = if self.game.to_move(&child) == self.to_move() {
+            i64::from(value)
+        } else {
+            -i64::from(value)
+        };
+        if let Some(outcome) = self.game.outcome(&child) {
+            return value == i64::from(self.game.final_value(&outcome, self.game.to_move(&child)));
+        }
+        let Some((low, high)) = self.game.value_range(&child) else {
+            return true;
+        };
+        let rest = value - i64::from(self.game.banked_value(&child));
+        let (low, high) = (i64::from(low), i64::from(high));
+        (low..=high).contains(&rest)
+            && (rest - low).rem_euclid(i64::from(self.game.value_step())) == 0
     }
 
     fn stones_in_play(&self) -> Option<u32> {

@@ -155,6 +155,55 @@ fn accuracy_judges_an_engines_moves_by_their_exact_values() {
         second.stdout
     );
     assert_eq!(rows[0], cells[1..].to_vec());
+
+    // Lines that parse but lie (issue 45): a move that does not exist, a value no game of
+    // Kalah(4,2) can end with. Each is skipped with a warning and proven again; the engine
+    // is judged as before.
+    let cached = std::fs::read_to_string(&cache).expect("cache");
+    let mut lines: Vec<String> = cached.lines().map(String::from).collect();
+    lines.retain(|l| l.ends_with('}'));
+    lines[0] = lines[0].replacen("\"half_points\":{", "\"half_points\":{\"Z\":1,", 1);
+    let second_move = lines[1]
+        .split("\"half_points\":{\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a move")
+        .to_string();
+    let at = lines[1]
+        .find(&format!("\"{second_move}\":"))
+        .expect("its value");
+    let end = at + lines[1][at..].find([',', '}']).expect("end of the value");
+    lines[1].replace_range(at..end, &format!("\"{second_move}\":4000"));
+    std::fs::write(&cache, lines.join("\n") + "\n").expect("lie");
+    let third = accuracy(&args);
+    assert!(third.success, "{}", third.stderr);
+    assert_eq!(
+        third
+            .stderr
+            .matches("a damaged line of the cache skipped")
+            .count(),
+        2,
+        "{}",
+        third.stderr
+    );
+    assert!(
+        third.stderr.contains("'Z' is not a legal move"),
+        "{}",
+        third.stderr
+    );
+    assert!(third.stderr.contains("4000"), "{}", third.stderr);
+    let rows: Vec<Vec<&str>> = third
+        .stdout
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().skip(1).collect())
+        .collect();
+    assert_eq!(
+        rows[0],
+        cells[1..].to_vec(),
+        "judged as before: {}",
+        third.stdout
+    );
 }
 
 #[test]
