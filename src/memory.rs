@@ -60,6 +60,18 @@ pub const MAX_HASH_MB: usize = 65536;
 /// The most search threads any tool starts.
 pub const MAX_THREADS: usize = 256;
 
+/// A thread count given as `option` (`--threads`, `--concurrency`): 1..=[`MAX_THREADS`], or
+/// an error that says so. The one check of every tool's thread counts.
+pub fn check_threads(option: &str, requested: usize) -> Result<usize, String> {
+    if (1..=MAX_THREADS).contains(&requested) {
+        Ok(requested)
+    } else {
+        Err(format!(
+            "{option} {requested}: give a number of threads in 1..={MAX_THREADS}"
+        ))
+    }
+}
+
 /// The largest hash table in MiB this process can hold here: what the limits allow, at most
 /// [`MAX_HASH_MB`].
 pub fn max_hash_mb() -> usize {

@@ -140,6 +140,10 @@ pub fn build(
     }
 }
 
+/// The longest random opening, in moves: every game here is decided long before (a Kalah
+/// game takes tens of moves; Fanorona's quiet limit draws after 100 turns without capture).
+pub const MAX_PLIES: usize = 1000;
+
 /// Random legal moves, `plies` of them, after which the game is not over. Backtracks when a
 /// line ends the game early, so it fails only when no such line exists (within a budget).
 pub fn random_opening(
@@ -147,6 +151,12 @@ pub fn random_opening(
     plies: usize,
     rng: &mut Xoshiro256PlusPlus,
 ) -> Result<Opening, String> {
+    if plies > MAX_PLIES {
+        return Err(format!(
+            "a random opening of {plies} moves: at most {MAX_PLIES} (an opening is the start of \
+             a game, not a game)"
+        ));
+    }
     let mut session = base.clone_box();
     session
         .set_position(None, &[])
@@ -281,6 +291,11 @@ fn balanced_opening(
     ))
 }
 
+/// Random legal moves after `moves` until there are `plies`, none ending the game: a depth-
+/// first walk that tries each level's moves in a shuffled order and backs up a level when
+/// none of them leads on. Its memory and time are linear in `plies`: a move goes forward
+/// in place ([`Session::play_moves`]); only a step back replays the line (rare: only where
+/// every move ends the game), and `budget` bounds the tries.
 fn extend(
     session: &mut dyn Session,
     moves: &mut Vec<String>,
@@ -288,30 +303,56 @@ fn extend(
     rng: &mut Xoshiro256PlusPlus,
     budget: &mut usize,
 ) -> bool {
-    if moves.len() == plies {
+    let base = moves.len();
+    if base >= plies {
         return true;
     }
-    let mut candidates = session.legal_moves();
-    candidates.shuffle(rng);
-    for mv in candidates {
+    // Each level's moves not tried yet, the next one last.
+    let level = |session: &dyn Session, rng: &mut Xoshiro256PlusPlus| {
+        let mut candidates = session.legal_moves();
+        candidates.shuffle(rng);
+        candidates.reverse();
+        candidates
+    };
+    let mut levels = vec![level(session, rng)];
+    let back_to = |session: &mut dyn Session, moves: &[String]| {
+        let texts: Vec<&str> = moves.iter().map(String::as_str).collect();
+        let _ = session.set_position(None, &texts);
+    };
+    loop {
+        let Some(untried) = levels.last_mut() else {
+            return false;
+        };
+        let Some(mv) = untried.pop() else {
+            // Every move here ends the game: back up one level.
+            levels.pop();
+            if moves.len() == base {
+                back_to(session, moves);
+                return false;
+            }
+            moves.pop();
+            back_to(session, moves);
+            continue;
+        };
         if *budget == 0 {
+            back_to(session, moves);
             return false;
         }
         *budget -= 1;
+        if session.play_moves(&[mv.as_str()]).is_err() {
+            continue;
+        }
         moves.push(mv);
-        let texts: Vec<&str> = moves.iter().map(String::as_str).collect();
-        if session.set_position(None, &texts).is_ok()
-            && session.outcome().is_none()
-            && extend(session, moves, plies, rng, budget)
-        {
+        if session.outcome().is_some() {
+            moves.pop();
+            back_to(session, moves);
+            continue;
+        }
+        if moves.len() == plies {
             return true;
         }
-        moves.pop();
+        levels.push(level(session, rng));
     }
-    // Leave the session where the caller expects it.
-    let texts: Vec<&str> = moves.iter().map(String::as_str).collect();
-    let _ = session.set_position(None, &texts);
-    false
 }
 
 /// One opening a line: a move list from the start (`C f A`), a position string, or either in

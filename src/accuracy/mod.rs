@@ -106,13 +106,7 @@ pub struct AccuracyReport {
 /// Solve the positions, ask the engines, print the summary (and `--out` lines).
 pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, String> {
     check_hash_mb("--hash", args.hash_mb)?;
-    if args.threads == 0 || args.threads > crate::memory::MAX_THREADS {
-        return Err(format!(
-            "--threads {}: give a number in 1..={}",
-            args.threads,
-            crate::memory::MAX_THREADS
-        ));
-    }
+    crate::memory::check_threads("--threads", args.threads)?;
     if args.positions == 0 {
         return Err("--positions 0: give at least 1".to_string());
     }

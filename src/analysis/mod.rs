@@ -671,16 +671,7 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
         movetime: args.movetime,
         ..Limits::default()
     };
-    if args.threads == 0 {
-        return Err("--threads must be at least 1".to_string());
-    }
-    if args.threads > memory::MAX_THREADS {
-        return Err(format!(
-            "--threads: {} is more than the most, {}",
-            args.threads,
-            memory::MAX_THREADS
-        ));
-    }
+    memory::check_threads("--threads", args.threads)?;
     if let Ok(cores) = std::thread::available_parallelism()
         && args.threads > cores.get()
     {

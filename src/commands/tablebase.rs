@@ -122,14 +122,20 @@ pub fn execute(command: TablebaseCommand, stop: &AtomicBool) -> Result<(), Strin
     }
 }
 
+/// The most slices a layer is cut into (`--shard I/K`): more would leave slices empty.
+const MAX_SHARDS: u32 = 4096;
+/// The most seeds or stones in play a build is asked for (`--seeds`, `--pieces`): far above
+/// what a table can hold (a value must fit a byte), so the builder's own check speaks.
+const MAX_IN_PLAY: u32 = 1000;
+
 /// `I/K` with 1 ≤ I ≤ K.
 pub fn parse_shard(text: &str) -> Result<(u32, u32), String> {
     let usage = format!("--shard {text}: expected I/K with 1 <= I <= K, e.g. --shard 3/8");
     let (i, k) = text.split_once('/').ok_or_else(|| usage.clone())?;
     let i: u32 = i.trim().parse().map_err(|_| usage.clone())?;
     let k: u32 = k.trim().parse().map_err(|_| usage.clone())?;
-    if i == 0 || k == 0 || i > k {
-        return Err(usage);
+    if i == 0 || k == 0 || i > k || k > MAX_SHARDS {
+        return Err(format!("{usage} (K at most {MAX_SHARDS})"));
     }
     Ok((i, k))
 }
@@ -146,17 +152,26 @@ fn build(
     let options: Vec<&str> = options.iter().map(String::as_str).collect();
     let session = registry::create(name, &options).map_err(|e| e.to_string())?;
     let shard = shard.map(parse_shard).transpose()?;
+    let threads = crate::memory::check_threads("--threads", threads)?;
+    if seeds > MAX_IN_PLAY {
+        return Err(format!(
+            "--seeds (--pieces) {seeds}: at most {MAX_IN_PLAY} in play"
+        ));
+    }
     let options = BuildOptions {
         dir,
         in_play: seeds,
-        threads: threads.max(1),
+        threads,
         shard,
         progress: true,
     };
     let started = std::time::Instant::now();
     let mut bytes = 0u64;
     let mut print = |layer: &LayerReport| {
-        bytes += layer.entries;
+        // What this run wrote, not the layers it found in place.
+        if layer.took.is_some() {
+            bytes += layer.entries;
+        }
         match layer.took {
             Some(took) => say!(
                 "layer {:>3} ({}): {:>13} entries  built in {:.1} s  {}",
@@ -179,8 +194,12 @@ fn build(
         .build_tables(&options, stop, &mut print)
         .map_err(|e| e.to_string())?;
     say!(
-        "Done: {} MB of values in {:.1} s",
-        bytes >> 20,
+        "Done: {} of values written in {:.1} s",
+        if bytes >= 1 << 20 {
+            format!("{} MB", bytes >> 20)
+        } else {
+            format!("{bytes} bytes")
+        },
         started.elapsed().as_secs_f64()
     );
     Ok(())
@@ -317,6 +336,14 @@ const INTERRUPTED: &str = "interrupted";
 
 /// The game whose rules a table's header names (the rules string is a game and its
 /// options), to check the file against.
+/// What layers `0..=top` hold, for people: every position with at most so many in play.
+fn covered(session: &dyn Session, top: u32) -> String {
+    match session.table_in_play(top) {
+        Some(n) => format!("every position with at most {n} in play"),
+        None => "no count of pieces in play whole".to_string(),
+    }
+}
+
 fn game_of(rules: &str) -> Result<Box<dyn Session>, String> {
     let session = registry::create_from_spec(rules)
         .map_err(|e| format!("the header names rules '{rules}', which are no game here: {e}"))?;
@@ -458,8 +485,8 @@ fn info(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
                 for base in &bases {
                     match session.open_tables(base) {
                         Ok(Some(tables)) => say!(
-                            "  complete: layers 0..={top} (positions with at most {top} in \
-                             play) in '{}'",
+                            "  complete: layers 0..={top} ({}) in '{}'",
+                            covered(session.as_ref(), tables.max_layer()),
                             base.display(),
                             top = tables.max_layer()
                         ),

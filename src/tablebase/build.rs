@@ -61,13 +61,24 @@ pub fn build<G: Game>(
         BuildError::Missing(format!("no table holds {} in play", options.in_play))
     })?;
     if max_layer > super::MAX_LAYER {
-        return Err(BuildError::Invalid {
-            layer: max_layer,
-            message: format!(
-                "tables go up to layer {} (a value must fit a byte)",
-                super::MAX_LAYER
-            ),
-        });
+        let most = super::in_play_covered(game, super::MAX_LAYER)
+            .map_or("none".to_string(), |n| n.to_string());
+        return Err(BuildError::TooMany(format!(
+            "{} in play asked: tables hold at most {most} (their layers go up to {}: a value \
+             must fit a byte)",
+            options.in_play,
+            super::MAX_LAYER
+        )));
+    }
+    if let Some((i, k)) = options.shard {
+        let entries = game.table_layer_size(max_layer);
+        if u64::from(k) > entries {
+            return Err(BuildError::TooMany(format!(
+                "--shard {i}/{k}: layer {max_layer} ({}) has {entries} entries; cut it into at \
+                 most that many slices",
+                game.table_layer_name(max_layer)
+            )));
+        }
     }
     let folder = format::rules_folder(&options.dir, &rules);
     std::fs::create_dir_all(&folder).map_err(|error| BuildError::Io {

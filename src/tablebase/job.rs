@@ -16,6 +16,9 @@ pub enum BuildError {
     Invalid { layer: u32, message: String },
     #[error("{0}")]
     Missing(String),
+    /// More in play than a table can hold.
+    #[error("{0}")]
+    TooMany(String),
     #[error("'{path}': {error}")]
     Io {
         path: PathBuf,

@@ -24,7 +24,14 @@ pub fn parse_openings(words: &[String]) -> Result<OpeningsSpec, String> {
             Some(("plies", v)) => {
                 plies = Some(
                     v.parse::<usize>()
-                        .map_err(|_| format!("plies={v}: expected a number of moves; {usage}"))?,
+                        .ok()
+                        .filter(|&k| k <= crate::openings::MAX_PLIES)
+                        .ok_or_else(|| {
+                            format!(
+                                "plies={v}: expected a number of moves, 0..={}; {usage}",
+                                crate::openings::MAX_PLIES
+                            )
+                        })?,
                 )
             }
             Some(("balanced", v)) => {

@@ -71,9 +71,7 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
     if config.games == 0 {
         return Err("--games must be at least 1".to_string());
     }
-    if config.concurrency == 0 {
-        return Err("--concurrency must be at least 1".to_string());
-    }
+    crate::memory::check_threads("--concurrency", config.concurrency)?;
     if config.sprt.is_some() && engines != 2 {
         return Err("--sprt needs exactly two engines".to_string());
     }

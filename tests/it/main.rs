@@ -15,6 +15,7 @@ mod hostile_tables;
 mod kalah;
 mod layers;
 mod ludii_plugin;
+mod numbers_that_lie;
 mod play;
 mod protocol;
 mod quiescence;
