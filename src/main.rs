@@ -17,7 +17,7 @@ use sowfan::{analysis, cli, protocol, registry};
 #[derive(Parser)]
 #[command(
     name = "sowfan",
-    version,
+    version = env!("SOWFAN_VERSION"),
     about = "A game engine for Kalah, Afrika, Anywoli and Fanorona",
     long_about = "A game engine for Kalah, Afrika, Anywoli and Fanorona.\n\n\
         Without a subcommand, sowfan speaks its UCI/UGI-like protocol on stdin/stdout \
