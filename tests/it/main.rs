@@ -8,6 +8,7 @@ mod analyse;
 mod anywoli;
 mod check;
 mod cli_help;
+mod docs;
 mod fanorona;
 mod fuzz;
 mod hardening;
