@@ -13,7 +13,6 @@ pub mod check;
 pub mod perft;
 pub mod play;
 pub mod solve;
-pub mod solve_parts;
 pub mod tablebase;
 pub mod tournament;
 pub mod tune;

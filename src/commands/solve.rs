@@ -9,12 +9,12 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::solve_parts::{Part, combine, parse_split, refuse_existing, split_moves};
 use crate::cli::{cancel_on_interrupt, exit_status};
 use crate::game::value_text;
 use crate::memory::{self, check_hash_mb, check_threads, peak_resident_bytes};
 use crate::registry;
 use crate::session::{Session, SolveProgress, SolveRequest};
+use crate::solve::parts::{Part, combine, parse_split, refuse_existing, split_moves};
 use crate::solve::pn::{self, value_word};
 use crate::solve::{self, table::SolveTable};
 use crate::tablebase::{self, TableError, Tables};

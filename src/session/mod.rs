@@ -9,6 +9,7 @@
 //! writes out).
 
 mod go;
+mod go_solve;
 mod info;
 mod keep;
 mod proof;

@@ -63,7 +63,6 @@ const LAYERS: &[(&str, &[(&str, &str)])] = &[
             ("commands/perft.rs", "perft command"),
             ("commands/bench.rs", "bench command"),
             ("commands/solve.rs", "solve command"),
-            ("commands/solve_parts.rs", "solve command"),
             ("commands/tablebase.rs", "tablebase command"),
             ("commands/tournament.rs", "match command"),
             ("commands/check.rs", "check command"),
