@@ -729,7 +729,11 @@ fn analyse_caps_hash_times_threads_and_threads_up_front() {
     );
     refused(
         &["--threads", "257"],
-        "--threads: 257 is more than the most, 256",
+        "--threads 257: give a number of threads in 1..=256",
+    );
+    refused(
+        &["--threads", "0"],
+        "--threads 0: give a number of threads in 1..=256",
     );
 }
 

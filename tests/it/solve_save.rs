@@ -102,7 +102,7 @@ fn an_exact_proof_is_saved_resumed_and_never_written_over_by_mistake() {
     // A saved proof is not written over by a new one, and --resume needs its file.
     let saved = std::fs::read(&file).expect("saved");
     for (args, why) in [
-        (vec!["--save", text(&file)], "the file exists"),
+        (vec!["--save", text(&file)], "a file is there already"),
         (vec!["--resume", "/nonexistent/none.proof"], "no such file"),
     ] {
         let run = solve_run(&[&game[..], &args[..]].concat());
