@@ -123,6 +123,10 @@ public final class LudiiMatch {
             }
         }
         referee.close();
+        // Every engine this run started has ended: the AIs' at each game's end, the referee's now.
+        final long left = leftBehind();
+        System.out.println("Processes left behind: " + left);
+        failed |= left > 0;
         System.out.println();
         System.out.println("Scores (sowfan's wins-draws-losses), illegal moves, turns where the rules disagree, "
                 + "games not played:");
@@ -145,6 +149,19 @@ public final class LudiiMatch {
                         : "every game ended by Ludii's rules, no illegal move, no hang");
         System.out.flush();
         System.exit(failed ? 1 : 0);
+    }
+
+    /** Processes this JVM started that still run, after a moment for them to exit. */
+    private static long leftBehind() throws InterruptedException {
+        long alive = 0;
+        for (int wait = 0; wait < 30; wait++) {
+            alive = ProcessHandle.current().children().filter(ProcessHandle::isAlive).count();
+            if (alive == 0) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        return alive;
     }
 
     // ------------------------------------------------------------------------------------------
