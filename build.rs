@@ -17,7 +17,10 @@ fn main() {
         Some(commit) => {
             let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
                 .is_some_and(|s| !s.is_empty());
-            format!("{version} ({commit}{})", if dirty { ", modified" } else { "" })
+            format!(
+                "{version} ({commit}{})",
+                if dirty { ", modified" } else { "" }
+            )
         }
         None => version.to_string(),
     };
