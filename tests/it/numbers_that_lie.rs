@@ -18,6 +18,18 @@ fn sowfan(subcommand: &str, args: &[&str]) -> Run {
     run::sowfan(subcommand, args, LIMIT)
 }
 
+/// `sowfan match` of two engines that are never started (the command line is refused first)
+/// with `more` arguments.
+fn a_match(more: &[&str]) -> Run {
+    let engines = [
+        "--engine", "cmd=x", "depth=1", "--engine", "cmd=y", "depth=1",
+    ];
+    sowfan(
+        "match",
+        &[&engines[..], &["--game", "kalah"], more].concat(),
+    )
+}
+
 fn text(path: &Path) -> &str {
     path.to_str().expect("utf-8")
 }
@@ -210,21 +222,7 @@ fn thread_counts_have_one_bound_everywhere() {
         );
     }
     assert!(!tables.exists(), "nothing built");
-    let run = sowfan(
-        "match",
-        &[
-            "--engine",
-            "cmd=x",
-            "depth=1",
-            "--engine",
-            "cmd=y",
-            "depth=1",
-            "--game",
-            "kalah",
-            "--concurrency",
-            "100000",
-        ],
-    );
+    let run = a_match(&["--concurrency", "100000"]);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert!(
         run.stderr
@@ -237,21 +235,7 @@ fn thread_counts_have_one_bound_everywhere() {
 #[test]
 fn opening_plies_are_bounded_and_walked_in_linear_time() {
     for plies in ["1000000000", "1001"] {
-        let run = sowfan(
-            "match",
-            &[
-                "--engine",
-                "cmd=x",
-                "depth=1",
-                "--engine",
-                "cmd=y",
-                "depth=1",
-                "--game",
-                "kalah",
-                "--openings",
-                &format!("plies={plies}"),
-            ],
-        );
+        let run = a_match(&["--openings", &format!("plies={plies}")]);
         assert_eq!(run.code, Some(1), "{}", run.stderr);
         assert!(run.stderr.contains("0..=1000"), "{plies}: {}", run.stderr);
         assert!(
