@@ -72,6 +72,12 @@ pub struct Server {
     solve_tt: Option<Arc<SolveTable>>,
     /// `TablebasePath` (or `--tablebases`): where endgame tables are looked for.
     tablebase_path: Option<PathBuf>,
+    /// A game was chosen (`--game`, `newgame`, `UCI_Variant`, `GameOptions`) or the default
+    /// one is being played (a `position` or `go`): only then is a directory without its
+    /// tables worth a word. Until then the default game's tables load silently if present.
+    game_chosen: bool,
+    /// The last "no tables" said (rules and directory), so that it is said once.
+    absence_said: Option<String>,
     settings: SearchSettings,
     ponder: bool,
     job: Option<Job>,
@@ -96,6 +102,8 @@ impl Server {
             tt,
             solve_tt: None,
             tablebase_path: None,
+            game_chosen: game.is_some(),
+            absence_said: None,
             settings: SearchSettings::default(),
             ponder: false,
             job: None,
@@ -293,12 +301,16 @@ impl Server {
                 }
             }
             Request::Position { fen, moves } => {
+                self.playing();
                 let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
                 if let Err(e) = self.session.set_position(fen.as_deref(), &moves) {
                     self.out.error(&format!("{e}; the position is unchanged"));
                 }
             }
-            Request::Go(limits) => self.go(limits),
+            Request::Go(limits) => {
+                self.playing();
+                self.go(limits)
+            }
             Request::Perft(depth) => self.perft(depth),
             Request::Bench(depth) => self.bench(depth),
             Request::Query(query) => {
@@ -465,7 +477,19 @@ impl Server {
     fn replace_session(&mut self, session: Box<dyn Session>) {
         self.session = session;
         self.solve_tt = None;
+        self.game_chosen = true;
         self.load_tables();
+    }
+
+    /// The default game is played without having been chosen: now its missing tables are
+    /// worth the word that was held back at start-up.
+    fn playing(&mut self) {
+        if !self.game_chosen {
+            self.game_chosen = true;
+            if self.session.tables().is_none() {
+                self.load_tables();
+            }
+        }
     }
 
     /// The solver's table, made when first needed (`None` if the memory is not there).
@@ -499,8 +523,14 @@ impl Server {
             }
             // This game has no tables: nothing to load, nothing to say.
             Ok(None) => {}
+            // A directory may hold other games' tables: information, said once, and only
+            // for the game being played.
             Err(e @ TableError::Absent { .. }) => {
-                self.out.error(&format!("{e}; playing without"));
+                let text = format!("tablebases: {e}; playing without");
+                if self.game_chosen && self.absence_said.as_deref() != Some(text.as_str()) {
+                    self.out.info_string(&text);
+                    self.absence_said = Some(text);
+                }
             }
             Err(e) => self.out.error(&format!("tablebases: {e}; playing without")),
         }

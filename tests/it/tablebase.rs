@@ -504,7 +504,7 @@ fn tables_in_play_answer_covered_positions_exactly() {
     let lines = engine.ask("newgame kalah empty-capture=true\nisready", "readyok");
     assert!(
         lines.iter().any(|l| l.starts_with(
-            "info string error: no endgame tables of 'kalah \
+            "info string tablebases: no endgame tables of 'kalah \
                                         pits=6 empty-capture=true"
         )),
         "{lines:?}"
@@ -766,4 +766,49 @@ fn table_index_or_key_is_table_index_then_exact_key() {
         let game = Afrika::new(options);
         check(&game, 20, 400, &afrika_layers);
     }
+}
+
+/// Issue 47, point 3: `--tablebases DIR` holding only another game's tables says nothing at
+/// start-up (no game chosen yet); the current game's absence is said once, as information,
+/// when that game is played; the other game's tables load when it is chosen.
+#[test]
+fn tables_of_another_game_are_quiet_at_start_up_and_said_once() {
+    let dir = scratch_dir("another-game");
+    let built = run::sowfan(
+        "tablebase",
+        &[
+            "build",
+            "fanorona-dimy",
+            "--pieces",
+            "3",
+            "--dir",
+            dir.to_str().expect("utf-8"),
+        ],
+        Duration::from_secs(60),
+    );
+    assert!(built.success, "{}", built.stderr);
+    let mut engine = Engine::start(&["--tablebases", dir.to_str().expect("utf-8")]);
+    let start = engine.ask("uci\nisready", "readyok");
+    assert!(
+        !start
+            .iter()
+            .any(|l| l.contains("tablebases") || l.contains("error")),
+        "{start:?}"
+    );
+    let played = engine.ask("position startpos\ngo depth 2", "bestmove");
+    let again = engine.ask("newgame kalah\nposition startpos\ngo depth 2", "bestmove");
+    let said: Vec<&String> = played
+        .iter()
+        .chain(&again)
+        .filter(|l| l.contains("no endgame tables of 'kalah"))
+        .collect();
+    assert_eq!(said.len(), 1, "said once: {played:?} {again:?}");
+    assert!(said[0].starts_with("info string tablebases: "), "{said:?}");
+    let dimy = engine.ask("newgame fanorona-dimy\nisready", "readyok");
+    assert!(
+        dimy.iter()
+            .any(|l| l.starts_with("info string tablebases: 'fanorona-dimy")),
+        "{dimy:?}"
+    );
+    engine.send("quit");
 }
