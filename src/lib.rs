@@ -22,7 +22,8 @@
 //!     (an engine's protocol compliance), [`analysis`] (`sowfan analyse`: recorded games
 //!     judged move by move), [`accuracy`] (`sowfan accuracy`: engines' moves against perfect
 //!     play), [`play`] (a game against the engine in a terminal), [`tune`]
-//!     (evaluation weights fitted to records);
+//!     (evaluation weights fitted to records), [`table_tools`] (`sowfan tablebase`: build,
+//!     verify, list, merge);
 //! 11. [`commands`]: each tool's command line, one file a subcommand (its clap arguments,
 //!     its run, its exit status), none importing another;
 //! 12. `main.rs`: parses the command line and dispatches.
@@ -48,6 +49,7 @@ pub mod registry;
 pub mod search;
 pub mod session;
 pub mod solve;
+pub mod table_tools;
 pub mod tablebase;
 pub mod tournament;
 pub mod tune;

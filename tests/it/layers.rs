@@ -54,6 +54,7 @@ const LAYERS: &[(&str, &[(&str, &str)])] = &[
             ("accuracy/", "accuracy tool"),
             ("play/", "play tool"),
             ("tune/", "tune tool"),
+            ("table_tools/", "tablebase tool"),
         ],
     ),
     (
