@@ -23,7 +23,7 @@
 //!     judged move by move), [`accuracy`] (`sowfan accuracy`: engines' moves against perfect
 //!     play), [`play`] (a game against the engine in a terminal), [`tune`]
 //!     (evaluation weights fitted to records), [`table_tools`] (`sowfan tablebase`: build,
-//!     verify, list, merge);
+//!     verify, list, merge), [`prove`] (`sowfan solve`: a proof from the command line);
 //! 11. [`commands`]: each tool's command line, one file a subcommand (its clap arguments,
 //!     its run, its exit status), none importing another;
 //! 12. `main.rs`: parses the command line and dispatches.
@@ -44,6 +44,7 @@ pub mod options;
 pub mod perft;
 pub mod play;
 pub mod protocol;
+pub mod prove;
 pub mod records;
 pub mod registry;
 pub mod search;

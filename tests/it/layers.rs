@@ -55,6 +55,7 @@ const LAYERS: &[(&str, &[(&str, &str)])] = &[
             ("play/", "play tool"),
             ("tune/", "tune tool"),
             ("table_tools/", "tablebase tool"),
+            ("prove/", "solve tool"),
         ],
     ),
     (
