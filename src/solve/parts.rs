@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! # sowfan solve part: proven values of root moves, in half-points for the mover
-//! format: sowfan-part 1
+//! format: sowfan-part 2
 //! game: kalah pits=4 seeds=3
 //! position: <the root's position string>
 //! legal: 4
@@ -18,7 +18,8 @@
 //! end: 0123456789abcdef
 //! ```
 //!
-//! `end:` is a checksum (FNV-1a, 64 bits, hexadecimal) of every byte before its line: a
+//! `end:` is a checksum (XXH3-64, hexadecimal, as the table files use; `sowfan-part 1`
+//! files, still read, have FNV-1a) of every byte before its line: a
 //! cut or edited file is refused. Files are hostile input: their size and line lengths are
 //! bounded before they are read, every line must be one of these, and nothing is taken on
 //! trust — the game, the position and the number of legal moves must be the combining
@@ -35,7 +36,10 @@ const MAX_PART_BYTES: u64 = 1 << 20;
 const MAX_MOVES: usize = 4096;
 /// The largest value (half-points) a part may hold.
 const MAX_VALUE: i64 = 1 << 30;
-const FORMAT: &str = "sowfan-part 1";
+/// The format written: its `end:` line is XXH3-64, the checksum of the table files too.
+const FORMAT: &str = "sowfan-part 2";
+/// The format of earlier parts, still read: its `end:` line is FNV-1a.
+const FORMAT_V1: &str = "sowfan-part 1";
 
 /// What a part proved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,7 +80,16 @@ pub fn split_moves(legal: &[String], i: usize, k: usize) -> Vec<String> {
     legal.iter().skip(i - 1).step_by(k).cloned().collect()
 }
 
-fn checksum(bytes: &[u8]) -> u64 {
+/// The `end:` checksum of a part of `format`.
+fn checksum_of(format: &str, bytes: &[u8]) -> u64 {
+    if format == FORMAT_V1 {
+        fnv1a(bytes)
+    } else {
+        crate::tablebase::format::checksum(bytes)
+    }
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
@@ -97,7 +110,7 @@ impl Part {
             "nodes: {}\ntbhits: {}\ntime-ms: {}\n",
             self.nodes, self.tbhits, self.millis
         ));
-        let sum = checksum(text.as_bytes());
+        let sum = checksum_of(FORMAT, text.as_bytes());
         text.push_str(&format!("end: {sum:016x}\n"));
         text
     }
@@ -200,9 +213,10 @@ impl Part {
             "format",
         )
         .map_err(|_| "is not a part file of sowfan solve (no 'format:' line)".to_string())?;
-        if format != FORMAT {
+        if format != FORMAT && format != FORMAT_V1 {
             return Err(format!(
-                "is a part file of another format ('{}'); this sowfan reads '{FORMAT}'",
+                "is a part file of another format ('{}'); this sowfan reads '{FORMAT}' and \
+                 '{FORMAT_V1}'",
                 cut(&format)
             ));
         }
@@ -257,7 +271,7 @@ impl Part {
         let end = field("end")?;
         let end_at = end.1;
         let sum = expect(end, "end")?;
-        if sum != format!("{:016x}", checksum(&bytes[..end_at])) {
+        if sum != format!("{:016x}", checksum_of(&format, &bytes[..end_at])) {
             return Err("is damaged: its checksum does not match (changed or cut)".to_string());
         }
         if lines.next().is_some() {
@@ -407,6 +421,17 @@ mod tests {
             bytes[at] ^= 1;
             assert!(Part::parse(&bytes).is_err(), "flip at {at}");
         }
+    }
+
+    #[test]
+    fn parts_of_format_1_are_still_read() {
+        let text = part().text().replace(FORMAT, FORMAT_V1);
+        let body = &text[..text.find("end: ").expect("end")];
+        let old = format!("{body}end: {:016x}\n", fnv1a(body.as_bytes()));
+        assert_eq!(Part::parse(old.as_bytes()), Ok(part()));
+        // A format-1 text with a format-2 checksum is damaged.
+        let wrong = format!("{body}end: {:016x}\n", checksum_of(FORMAT, body.as_bytes()));
+        assert!(Part::parse(wrong.as_bytes()).is_err());
     }
 
     #[test]

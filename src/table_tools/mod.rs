@@ -534,7 +534,7 @@ pub fn merge(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
         // check above and the copy.
         for (h, path) in &shards {
             let slice = data.get(h.first as usize..(h.first + h.count) as usize);
-            if slice.is_none_or(|slice| format::checksum(slice) != h.checksum) {
+            if slice.is_none_or(|slice| h.checksum_of(slice) != h.checksum) {
                 return Err(format!(
                     "'{}' changed while it was merged; nothing merged",
                     path.display()
@@ -542,6 +542,7 @@ pub fn merge(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
             }
         }
         let header = Header {
+            version: format::VERSION,
             rules: rules.clone(),
             layer,
             entries,

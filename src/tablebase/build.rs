@@ -145,6 +145,7 @@ pub fn build<G: Game>(
             return Err(BuildError::Changed(change));
         }
         let header = Header {
+            version: format::VERSION,
             rules: rules.clone(),
             layer,
             kind: format::value_kind(game.table_values()),

@@ -3,7 +3,7 @@
 //! ```text
 //! offset  size  field
 //!      0     8  magic "SOWFANTB"
-//!      8     4  format version (1)
+//!      8     4  format version (2; version 1 files are still read)
 //!     12     4  header length in bytes (a multiple of 64; the data starts here)
 //!     16     4  layer (seeds or stones in play)
 //!     20     4  value kind: 1 = one signed byte per position, the mover's final margin
@@ -13,7 +13,7 @@
 //!     24     8  entries in the whole layer
 //!     32     8  first index held by this file (0 for a whole layer)
 //!     40     8  count of entries held by this file
-//!     48     8  checksum of the data (see `checksum`)
+//!     48     8  checksum of the data: XXH3-64 (`checksum`; version 1: `checksum_v1`)
 //!     56     4  length of the rules string
 //!     60     4  reserved (0)
 //!     64     …  the rules string (UTF-8, e.g. `kalah pits=6 empty-capture=true end=any-row
@@ -34,7 +34,11 @@ use thiserror::Error;
 use crate::game::TableValues;
 
 pub const MAGIC: &[u8; 8] = b"SOWFANTB";
-pub const VERSION: u32 = 1;
+/// The version written: 2, whose checksum is XXH3-64. Version 1 (a hash of sowfan's own) is
+/// still read, and checked with [`checksum_v1`].
+pub const VERSION: u32 = 2;
+/// The oldest version read.
+pub const OLDEST_VERSION: u32 = 1;
 pub const VALUE_KIND_I8_POINTS: u32 = 1;
 pub const VALUE_KIND_I8_DISTANCE: u32 = 2;
 
@@ -49,6 +53,9 @@ const FIXED: usize = 64;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Header {
+    /// The format version the file was written in ([`OLDEST_VERSION`]..=[`VERSION`]);
+    /// [`Header::encode`] always writes [`VERSION`].
+    pub version: u32,
     pub rules: String,
     pub layer: u32,
     /// [`VALUE_KIND_I8_POINTS`] or [`VALUE_KIND_I8_DISTANCE`].
@@ -71,6 +78,16 @@ impl Header {
 
     pub fn is_whole_layer(&self) -> bool {
         self.first == 0 && self.count == self.entries
+    }
+
+    /// The checksum of `data` as this header's version computes it, to compare with
+    /// [`Header::checksum`].
+    pub fn checksum_of(&self, data: &[u8]) -> u64 {
+        if self.version == 1 {
+            checksum_v1(data)
+        } else {
+            checksum(data)
+        }
     }
 
     pub fn encode(&self) -> Vec<u8> {
@@ -97,7 +114,7 @@ impl Header {
         let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or([0; 4]));
         let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or([0; 8]));
         let version = u32_at(8);
-        if version != VERSION {
+        if !(OLDEST_VERSION..=VERSION).contains(&version) {
             return Err(FormatError::Version(version));
         }
         let kind = u32_at(20);
@@ -119,6 +136,7 @@ impl Header {
             .map_err(|_| FormatError::Corrupt("the rules string is not UTF-8".to_string()))?
             .to_string();
         let header = Header {
+            version,
             rules,
             layer: u32_at(16),
             kind,
@@ -143,16 +161,25 @@ impl Header {
 pub enum FormatError {
     #[error("not a sowfan table (no SOWFANTB header)")]
     NotATable,
-    #[error("table format version {0}; this sowfan reads version {VERSION}")]
+    #[error(
+        "table format version {0}; this sowfan reads versions {OLDEST_VERSION} to {VERSION} \
+         (rebuild the tables with this sowfan, or use the sowfan that wrote them)"
+    )]
     Version(u32),
     #[error("corrupt table: {0}")]
     Corrupt(String),
 }
 
-/// The data checksum: over the bytes as little-endian 64-bit words (the last one padded
-/// with zeros), `h = (rotl(h, 5) ^ word) × 0x9E3779B97F4A7C15`, starting from the byte
-/// count, then a final avalanche. Fast (about a byte a cycle), and any changed byte changes it.
+/// The data checksum of format version 2, and of every file sowfan checks: XXH3-64 (seed 0),
+/// a documented, standard hash that reads many gigabytes a second.
 pub fn checksum(data: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(data)
+}
+
+/// The data checksum of format version 1, kept to read those files: over the bytes as
+/// little-endian 64-bit words (the last one padded with zeros), `h = (rotl(h, 5) ^ word) ×
+/// 0x9E3779B97F4A7C15`, starting from the byte count, then a final avalanche.
+pub fn checksum_v1(data: &[u8]) -> u64 {
     let mut h = data.len() as u64 ^ 0x5F0F_A17B_u64;
     let mut chunks = data.chunks_exact(8);
     for chunk in &mut chunks {
@@ -273,6 +300,7 @@ mod tests {
     #[test]
     fn headers_round_trip_and_reject_damage() {
         let header = Header {
+            version: VERSION,
             rules: "kalah pits=6 empty-capture=true end=any-row leftovers=owner".to_string(),
             layer: 7,
             kind: VALUE_KIND_I8_POINTS,
@@ -322,14 +350,48 @@ mod tests {
     }
 
     #[test]
-    fn the_checksum_sees_every_byte() {
+    fn the_checksums_see_every_byte() {
         let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 251) as u8).collect();
-        let base = checksum(&data);
-        for at in [0, 7, 8, 500, 999] {
-            let mut changed = data.clone();
-            changed[at] ^= 1;
-            assert_ne!(checksum(&changed), base, "byte {at}");
+        for sum in [checksum, checksum_v1] {
+            let base = sum(&data);
+            for at in [0, 7, 8, 500, 999] {
+                let mut changed = data.clone();
+                changed[at] ^= 1;
+                assert_ne!(sum(&changed), base, "byte {at}");
+            }
+            assert_ne!(sum(&data[..999]), base);
         }
-        assert_ne!(checksum(&data[..999]), base);
+        // XXH3-64 as published: the empty input's value.
+        assert_eq!(checksum(b""), 0x2D06_8005_38D3_94C2);
+    }
+
+    #[test]
+    fn version_1_files_are_read_and_checked_with_their_own_checksum() {
+        let data = [1u8, 2, 3, 250];
+        let mut header = Header {
+            version: VERSION,
+            rules: "kalah pits=3".to_string(),
+            layer: 2,
+            kind: VALUE_KIND_I8_POINTS,
+            entries: 4,
+            first: 0,
+            count: 4,
+            checksum: checksum_v1(&data),
+        };
+        let mut bytes = header.encode();
+        bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+        let old = Header::decode(&bytes).expect("version 1 is read");
+        assert_eq!(old.version, 1);
+        assert_eq!(old.checksum_of(&data), old.checksum);
+        header.checksum = checksum(&data);
+        let new = Header::decode(&header.encode()).expect("version 2");
+        assert_eq!(new.version, VERSION);
+        assert_eq!(new.checksum_of(&data), new.checksum);
+        bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
+        let refused = Header::decode(&bytes).expect_err("version 3 is refused");
+        assert!(
+            refused.to_string().contains("reads versions 1 to 2"),
+            "{refused}"
+        );
     }
 }

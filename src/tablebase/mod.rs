@@ -87,8 +87,10 @@ pub fn open_for_use<G: Game>(game: &G, dir: &Path) -> Result<Option<Arc<Tables>>
 struct Layer {
     file: MappedFile,
     offset: usize,
-    /// The data's checksum as the header gives it ([`format::checksum`]).
+    /// The data's checksum as the header gives it, and the format version that says how it
+    /// is computed ([`format::Header::checksum_of`]).
     checksum: u64,
+    version: u32,
     /// The values this layer can hold (see [`value_range`]).
     low: i8,
     high: i8,
@@ -143,6 +145,7 @@ impl Tables {
             layers.push(Layer {
                 offset: header.len(),
                 checksum: header.checksum,
+                version: header.version,
                 low,
                 high,
                 file,
@@ -174,7 +177,12 @@ impl Tables {
                 path: layer.file.path().to_path_buf(),
                 error,
             })?;
-            let sum = format::checksum(file.bytes().get(layer.offset..).unwrap_or_default());
+            let data = file.bytes().get(layer.offset..).unwrap_or_default();
+            let sum = if layer.version == 1 {
+                format::checksum_v1(data)
+            } else {
+                format::checksum(data)
+            };
             if sum != layer.checksum {
                 self.health.fail(format!(
                     "'{}': checksum {sum:016x}, the header says {:016x}: the data is damaged \
@@ -584,7 +592,7 @@ pub fn check_file<G: Game>(game: &G, path: &Path) -> Result<Header, TableError> 
     let (header, file) = open_file(path, &health)?;
     check_header(game, path, &header, file.bytes().len())?;
     let data = file.bytes().get(header.len()..).unwrap_or_default();
-    let sum = format::checksum(data);
+    let sum = header.checksum_of(data);
     let damaged = |message: String| TableError::Damaged {
         path: path.to_path_buf(),
         message,

@@ -60,7 +60,7 @@ fn text(dir: &Path) -> String {
 fn forge_checksum(path: &Path) {
     let mut bytes = std::fs::read(path).expect("read");
     let header = format::Header::decode(&bytes).expect("header");
-    let sum = format::checksum(&bytes[header.len()..]);
+    let sum = header.checksum_of(&bytes[header.len()..]);
     bytes[48..56].copy_from_slice(&sum.to_le_bytes());
     std::fs::write(path, bytes).expect("write");
 }

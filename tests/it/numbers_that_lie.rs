@@ -35,13 +35,11 @@ fn text(path: &Path) -> &str {
 }
 
 /// A part file's text with `from` replaced by `to` and its `end:` checksum made right again
-/// (FNV-1a over every byte before that line), so that only the value checks can refuse it.
+/// (XXH3-64 over every byte before that line), so that only the value checks can refuse it.
 fn forge(part: &str, from: &str, to: &str) -> String {
     assert!(part.contains(from), "{part} holds {from}");
     let body = part[..part.find("end: ").expect("an end line")].replace(from, to);
-    let sum = body.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    });
+    let sum = sowfan::tablebase::format::checksum(body.as_bytes());
     format!("{body}end: {sum:016x}\n")
 }
 
