@@ -20,7 +20,10 @@
 //! record count (u64), checksum (u64) of everything before it
 //! ```
 //!
-//! Version 1 (proof-number files of earlier versions) has no root section and is still read.
+//! The checksum runs over the file's words and texts (each text after its length as a word):
+//! XXH3-64 from version 3, the checksum of the table and part files too; versions 1 and 2
+//! have a hash of sowfan's own and are still read. Version 1 (proof-number files of earlier
+//! versions) has no root section.
 //! Files are hostile input: every length is bounded before anything is read or allocated,
 //! the size must match the record count, every entry must decode, and the checksum must
 //! hold; a file that fails half-way through loading leaves the table empty. Saving writes a
@@ -38,7 +41,7 @@ pub use super::pn::table::PnTable;
 pub use super::proof_table::{BUCKET_WORDS, ProofTable};
 pub use super::table::SolveTable;
 
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 /// The longest spec or position string a file may hold.
 const MAX_TEXT: u32 = 4096;
 /// The most root moves a file may hold.
@@ -163,18 +166,36 @@ fn solver_name(magic: &[u8; 8]) -> &'static str {
     }
 }
 
-/// A checksum over 64-bit words (not cryptographic: it finds damage, not forgery).
-struct Checksum(u64);
+/// The checksum over 64-bit words (not cryptographic: it finds damage, not forgery): XXH3-64
+/// of the words from version 3, and, for files of versions 1 and 2, the hash they were
+/// written with. A reader learns the version after the first words, so it runs both.
+struct Checksum {
+    old: u64,
+    xxh3: Box<xxhash_rust::xxh3::Xxh3>,
+}
 
 impl Checksum {
     fn new() -> Checksum {
-        Checksum(0x6A09_E667_F3BC_C908)
+        Checksum {
+            old: 0x6A09_E667_F3BC_C908,
+            xxh3: Box::default(),
+        }
     }
 
     #[inline]
     fn word(&mut self, w: u64) {
-        self.0 = (self.0 ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.0 ^= self.0 >> 29;
+        self.old = (self.old ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.old ^= self.old >> 29;
+        self.xxh3.update(&w.to_le_bytes());
+    }
+
+    /// The checksum a file of `version` carries.
+    fn value(&self, version: u32) -> u64 {
+        if version >= 3 {
+            self.xxh3.digest()
+        } else {
+            self.old
+        }
     }
 
     fn bytes(&mut self, bytes: &[u8]) {
@@ -215,14 +236,15 @@ pub fn save<T: ProofTable>(
     let mut temporary = name.to_os_string();
     temporary.push(format!(".tmp-{}", std::process::id()));
     let temporary = dir.join(temporary);
-    let written = write_file(&temporary, identity, work, root, table).and_then(|records| {
-        std::fs::rename(&temporary, path)?;
-        // Make the rename itself durable (best effort: not every file system allows it).
-        if let Ok(d) = File::open(&dir) {
-            let _ = d.sync_all();
-        }
-        Ok(records)
-    });
+    let written =
+        write_file(&temporary, VERSION, identity, work, root, table).and_then(|records| {
+            std::fs::rename(&temporary, path)?;
+            // Make the rename itself durable (best effort: not every file system allows it).
+            if let Ok(d) = File::open(&dir) {
+                let _ = d.sync_all();
+            }
+            Ok(records)
+        });
     if written.is_err() {
         let _ = std::fs::remove_file(&temporary);
     }
@@ -234,8 +256,10 @@ fn value_word(value: i32) -> u64 {
     i64::from(value).clamp(-MAX_VALUE, MAX_VALUE) as u64
 }
 
+/// Write a file of `version` (always [`VERSION`], but for the tests of older files).
 fn write_file<T: ProofTable>(
     path: &Path,
+    version: u32,
     identity: &ProofIdentity,
     work: ProofWork,
     root: &RootProof,
@@ -254,8 +278,8 @@ fn write_file<T: ProofTable>(
     };
     out.write_all(T::MAGIC)?;
     sum.bytes(T::MAGIC);
-    out.write_all(&VERSION.to_le_bytes())?;
-    sum.word(u64::from(VERSION));
+    out.write_all(&version.to_le_bytes())?;
+    sum.word(u64::from(version));
     for text in [&identity.spec, &identity.root] {
         let bytes = text.as_bytes();
         out.write_all(&(bytes.len() as u32).to_le_bytes())?;
@@ -287,7 +311,7 @@ fn write_file<T: ProofTable>(
         records += 1;
     }
     put(&mut out, &mut sum, records)?;
-    let checksum = sum.0;
+    let checksum = sum.value(version);
     out.write_all(&checksum.to_le_bytes())?;
     let file = out.into_inner().map_err(|e| e.into_error())?;
     file.sync_all()?;
@@ -481,7 +505,7 @@ pub fn load<T: ProofTable>(
     });
     let trailer = loaded.and_then(|()| {
         let count = r.word().map_err(truncated)?;
-        let expected = r.sum.0;
+        let expected = r.sum.value(version);
         let checksum = u64::from_le_bytes(r.exact::<8>().map_err(truncated)?);
         if count != records {
             return Err(damaged("its record count does not match its size"));
@@ -535,4 +559,59 @@ fn load_records<R: Read, T: ProofTable>(
         table.set_bucket_words(index as usize, &words);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn identity() -> ProofIdentity {
+        ProofIdentity {
+            spec: "kalah pits=3".to_string(),
+            root: "3,3,3,0/3,3,3,0 S".to_string(),
+            root_hash: 42,
+        }
+    }
+
+    /// Files of version 2 (the old checksum) and 3 (XXH3) are read; a flipped byte is damage
+    /// in both; a version beyond this one is refused with a message.
+    #[test]
+    fn proof_files_of_the_old_checksum_and_of_xxh3_are_read_and_checked() {
+        let dir = std::env::temp_dir().join(format!("sowfan-save-versions-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let table = SolveTable::new(1).expect("table");
+        let root = RootProof {
+            lower: 2,
+            upper: 2,
+            moves: vec![Some(2), None],
+        };
+        let work = ProofWork {
+            nodes: 7,
+            millis: 9,
+        };
+        for version in [2, VERSION] {
+            let path = dir.join(format!("v{version}.proof"));
+            write_file(&path, version, &identity(), work, &root, &table).expect("write");
+            let loaded = load(&path, &identity(), &table)
+                .expect("read")
+                .expect("a proof");
+            assert_eq!(loaded.work, work, "version {version}");
+            let mut bytes = std::fs::read(&path).expect("bytes");
+            // The node count: a word only the checksum guards.
+            let id = identity();
+            let at = 8 + 4 + 4 + id.spec.len() + 4 + id.root.len() + 8 + 8;
+            bytes[at] ^= 1;
+            std::fs::write(&path, &bytes).expect("flip");
+            let error = load(&path, &identity(), &table).expect_err("damaged");
+            assert!(
+                error.to_string().contains("checksum"),
+                "version {version}: {error}"
+            );
+        }
+        let path = dir.join("v9.proof");
+        write_file(&path, 9, &identity(), work, &root, &table).expect("write");
+        let error = load(&path, &identity(), &table).expect_err("refused");
+        assert!(error.to_string().contains("has version 9"), "{error}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
