@@ -10,6 +10,7 @@
 //! Everything is deterministic: the samples come in a fixed order and the sums run in it.
 
 pub mod records;
+pub mod run;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
