@@ -628,7 +628,6 @@ mod tests {
             "\u{0}",
             "é",
             "go \u{7f}",
-            "position fen é moves",
             "perft -1",
             "perft",
             "bench x",
@@ -637,7 +636,17 @@ mod tests {
             "debug maybe",
             "query p1turn extra",
         ] {
-            let _ = parse(line);
+            // Each is malformed: refused with a message that names something, never a panic.
+            let refused = parse(line).expect_err(line);
+            assert!(!refused.to_string().trim().is_empty(), "{line}");
         }
+        // A position string is the game's to judge: the request only carries it.
+        assert_eq!(
+            parse("position fen é moves").ok(),
+            Some(Some(Request::Position {
+                fen: Some("é".into()),
+                moves: Vec::new()
+            }))
+        );
     }
 }

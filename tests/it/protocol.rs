@@ -247,13 +247,11 @@ fn clocks_movetime_and_negative_time_give_a_move_in_time() {
             Duration::from_millis(1000),
         ),
         ("go wtime -500 btime 1000", Duration::from_millis(500)),
-        ("go btime 50", Duration::from_secs(60)), // only the opponent's clock: no limit
+        // Only the opponent's clock (South is to move): it sets no limit, so the depth
+        // decides, and the search is not cut short by the opponent's 50 ms.
+        ("go depth 18 btime 50", Duration::from_secs(60)),
     ] {
-        if go == "go btime 50" {
-            e.send("go depth 3 btime 50");
-        } else {
-            e.send(go);
-        }
+        e.send(go);
         let start = Instant::now();
         let lines = e.until(LONG, |l| l.starts_with("bestmove"));
         assert!(start.elapsed() < limit, "{go}: {:?}", start.elapsed());
@@ -261,6 +259,12 @@ fn clocks_movetime_and_negative_time_give_a_move_in_time() {
             lines.iter().any(|l| l.contains(" score ")),
             "{go}: {lines:?}"
         );
+        if go.starts_with("go depth 18") {
+            assert!(
+                lines.iter().any(|l| l.starts_with("info depth 18 ")),
+                "the opponent's clock cut the search short: {lines:?}"
+            );
+        }
     }
 }
 
