@@ -325,7 +325,13 @@ impl Server {
                 };
                 self.out.line(&format!("response {answer}"));
             }
-            Request::Display => self.out.line(&self.session.display()),
+            Request::Display => {
+                self.out.line(&self.session.display());
+                // `d` checks a table value it shows against its moves: say a damage it found.
+                if let Some(failure) = self.session.tables().and_then(|t| t.new_failure()) {
+                    self.out.error(&failure);
+                }
+            }
             Request::Legal => {
                 let moves = self.session.legal_moves();
                 if moves.is_empty() {

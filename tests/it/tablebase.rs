@@ -788,7 +788,7 @@ fn tables_of_another_game_are_quiet_at_start_up_and_said_once() {
     );
     assert!(built.success, "{}", built.stderr);
     let mut engine = Engine::start(&["--tablebases", dir.to_str().expect("utf-8")]);
-    let start = engine.ask("uci\nisready", "readyok");
+    let start = engine.ask("uci\nquery gameover", "response");
     assert!(
         !start
             .iter()
@@ -804,7 +804,8 @@ fn tables_of_another_game_are_quiet_at_start_up_and_said_once() {
         .collect();
     assert_eq!(said.len(), 1, "said once: {played:?} {again:?}");
     assert!(said[0].starts_with("info string tablebases: "), "{said:?}");
-    let dimy = engine.ask("newgame fanorona-dimy\nisready", "readyok");
+    // A query runs in turn after the newgame (`isready` is answered at once, maybe first).
+    let dimy = engine.ask("newgame fanorona-dimy\nquery gameover", "response");
     assert!(
         dimy.iter()
             .any(|l| l.starts_with("info string tablebases: 'fanorona-dimy")),

@@ -138,18 +138,18 @@ fn go_and_d_do_not_serve_a_damaged_value() {
     ));
     engine.send("newgame fanorona-dimy");
     engine.send(&format!("position fen {WON}"));
-    let shown = engine.ask("d", "To move: p1");
+    let shown = engine.ask("d\nquery gameover", "response");
     assert!(
         !shown.iter().any(|l| l.contains("loss")),
         "d shows no table loss: {shown:?}"
     );
-    let answer = engine.ask("go depth 3", "bestmove");
     assert!(
-        answer
+        shown
             .iter()
             .any(|l| l.starts_with("info string error: endgame tables") && l.contains("damaged")),
-        "{answer:?}{shown:?}"
+        "d says the tables are damaged: {shown:?}"
     );
+    let answer = engine.ask("go depth 3", "bestmove");
     assert_eq!(
         answer.last().map(String::as_str),
         Some("bestmove b3-c3A"),
