@@ -315,6 +315,7 @@ fn extend(
         candidates
     };
     let mut levels = vec![level(session, rng)];
+    // At the top of the loop the session is always at `moves`.
     let back_to = |session: &mut dyn Session, moves: &[String]| {
         let texts: Vec<&str> = moves.iter().map(String::as_str).collect();
         let _ = session.set_position(None, &texts);
@@ -327,7 +328,6 @@ fn extend(
             // Every move here ends the game: back up one level.
             levels.pop();
             if moves.len() == base {
-                back_to(session, moves);
                 return false;
             }
             moves.pop();
@@ -335,7 +335,6 @@ fn extend(
             continue;
         };
         if *budget == 0 {
-            back_to(session, moves);
             return false;
         }
         *budget -= 1;

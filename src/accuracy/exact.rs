@@ -114,6 +114,23 @@ impl ExactValues {
         limit: Duration,
         stop: &AtomicBool,
     ) -> Result<Vec<Solved>, String> {
+        // A cache line is a file's word: checked against its position before use; a damaged
+        // one is dropped, and its position proven again with the others.
+        for position in positions {
+            let fen = &position.fen;
+            if let Some(values) = self.known.get(fen) {
+                session
+                    .set_position(Some(fen), &[])
+                    .map_err(|e| format!("position '{fen}': {e}"))?;
+                if let Err(why) = check_values(session, values) {
+                    eprintln!(
+                        "sowfan accuracy: warning: a damaged line of the cache skipped (it is \
+                         proven again): {fen}: {why}"
+                    );
+                    self.known.remove(fen);
+                }
+            }
+        }
         let todo = positions
             .iter()
             .filter(|p| !self.known.contains_key(&p.fen))
@@ -128,21 +145,6 @@ impl ExactValues {
             let fen = &position.fen;
             if stop.load(Ordering::Relaxed) {
                 break;
-            }
-            if let Some(values) = self.known.get(fen) {
-                // A cache line is a file's word: checked against the position before use.
-                session
-                    .set_position(Some(fen), &[])
-                    .map_err(|e| format!("position '{fen}': {e}"))?;
-                if let Err(why) = check_values(session, values) {
-                    bar.suspend(|| {
-                        eprintln!(
-                            "sowfan accuracy: warning: a damaged line of the cache skipped (it \
-                             is proven again): {fen}: {why}"
-                        )
-                    });
-                    self.known.remove(fen);
-                }
             }
             if !self.known.contains_key(fen) {
                 session

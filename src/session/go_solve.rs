@@ -136,29 +136,14 @@ impl<G: Game> GameSession<G> {
         if !searchmoves.is_empty() {
             candidates.retain(|mv| searchmoves.contains(mv));
         }
-        let mover = self.to_move();
         let mut ending: Option<(G::Move, i32)> = None;
         let mut rest = Vec::new();
         for &mv in &candidates {
             let mut child = self.position.clone();
             self.game.play(&mut child, mv);
-            let mut after = self.history.clone();
-            after.push(self.game.repetition_key(&child));
-            let end = (self.game.outcome(&child).is_none())
-                .then(|| self.outcome_of(&child, &after))
-                .flatten();
-            match end {
-                Some(outcome) => {
-                    let value = self.game.final_value(&outcome, self.game.to_move(&child));
-                    let value = if self.game.to_move(&child) == mover {
-                        value
-                    } else {
-                        -value
-                    };
-                    if ending.is_none_or(|(_, v)| value > v) {
-                        ending = Some((mv, value));
-                    }
-                }
+            match self.history_end_value(&self.position, &child, &self.history) {
+                Some(value) if ending.is_none_or(|(_, v)| value > v) => ending = Some((mv, value)),
+                Some(_) => {}
                 None => rest.push(mv),
             }
         }

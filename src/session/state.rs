@@ -74,6 +74,29 @@ impl<G: Game> GameSession<G> {
         (seen + 1 >= limit as usize).then(|| self.game.repetition_outcome(pos))
     }
 
+    /// When the move from `pos` to `child`, after the repetition keys `history` (up to `pos`),
+    /// ends the game by the history's rule (a third occurrence) though `child` itself is not
+    /// over: that end's value for the mover of `pos`.
+    pub(super) fn history_end_value(
+        &self,
+        pos: &G::Position,
+        child: &G::Position,
+        history: &[u64],
+    ) -> Option<i32> {
+        if self.game.outcome(child).is_some() {
+            return None;
+        }
+        let mut after = history.to_vec();
+        after.push(self.game.repetition_key(child));
+        let outcome = self.outcome_of(child, &after)?;
+        let value = self.game.final_value(&outcome, self.game.to_move(child));
+        Some(if self.game.to_move(child) == self.game.to_move(pos) {
+            value
+        } else {
+            -value
+        })
+    }
+
     /// [`super::Session::set_position`].
     pub(super) fn replay(
         &mut self,

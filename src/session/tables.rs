@@ -59,15 +59,8 @@ impl<G: Game> GameSession<G> {
     ) -> Option<(i32, i64)> {
         let mover = self.game.to_move(pos);
         let same = self.game.to_move(child) == mover;
-        if let Some(history) = history {
-            let mut after = history.to_vec();
-            after.push(self.game.repetition_key(child));
-            if self.game.outcome(child).is_none()
-                && let Some(outcome) = self.outcome_of(child, &after)
-            {
-                let value = self.game.final_value(&outcome, self.game.to_move(child));
-                return Some((if same { value } else { -value }, 0));
-            }
+        if let Some(value) = history.and_then(|h| self.history_end_value(pos, child, h)) {
+            return Some((value, 0));
         }
         let (value, distance) = self.known_entry(child)?;
         let value = if same { value } else { -value };

@@ -119,7 +119,6 @@ impl Part {
     /// it, then linked to its name, which fails if the name is taken (another part, or
     /// anything else: see [`refuse_existing`]) instead of replacing it.
     pub fn write(&self, path: &Path) -> Result<(), String> {
-        refuse_existing("--part-file", path)?;
         let fail =
             |e: std::io::Error| format!("cannot write the part file '{}': {e}", path.display());
         let name = path

@@ -166,35 +166,38 @@ fn solver_name(magic: &[u8; 8]) -> &'static str {
     }
 }
 
-/// The checksum over 64-bit words (not cryptographic: it finds damage, not forgery): XXH3-64
-/// of the words from version 3, and, for files of versions 1 and 2, the hash they were
-/// written with. A reader learns the version after the first words, so it runs both.
-struct Checksum {
-    old: u64,
-    xxh3: Box<xxhash_rust::xxh3::Xxh3>,
+/// The checksum over 64-bit words (not cryptographic: it finds damage, not forgery), as a
+/// file of its version computes it: XXH3-64 of the words from version 3; the hash of sowfan's
+/// own that versions 1 and 2 were written with.
+enum Checksum {
+    Own(u64),
+    Xxh3(Box<xxhash_rust::xxh3::Xxh3>),
 }
 
 impl Checksum {
-    fn new() -> Checksum {
-        Checksum {
-            old: 0x6A09_E667_F3BC_C908,
-            xxh3: Box::default(),
+    fn new(version: u32) -> Checksum {
+        if version >= 3 {
+            Checksum::Xxh3(Box::default())
+        } else {
+            Checksum::Own(0x6A09_E667_F3BC_C908)
         }
     }
 
     #[inline]
     fn word(&mut self, w: u64) {
-        self.old = (self.old ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.old ^= self.old >> 29;
-        self.xxh3.update(&w.to_le_bytes());
+        match self {
+            Checksum::Own(h) => {
+                *h = (*h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                *h ^= *h >> 29;
+            }
+            Checksum::Xxh3(state) => state.update(&w.to_le_bytes()),
+        }
     }
 
-    /// The checksum a file of `version` carries.
-    fn value(&self, version: u32) -> u64 {
-        if version >= 3 {
-            self.xxh3.digest()
-        } else {
-            self.old
+    fn value(&self) -> u64 {
+        match self {
+            Checksum::Own(h) => *h,
+            Checksum::Xxh3(state) => state.digest(),
         }
     }
 
@@ -271,7 +274,7 @@ fn write_file<T: ProofTable>(
         .truncate(true)
         .open(path)?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
-    let mut sum = Checksum::new();
+    let mut sum = Checksum::new(version);
     let put = |out: &mut BufWriter<File>, sum: &mut Checksum, w: u64| {
         sum.word(w);
         out.write_all(&w.to_le_bytes())
@@ -311,7 +314,7 @@ fn write_file<T: ProofTable>(
         records += 1;
     }
     put(&mut out, &mut sum, records)?;
-    let checksum = sum.value(version);
+    let checksum = sum.value();
     out.write_all(&checksum.to_le_bytes())?;
     let file = out.into_inner().map_err(|e| e.into_error())?;
     file.sync_all()?;
@@ -393,7 +396,8 @@ pub fn load<T: ProofTable>(
     let size = metadata.len();
     let mut r = Reader {
         input: BufReader::with_capacity(1 << 20, file),
-        sum: Checksum::new(),
+        // Replaced by the version's checksum once the version is read (below).
+        sum: Checksum::new(VERSION),
     };
     let truncated = |e: std::io::Error| {
         if e.kind() == std::io::ErrorKind::UnexpectedEof {
@@ -422,7 +426,6 @@ pub fn load<T: ProofTable>(
             expected: solver_name(T::MAGIC),
         });
     }
-    r.sum.bytes(T::MAGIC);
     let version = u32::from_le_bytes(r.exact::<4>().map_err(truncated)?);
     if !(T::OLDEST_VERSION..=VERSION).contains(&version) {
         return Err(ProofFileError::Version {
@@ -431,6 +434,8 @@ pub fn load<T: ProofTable>(
             oldest: T::OLDEST_VERSION,
         });
     }
+    r.sum = Checksum::new(version);
+    r.sum.bytes(T::MAGIC);
     r.sum.word(u64::from(version));
     let spec = r
         .text()
@@ -505,7 +510,7 @@ pub fn load<T: ProofTable>(
     });
     let trailer = loaded.and_then(|()| {
         let count = r.word().map_err(truncated)?;
-        let expected = r.sum.value(version);
+        let expected = r.sum.value();
         let checksum = u64::from_le_bytes(r.exact::<8>().map_err(truncated)?);
         if count != records {
             return Err(damaged("its record count does not match its size"));

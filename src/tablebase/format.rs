@@ -83,11 +83,7 @@ impl Header {
     /// The checksum of `data` as this header's version computes it, to compare with
     /// [`Header::checksum`].
     pub fn checksum_of(&self, data: &[u8]) -> u64 {
-        if self.version == 1 {
-            checksum_v1(data)
-        } else {
-            checksum(data)
-        }
+        checksum_for(self.version, data)
     }
 
     pub fn encode(&self) -> Vec<u8> {
@@ -174,6 +170,16 @@ pub enum FormatError {
 /// a documented, standard hash that reads many gigabytes a second.
 pub fn checksum(data: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(data)
+}
+
+/// The data checksum of a file of format `version`: [`checksum_v1`] for version 1,
+/// [`checksum`] after it.
+pub fn checksum_for(version: u32, data: &[u8]) -> u64 {
+    if version == 1 {
+        checksum_v1(data)
+    } else {
+        checksum(data)
+    }
 }
 
 /// The data checksum of format version 1, kept to read those files: over the bytes as

@@ -177,12 +177,10 @@ impl Tables {
                 path: layer.file.path().to_path_buf(),
                 error,
             })?;
-            let data = file.bytes().get(layer.offset..).unwrap_or_default();
-            let sum = if layer.version == 1 {
-                format::checksum_v1(data)
-            } else {
-                format::checksum(data)
-            };
+            let sum = format::checksum_for(
+                layer.version,
+                file.bytes().get(layer.offset..).unwrap_or_default(),
+            );
             if sum != layer.checksum {
                 self.health.fail(format!(
                     "'{}': checksum {sum:016x}, the header says {:016x}: the data is damaged \
@@ -314,10 +312,9 @@ impl Tables {
         if game.outcome(pos).is_some() {
             return true;
         }
-        let Some(rest) = self.probe(game, pos) else {
+        let Some(stored) = self.exact_value(game, pos) else {
             return true;
         };
-        let stored = game.banked_value(pos) + rest;
         let mover = game.to_move(pos);
         let mut moves = Vec::new();
         game.legal_moves(pos, &mut moves);
@@ -325,12 +322,8 @@ impl Tables {
         for &mv in &moves {
             let mut child = pos.clone();
             game.play(&mut child, mv);
-            let value = match game.outcome(&child) {
-                Some(outcome) => game.final_value(&outcome, game.to_move(&child)),
-                None => match self.probe(game, &child) {
-                    Some(rest) => game.banked_value(&child) + rest,
-                    None => return true,
-                },
+            let Some(value) = self.exact_value(game, &child) else {
+                return true;
             };
             let value = if game.to_move(&child) == mover {
                 value
@@ -359,6 +352,15 @@ impl Tables {
             game.format_move(pos, mv),
         ));
         false
+    }
+
+    /// The final value of `pos` for its mover (half-points), when known: the end of the game,
+    /// or the banked value and what the tables say of the rest.
+    fn exact_value<G: Game>(&self, game: &G, pos: &G::Position) -> Option<i32> {
+        match game.outcome(pos) {
+            Some(outcome) => Some(game.final_value(&outcome, game.to_move(pos))),
+            None => Some(game.banked_value(pos) + self.probe(game, pos)?),
+        }
     }
 
     /// Start loading the entry of `pos` into the cache, if a table covers it.
