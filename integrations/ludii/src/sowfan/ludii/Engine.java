@@ -369,15 +369,6 @@ final class Engine {
         }
     }
 
-    /** The operating system's process id (for tests; -1 where the JVM cannot tell). */
-    long pid() {
-        try {
-            return (Long) Process.class.getMethod("pid").invoke(process);
-        } catch (final ReflectiveOperationException | RuntimeException e) {
-            return -1;
-        }
-    }
-
     boolean alive() {
         return process.isAlive();
     }

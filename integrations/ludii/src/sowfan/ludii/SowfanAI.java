@@ -80,9 +80,9 @@ public class SowfanAI extends AI {
 
     /**
      * What Ludii's GUI prints in its analysis panel after this AI's move: why the move was not
-     * sowfan's, when it was not (null otherwise: nothing is printed). Ludii 1.1 and later call
-     * it; 1.0.x has no such method, so no {@code @Override}.
+     * sowfan's, when it was not (null otherwise: nothing is printed).
      */
+    @Override
     public String generateAnalysisReport() {
         return report;
     }
@@ -406,11 +406,11 @@ public class SowfanAI extends AI {
         return null;
     }
 
+    /** Ludii's legal moves, generated once. */
     private static List<Move> legalMoves(final Game game, final Context context) {
         final List<Move> moves = new ArrayList<>();
-        final int n = game.moves(context).moves().size();
-        for (int i = 0; i < n; i++) {
-            moves.add(game.moves(context).moves().get(i));
+        for (final Move move : game.moves(context).moves()) {
+            moves.add(move);
         }
         return moves;
     }
@@ -609,19 +609,18 @@ public class SowfanAI extends AI {
                     final Context context = new Context(game, new Trial(game));
                     game.start(context);
                     for (int ply = 0; ply < 2000 && !context.trial().over(); ply++) {
-                        final int n = game.moves(context).moves().size();
-                        if (n == 0) {
+                        final List<Move> legal = legalMoves(game, context);
+                        if (legal.isEmpty()) {
                             break;
                         }
-                        final Move move = game.moves(context).moves().get(random.nextInt(n));
+                        final Move move = legal.get(random.nextInt(legal.size()));
                         final int[] before = kalahLayout(context);
                         final int mover = context.state().mover() == 1 ? 0 : 1;
                         final int pit = move.isPass() ? -1 : layoutIndex(move.from());
                         game.apply(context, move);
                         final boolean over = context.trial().over();
-                        inference.observe(new KalahRules.Observation(before, mover,
-                                pit == -2 ? Integer.MAX_VALUE : pit, kalahLayout(context),
-                                context.state().mover() == 1 ? 0 : 1, over,
+                        inference.observe(new KalahRules.Observation(before, mover, pit,
+                                kalahLayout(context), context.state().mover() == 1 ? 0 : 1, over,
                                 over ? context.score(1) : 0, over ? context.score(2) : 0));
                     }
                 }
@@ -653,7 +652,10 @@ public class SowfanAI extends AI {
             return board;
         }
 
-        /** The layout index of a Ludii pit, or -2 for a site that is not a pit. */
+        /**
+         * The layout index of a Ludii pit; for a site that is not a pit, an index beyond the
+         * layout (which no rule set sows from).
+         */
         private int layoutIndex(final int site) {
             for (int i = 0; i < pits; i++) {
                 if (southPits[i] == site) {
@@ -663,7 +665,7 @@ public class SowfanAI extends AI {
                     return pits + 1 + i;
                 }
             }
-            return -2;
+            return 2 * pits + 2;
         }
 
         /** Ludii's Fanorona.lud: Telo 3x3, Dimy 5x5, Tsivy 9x5 (5 rows of 9). P1 is White. */

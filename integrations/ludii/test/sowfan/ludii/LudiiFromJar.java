@@ -174,11 +174,7 @@ public final class LudiiFromJar {
     }
 
     private static String report(final AI ai) {
-        try {
-            return (String) ai.getClass().getMethod("generateAnalysisReport").invoke(ai);
-        } catch (final ReflectiveOperationException e) {
-            return "no generateAnalysisReport: " + e;
-        }
+        return ai.generateAnalysisReport();
     }
 
     /** Processes this JVM has started that still run. */
