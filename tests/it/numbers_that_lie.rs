@@ -30,6 +30,14 @@ fn a_match(more: &[&str]) -> Run {
     )
 }
 
+/// `sowfan tablebase build GAME... --dir DIR MORE...`.
+fn build(game: &[&str], dir: &Path, more: &[&str]) -> Run {
+    sowfan(
+        "tablebase",
+        &[&["build"], game, &["--dir", text(dir)], more].concat(),
+    )
+}
+
 fn text(path: &Path) -> &str {
     path.to_str().expect("utf-8")
 }
@@ -190,19 +198,10 @@ fn thread_counts_have_one_bound_everywhere() {
     let dir = fresh_dir("threads-bound");
     let tables = dir.join("t");
     for threads in ["0", "257", "99999", "4294967295"] {
-        let run = sowfan(
-            "tablebase",
-            &[
-                "build",
-                "kalah",
-                "pits=3",
-                "--seeds",
-                "4",
-                "--dir",
-                text(&tables),
-                "--threads",
-                threads,
-            ],
+        let run = build(
+            &["kalah", "pits=3", "--seeds", "4"],
+            &tables,
+            &["--threads", threads],
         );
         assert_eq!(run.code, Some(1), "{threads}: {}", run.stderr);
         assert!(
@@ -247,17 +246,7 @@ fn opening_plies_are_bounded_and_walked_in_linear_time() {
 #[test]
 fn fanorona_tables_speak_of_stones() {
     let dir = fresh_dir("stones-not-layers");
-    let run = sowfan(
-        "tablebase",
-        &[
-            "build",
-            "fanorona-dimy",
-            "--pieces",
-            "4",
-            "--dir",
-            text(&dir),
-        ],
-    );
+    let run = build(&["fanorona-dimy", "--pieces", "4"], &dir, &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let info = sowfan("tablebase", &["info", "--dir", text(&dir)]);
     assert!(
@@ -266,17 +255,7 @@ fn fanorona_tables_speak_of_stones() {
         "{}",
         info.stdout
     );
-    let run = sowfan(
-        "tablebase",
-        &[
-            "build",
-            "fanorona-dimy",
-            "--pieces",
-            "99",
-            "--dir",
-            text(&dir),
-        ],
-    );
+    let run = build(&["fanorona-dimy", "--pieces", "99"], &dir, &[]);
     assert_eq!(run.code, Some(1));
     assert!(
         run.stderr
@@ -285,35 +264,30 @@ fn fanorona_tables_speak_of_stones() {
         "{}",
         run.stderr
     );
-    let run = sowfan(
-        "tablebase",
-        &[
-            "build",
-            "kalah",
-            "pits=3",
-            "--seeds",
-            "4294967295",
-            "--dir",
-            text(&dir),
-        ],
-    );
+    let run = build(&["kalah", "pits=3", "--seeds", "4294967295"], &dir, &[]);
     assert_eq!(run.code, Some(1));
     assert!(run.elapsed < Duration::from_secs(5), "{:?}", run.elapsed);
-    // A shard of more slices than the layer has entries would be empty.
-    let run = sowfan(
-        "tablebase",
-        &[
-            "build",
-            "fanorona-dimy",
-            "--pieces",
-            "4",
-            "--dir",
-            text(&dir),
-            "--shard",
-            "1/1000000000",
-        ],
+    // More slices than --shard allows, and more than the layer has entries (Kalah(3) with 2
+    // seeds in play: 21 entries): both would leave slices empty.
+    let run = build(
+        &["fanorona-dimy", "--pieces", "4"],
+        &dir,
+        &["--shard", "1/1000000000"],
     );
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("K at most 4096"), "{}", run.stderr);
+    let run = build(
+        &["kalah", "pits=3", "--seeds", "2"],
+        &dir,
+        &["--shard", "1/4000"],
+    );
+    assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("entries; cut it into at most that many slices"),
+        "{}",
+        run.stderr
+    );
     assert!(!run.stdout.contains("Done"), "{}", run.stdout);
 }
 
