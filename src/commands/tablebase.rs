@@ -34,6 +34,11 @@ pub enum TablebaseCommand {
         /// exist); `sowfan tablebase merge` assembles the slices.
         #[arg(long, value_name = "I/K")]
         shard: Option<String>,
+        /// The memory the build may use, in MiB (default: what is available): a Fanorona
+        /// layer needs two bytes an entry, or one (slower) when two do not fit; a layer
+        /// that cannot fit is refused before anything is built.
+        #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
+        memory: Option<u64>,
     },
     /// Check every table file under DIR as the loader does, with its checksum and values.
     Verify {
@@ -90,7 +95,8 @@ pub fn execute(command: TablebaseCommand, stop: &AtomicBool) -> Result<(), Strin
             dir,
             threads,
             shard,
-        } => build(&game, seeds, dir, threads, shard.as_deref(), stop),
+            memory,
+        } => build(&game, seeds, dir, threads, shard.as_deref(), memory, stop),
         TablebaseCommand::Verify { dir } => verify(&dir, stop),
         TablebaseCommand::Info { dir } => info(&dir, stop),
         TablebaseCommand::Merge { dir } => merge(&dir, stop),

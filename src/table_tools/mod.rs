@@ -52,6 +52,7 @@ pub fn build(
     dir: PathBuf,
     threads: usize,
     shard: Option<&str>,
+    memory_mb: Option<u64>,
     stop: &AtomicBool,
 ) -> Result<(), String> {
     let (name, options) = game.split_first().ok_or("no game given")?;
@@ -70,10 +71,13 @@ pub fn build(
         threads,
         shard,
         progress: true,
+        memory: memory_mb.map(|mb| mb.saturating_mul(1 << 20)),
     };
     let started = std::time::Instant::now();
     let mut bytes = 0u64;
+    let mut planned = 0u64;
     let mut print = |layer: &LayerReport| {
+        planned = planned.max(layer.memory);
         // What this run wrote, not the layers it found in place.
         if layer.took.is_some() {
             bytes += layer.entries;
@@ -108,6 +112,15 @@ pub fn build(
         },
         started.elapsed().as_secs_f64()
     );
+    if let Some(peak) = crate::memory::peak_resident_bytes()
+        && planned > 0
+    {
+        say!(
+            "Memory: peak resident {} MiB (planned for the largest layer: {} MiB)",
+            peak >> 20,
+            planned.div_ceil(1 << 20)
+        );
+    }
     Ok(())
 }
 

@@ -27,6 +27,7 @@ use super::format::{self, Header};
 use super::job::progress_bar;
 pub use super::job::{BuildError, BuildOptions};
 use super::mapped::{Health, MappedFile};
+use super::retro::Counting;
 use crate::game::{Game, TableValues};
 
 /// Marks a position of the layer being built whose value is not known yet.
@@ -44,6 +45,102 @@ pub struct LayerReport {
     pub path: PathBuf,
     /// `None` when the layer was already there.
     pub took: Option<Duration>,
+    /// The bytes its build held (values, and counters for a distance table; 0 when it was
+    /// already there): the planned part of the build's memory.
+    pub memory: u64,
+}
+
+/// The memory a build may plan with, and what sets it (for messages).
+#[derive(Debug, Clone)]
+struct MemoryBudget {
+    bytes: Option<u64>,
+    what: String,
+}
+
+impl MemoryBudget {
+    fn of(options: &BuildOptions) -> MemoryBudget {
+        match options.memory {
+            Some(bytes) => MemoryBudget {
+                bytes: Some(bytes),
+                what: format!("the {} MiB of --memory", bytes >> 20),
+            },
+            None => {
+                let bytes = crate::memory::available_bytes();
+                MemoryBudget {
+                    bytes,
+                    what: bytes.map_or(String::new(), |b| {
+                        format!("the {} MiB of memory available here", b >> 20)
+                    }),
+                }
+            }
+        }
+    }
+
+    fn holds(&self, bytes: u64) -> bool {
+        self.bytes.is_none_or(|most| bytes <= most)
+    }
+}
+
+/// How one layer is built, and the bytes it holds meanwhile.
+#[derive(Debug, Clone, Copy)]
+struct LayerPlan {
+    layer: u32,
+    /// `None`: the depth-first builder (a byte an entry); else the retrograde one.
+    counting: Option<Counting>,
+    bytes: u64,
+}
+
+/// Bytes in MiB, rounded up.
+fn mib(bytes: u64) -> u64 {
+    bytes.div_ceil(1 << 20)
+}
+
+/// The least memory that builds `layer` at all: a byte an entry (its values).
+fn least_bytes<G: Game>(game: &G, layer: u32) -> u64 {
+    game.table_layer_size(layer)
+}
+
+/// How to build `layer` within `budget`: a retrograde layer with counters when they fit,
+/// else without (slower); refused when not even the values fit, with the
+/// most in play whose every layer would.
+fn plan_layer<G: Game>(
+    game: &G,
+    layer: u32,
+    budget: &MemoryBudget,
+    in_play: u32,
+) -> Result<LayerPlan, BuildError> {
+    let entries = game.table_layer_size(layer);
+    let plan = |counting: Option<Counting>| LayerPlan {
+        layer,
+        counting,
+        bytes: counting.map_or(1, Counting::bytes_per_entry) * entries,
+    };
+    let candidates: &[Option<Counting>] = match game.table_values() {
+        TableValues::Margin => &[None],
+        TableValues::Distance { .. } => &[Some(Counting::Counters), Some(Counting::Recount)],
+    };
+    for &counting in candidates {
+        let planned = plan(counting);
+        if budget.holds(planned.bytes) {
+            return Ok(planned);
+        }
+    }
+    let fits = (0..in_play).rev().find(|&n| {
+        game.table_top_layer(n)
+            .is_some_and(|top| (0..=top).all(|l| budget.holds(least_bytes(game, l))))
+    });
+    Err(BuildError::Memory(format!(
+        "layer {layer} ({}, {entries} entries) needs at least {} MiB to be built, more than {}; \
+         {}",
+        game.table_layer_name(layer),
+        mib(least_bytes(game, layer)),
+        budget.what,
+        match fits {
+            Some(n) =>
+                format!("build up to {n} in play (--seeds/--pieces {n}), or give more memory"),
+            None => "give more memory".to_string(),
+        }
+    )))
 }
 
 /// Build the tables of `game` as `options` say, resuming at the first missing layer.
@@ -81,6 +178,16 @@ pub fn build<G: Game>(
         }
     }
     let folder = format::rules_folder(&options.dir, &rules);
+    // Plan the memory before anything is built: a layer that cannot fit is said now, not
+    // found by the kernel's out-of-memory killer an hour in.
+    let budget = MemoryBudget::of(options);
+    let mut plans = Vec::new();
+    for layer in 0..=max_layer {
+        let top_shard = options.shard.is_some() && layer == max_layer;
+        if top_shard || std::fs::symlink_metadata(format::layer_file(&folder, layer)).is_err() {
+            plans.push(plan_layer(game, layer, &budget, options.in_play)?);
+        }
+    }
     std::fs::create_dir_all(&folder).map_err(|error| BuildError::Io {
         path: folder.clone(),
         error,
@@ -103,6 +210,7 @@ pub fn build<G: Game>(
                 entries: game.table_layer_size(layer),
                 path,
                 took: None,
+                memory: 0,
             };
             report(&entry);
             done.push(entry);
@@ -126,21 +234,34 @@ pub fn build<G: Game>(
             Some((i, k)) => shard_range(entries, i, k),
             None => (0, entries),
         };
-        let values = match game.table_values() {
-            TableValues::Margin => build_layer(game, layer, &below, first, count, options, stop)?,
+        let plan = match plans.iter().find(|p| p.layer == layer) {
+            Some(plan) => *plan,
+            None => plan_layer(game, layer, &budget, options.in_play)?,
+        };
+        if plan.counting == Some(Counting::Recount) {
+            log::warn!(
+                "layer {layer} ({}): its values and counters ({} MiB) are more than {}; it is \
+                 built without counters ({} MiB, slower)",
+                game.table_layer_name(layer),
+                mib(Counting::Counters.bytes_per_entry() * entries),
+                budget.what,
+                mib(plan.bytes)
+            );
+        }
+        let values = match plan.counting {
+            None => build_layer(game, layer, &below, first, count, options, stop)?,
             // A slice of a retrograde layer needs the whole layer: every shard computes it
             // and writes its slice (materials of one size are independent layers, the way
             // to spread such a build over machines).
-            TableValues::Distance { .. } => {
+            Some(counting) => {
                 let lower = lower_maps(&below);
-                super::retro::build_layer(game, layer, &lower, options, stop)?
+                super::retro::build_layer(game, layer, &lower, counting, options, stop)?
             }
         };
-        let data: Vec<u8> = values[first as usize..(first + count) as usize]
-            .iter()
-            .map(|v| v.load(Ordering::Relaxed) as u8)
-            .collect();
-        drop(values);
+        // In place (the same allocation, atomics and bytes alike in size): a copy would
+        // double the layer's memory at its peak.
+        let values: Vec<u8> = values.into_iter().map(|v| v.into_inner() as u8).collect();
+        let data = &values[first as usize..(first + count) as usize];
         if let Some(change) = below.iter().find_map(|(_, file)| file.changed()) {
             return Err(BuildError::Changed(change));
         }
@@ -152,22 +273,24 @@ pub fn build<G: Game>(
             entries,
             first,
             count,
-            checksum: format::checksum(&data),
+            checksum: format::checksum(data),
         };
         let target = match top_shard {
             Some((i, k)) => format::shard_file(&folder, layer, i, k),
             None => path.clone(),
         };
-        format::write_atomically(&target, &header, &data).map_err(|error| BuildError::Io {
+        format::write_atomically(&target, &header, data).map_err(|error| BuildError::Io {
             path: target.clone(),
             error,
         })?;
+        drop(values);
         let entry = LayerReport {
             layer,
             name: game.table_layer_name(layer),
             entries: count,
             path: target.clone(),
             took: Some(started.elapsed()),
+            memory: plan.bytes,
         };
         report(&entry);
         done.push(entry);

@@ -26,6 +26,9 @@ pub enum BuildError {
     },
     #[error(transparent)]
     Table(#[from] super::TableError),
+    /// A layer the memory cannot hold, said before anything is built.
+    #[error("{0}")]
+    Memory(String),
     #[error("stopped; the layers written so far are complete, a rerun resumes")]
     Stopped,
     #[error(
@@ -47,6 +50,9 @@ pub struct BuildOptions {
     pub shard: Option<(u32, u32)>,
     /// Show a progress bar per layer (on a terminal).
     pub progress: bool,
+    /// The memory in bytes the build plans within (`--memory`); `None`: what the machine
+    /// has available ([`crate::memory::available_bytes`]).
+    pub memory: Option<u64>,
 }
 
 /// A progress bar of `count` steps named `what`, hidden unless `show`.

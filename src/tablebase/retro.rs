@@ -24,6 +24,11 @@
 //! the board's symmetries that the index folds together) counts that child once: the
 //! predecessors of a child are deduplicated, as its children were counted distinct.
 //!
+//! Memory: the layer's values (a byte an entry) and its counters (another byte, or none with
+//! [`Counting::Recount`], which looks at a predecessor whole instead), and nothing that grows
+//! with the positions decided: a step finds the positions decided at its distance by
+//! scanning the values.
+//!
 //! Threads split each step's positions; values are set once (compare-and-swap from
 //! "unknown"), counters fall atomically, so the bytes do not depend on the threads.
 
@@ -35,8 +40,8 @@ use crate::game::{Game, TableValues};
 
 /// Marks a position whose value is not known yet.
 pub(super) const UNKNOWN: i8 = i8::MIN;
-/// Positions handed to a worker at a time.
-const CHUNK: usize = 1 << 12;
+/// Positions handed to a worker at a time (a slice of the layer to look at or to scan).
+const CHUNK: usize = 1 << 14;
 
 /// The byte of a win at distance `d`, a loss at distance `d`.
 fn won(d: u32) -> i8 {
@@ -47,23 +52,66 @@ fn lost(d: u32) -> i8 {
     -(d as i8) - 1
 }
 
+/// Whether `byte` is a value decided at distance `k` (a draw, 0, is at none).
+fn at_distance(byte: i8, k: u32) -> bool {
+    byte == lost(k) || (k > 0 && byte == won(k))
+}
+
+/// How a layer keeps what its undecided positions still wait for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counting {
+    /// A byte a position: how many of its children may still turn out not won for their
+    /// mover. Two bytes an entry in all; each child decided costs one decrement.
+    Counters,
+    /// No counters: a predecessor of a child decided won is looked at whole (its moves
+    /// generated, every child's value read) to see whether all its children are now won.
+    /// One byte an entry; slower, as a position is looked at once per child won.
+    Recount,
+}
+
+impl Counting {
+    /// Bytes an entry of the layer this way needs while it is built.
+    pub fn bytes_per_entry(self) -> u64 {
+        match self {
+            Counting::Counters => 2,
+            Counting::Recount => 1,
+        }
+    }
+}
+
 /// Compute every value of `layer` (distance tables) into a fresh array of the whole layer.
+///
+/// The positions decided at a distance are not listed (a list of 8-byte indexes can outgrow
+/// the layer many times over: most positions of a large layer are decided at distance 1):
+/// each step scans the values for the bytes of its distance, a pass over one byte an entry.
 pub(super) fn build_layer<G: Game>(
     game: &G,
     layer: u32,
     lower: &[(&[u8], usize)],
+    counting: Counting,
     options: &BuildOptions,
     stop: &AtomicBool,
 ) -> Result<Vec<AtomicI8>, BuildError> {
     let TableValues::Distance { limit, .. } = game.table_values() else {
         return Err(invalid(layer, "not a distance table"));
     };
-    let values_kind = game.table_values();
     let entries = game.table_layer_size(layer);
     let size = usize::try_from(entries).map_err(|_| invalid(layer, "too many entries"))?;
     let values: Vec<AtomicI8> = (0..size).map(|_| AtomicI8::new(UNKNOWN)).collect();
-    let counts: Vec<AtomicU8> = (0..size).map(|_| AtomicU8::new(0)).collect();
-    let failed: Mutex<Option<BuildError>> = Mutex::new(None);
+    let counts: Vec<AtomicU8> = match counting {
+        Counting::Counters => (0..size).map(|_| AtomicU8::new(0)).collect(),
+        Counting::Recount => Vec::new(),
+    };
+    let shared = Shared {
+        game,
+        layer,
+        lower,
+        values_kind: game.table_values(),
+        values: &values,
+        counts: (counting == Counting::Counters).then_some(&counts[..]),
+        failed: Mutex::new(None),
+        stop,
+    };
     let threads = options.threads.max(1);
     let name = game.table_layer_name(layer);
 
@@ -75,57 +123,45 @@ pub(super) fn build_layer<G: Game>(
         entries,
     );
     let next = AtomicU64::new(0);
-    let mut firsts: Vec<Vec<u64>> = Vec::new();
-    let mut seconds: Vec<Vec<u64>> = Vec::new();
+    // How many positions are decided at each distance (0 ..= limit).
+    let mut decided = vec![0u64; limit as usize + 2];
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
-                    let mut start = Start {
-                        game,
-                        layer,
-                        lower,
-                        values_kind,
-                        moves: Vec::new(),
-                        inside: Vec::new(),
-                        at_zero: Vec::new(),
-                        at_one: Vec::new(),
-                    };
-                    loop {
-                        if stop.load(Ordering::Relaxed) || lock(&failed).is_some() {
-                            break;
-                        }
+                    let mut look = Look::new(&shared);
+                    let mut at = [0u64; 2];
+                    while !shared.ended() {
                         let from = next.fetch_add(CHUNK as u64, Ordering::Relaxed);
                         if from >= entries {
                             break;
                         }
                         let to = (from + CHUNK as u64).min(entries);
                         for index in from..to {
-                            if let Err(e) = start.position(index, &values, &counts) {
-                                lock(&failed).get_or_insert(e);
-                                break;
+                            match look.start(index) {
+                                Ok(Some(d)) => at[d as usize] += 1,
+                                Ok(None) => {}
+                                Err(e) => {
+                                    shared.fail(e);
+                                    break;
+                                }
                             }
                         }
                         bar.inc(to - from);
                     }
-                    (start.at_zero, start.at_one)
+                    at
                 })
             })
             .collect();
         for worker in workers {
-            if let Ok((zero, one)) = worker.join() {
-                firsts.push(zero);
-                seconds.push(one);
+            if let Ok(at) = worker.join() {
+                decided[0] += at[0];
+                decided[1] += at[1];
             }
         }
     });
     bar.finish_and_clear();
-    if let Some(e) = lock(&failed).take() {
-        return Err(e);
-    }
-    if stop.load(Ordering::Relaxed) {
-        return Err(BuildError::Stopped);
-    }
+    shared.check()?;
 
     log::info!(
         "layer {layer} ({name}): {entries} positions looked at in {:.1} s",
@@ -133,38 +169,31 @@ pub(super) fn build_layer<G: Game>(
     );
     let started = std::time::Instant::now();
     // 2. Distance by distance.
-    let mut current: Vec<u64> = firsts.concat();
-    let mut following: Vec<u64> = seconds.concat();
-    drop((firsts, seconds));
-    let decided_at_start = (current.len() + following.len()) as u64;
     let bar = progress_bar(
         options.progress,
         &format!("layer {layer:>3} ({name}) retro"),
         entries,
     );
-    bar.inc(decided_at_start);
+    bar.inc(decided[0] + decided[1]);
     for k in 0..limit {
-        if current.is_empty() && following.is_empty() {
+        if decided[k as usize] == 0 && decided[k as usize + 1] == 0 {
             break;
         }
-        let found = step(
-            game, layer, k, &current, &values, &counts, threads, stop, &failed,
-        );
-        if let Some(e) = lock(&failed).take() {
-            return Err(e);
+        if decided[k as usize] == 0 {
+            continue;
         }
-        if stop.load(Ordering::Relaxed) {
-            return Err(BuildError::Stopped);
-        }
-        bar.inc(found.len() as u64);
-        current = std::mem::take(&mut following);
-        current.extend(found);
+        let found = step(&shared, k, threads);
+        shared.check()?;
+        bar.inc(found);
+        decided[k as usize + 1] += found;
     }
     bar.finish_and_clear();
     log::info!(
         "layer {layer} ({name}): retrograde steps in {:.1} s",
         started.elapsed().as_secs_f64()
     );
+    drop(shared);
+    drop(counts);
     // Undecided within the limit: a draw whatever the counter.
     for value in &values {
         if value.load(Ordering::Relaxed) == UNKNOWN {
@@ -174,141 +203,175 @@ pub(super) fn build_layer<G: Game>(
     Ok(values)
 }
 
-/// From the positions decided at distance `k`, decide their predecessors at `k + 1`: the
-/// indexes so decided.
-#[allow(clippy::too_many_arguments)]
-fn step<G: Game>(
-    game: &G,
+/// What the workers of a layer share.
+struct Shared<'a, G: Game> {
+    game: &'a G,
     layer: u32,
-    k: u32,
-    decided: &[u64],
-    values: &[AtomicI8],
-    counts: &[AtomicU8],
-    threads: usize,
-    stop: &AtomicBool,
-    failed: &Mutex<Option<BuildError>>,
-) -> Vec<u64> {
+    lower: &'a [(&'a [u8], usize)],
+    values_kind: TableValues,
+    values: &'a [AtomicI8],
+    /// `None`: [`Counting::Recount`].
+    counts: Option<&'a [AtomicU8]>,
+    failed: Mutex<Option<BuildError>>,
+    stop: &'a AtomicBool,
+}
+
+impl<G: Game> Shared<'_, G> {
+    fn ended(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || lock(&self.failed).is_some()
+    }
+
+    fn fail(&self, error: BuildError) {
+        lock(&self.failed).get_or_insert(error);
+    }
+
+    /// The first failure, or `Stopped`.
+    fn check(&self) -> Result<(), BuildError> {
+        if let Some(e) = lock(&self.failed).take() {
+            return Err(e);
+        }
+        if self.stop.load(Ordering::Relaxed) {
+            return Err(BuildError::Stopped);
+        }
+        Ok(())
+    }
+}
+
+/// Where a move of a layer's position leads.
+enum Child {
+    /// To this index of the same layer.
+    Inside(u64),
+    /// Out of the layer (a lower layer, fresh counter, or the end of the game): the value
+    /// for the child's mover.
+    Outside(i32),
+}
+
+/// From the positions decided at distance `k`, decide their predecessors at `k + 1`: how
+/// many were so decided.
+fn step<G: Game>(shared: &Shared<'_, G>, k: u32, threads: usize) -> u64 {
     let next = AtomicU64::new(0);
-    let mut found = Vec::new();
+    let entries = shared.values.len();
+    let mut found = 0;
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
-                    let mut out = Vec::new();
-                    let mut preds = Vec::new();
-                    let mut indexes: Vec<u64> = Vec::new();
-                    loop {
-                        if stop.load(Ordering::Relaxed) || lock(failed).is_some() {
-                            break;
-                        }
+                    let mut look = Look::new(shared);
+                    let mut here: Vec<u64> = Vec::with_capacity(CHUNK);
+                    let mut found = 0u64;
+                    while !shared.ended() {
                         let from = next.fetch_add(CHUNK as u64, Ordering::Relaxed) as usize;
-                        if from >= decided.len() {
+                        if from >= entries {
                             break;
                         }
-                        let to = (from + CHUNK).min(decided.len());
-                        for &child in &decided[from..to] {
-                            let child_lost = values[child as usize].load(Ordering::Relaxed) < 0;
-                            let Some(pos) = game.table_position(layer, child) else {
-                                lock(failed).get_or_insert(invalid(
-                                    layer,
-                                    "a decided index has no position",
-                                ));
-                                return out;
-                            };
-                            game.table_unmoves(&pos, &mut preds);
-                            indexes.clear();
-                            for pred in &preds {
-                                match game.table_index(pred, layer) {
-                                    Some((l, i)) if l == layer => indexes.push(i),
-                                    _ => {
-                                        lock(failed).get_or_insert(invalid(
-                                            layer,
-                                            &format!(
-                                                "an un-move of {} leaves the layer",
-                                                game.format_position(&pos)
-                                            ),
-                                        ));
-                                        return out;
-                                    }
-                                }
-                            }
-                            indexes.sort_unstable();
-                            indexes.dedup();
-                            for &p in &indexes {
-                                let slot = &values[p as usize];
-                                if slot.load(Ordering::Relaxed) != UNKNOWN {
-                                    continue;
-                                }
-                                let decided_now = if child_lost {
-                                    slot.compare_exchange(
-                                        UNKNOWN,
-                                        won(k + 1),
-                                        Ordering::Relaxed,
-                                        Ordering::Relaxed,
-                                    )
-                                    .is_ok()
-                                } else {
-                                    counts[p as usize].fetch_sub(1, Ordering::Relaxed) == 1
-                                        && slot
-                                            .compare_exchange(
-                                                UNKNOWN,
-                                                lost(k + 1),
-                                                Ordering::Relaxed,
-                                                Ordering::Relaxed,
-                                            )
-                                            .is_ok()
-                                };
-                                if decided_now {
-                                    out.push(p);
+                        let to = (from + CHUNK).min(entries);
+                        here.clear();
+                        here.extend(
+                            (from..to)
+                                .filter(|&i| {
+                                    at_distance(shared.values[i].load(Ordering::Relaxed), k)
+                                })
+                                .map(|i| i as u64),
+                        );
+                        for &child in &here {
+                            match look.predecessors(child, k) {
+                                Ok(n) => found += n,
+                                Err(e) => {
+                                    shared.fail(e);
+                                    return found;
                                 }
                             }
                         }
                     }
-                    out
+                    found
                 })
             })
             .collect();
         for worker in workers {
-            if let Ok(out) = worker.join() {
-                found.extend(out);
+            if let Ok(n) = worker.join() {
+                found += n;
             }
         }
     });
     found
 }
 
-/// The first look at every position of a layer (one per worker thread).
-struct Start<'a, G: Game> {
-    game: &'a G,
-    layer: u32,
-    lower: &'a [(&'a [u8], usize)],
-    values_kind: TableValues,
+/// One worker's view of a layer, with its scratch lists (reused: no allocation per
+/// position).
+struct Look<'s, 'a, G: Game> {
+    shared: &'s Shared<'a, G>,
     moves: Vec<G::Move>,
     inside: Vec<u64>,
-    /// Decided at distance 0, 1.
-    at_zero: Vec<u64>,
-    at_one: Vec<u64>,
+    preds: Vec<G::Position>,
+    indexes: Vec<u64>,
 }
 
-impl<G: Game> Start<'_, G> {
-    fn position(
-        &mut self,
-        index: u64,
-        values: &[AtomicI8],
-        counts: &[AtomicU8],
-    ) -> Result<(), BuildError> {
-        let game = self.game;
-        let Some(pos) = game.table_position(self.layer, index) else {
+impl<'s, 'a, G: Game> Look<'s, 'a, G> {
+    fn new(shared: &'s Shared<'a, G>) -> Self {
+        Look {
+            shared,
+            moves: Vec::new(),
+            inside: Vec::new(),
+            preds: Vec::new(),
+            indexes: Vec::new(),
+        }
+    }
+
+    fn position(&self, index: u64) -> Result<G::Position, BuildError> {
+        let s = self.shared;
+        s.game
+            .table_position(s.layer, index)
+            .ok_or_else(|| invalid(s.layer, "a decided index has no position"))
+    }
+
+    /// Where `child` (a position after a move of this layer) lies.
+    fn child(&self, child: &G::Position) -> Result<Child, BuildError> {
+        let s = self.shared;
+        let game = s.game;
+        Ok(match game.table_index(child, s.layer) {
+            Some((l, i)) if l == s.layer => Child::Inside(i),
+            Some((l, i)) => {
+                let (map, offset) =
+                    s.lower.get(l as usize).copied().ok_or_else(|| {
+                        invalid(s.layer, "a move leads to a layer that is not built")
+                    })?;
+                // A lower file that shrank reads as zeros here (the guard); the build
+                // checks the lower files before it writes, so such values are never kept.
+                let byte = *map
+                    .get(offset + i as usize)
+                    .ok_or_else(|| invalid(s.layer, "a lower layer is shorter than its entries"))?
+                    as i8;
+                Child::Outside(s.values_kind.value(byte, game.table_turns_left(child)))
+            }
+            None => match game.outcome(child) {
+                Some(outcome) => Child::Outside(game.final_value(&outcome, game.to_move(child))),
+                None => {
+                    return Err(invalid(
+                        s.layer,
+                        "a move raised the layer (or left the tables)",
+                    ));
+                }
+            },
+        })
+    }
+
+    /// The first look at position `index`: its value when it is decided at once (ended,
+    /// or every move leaving the layer), else its counter. The distance it was decided
+    /// at, if it was.
+    fn start(&mut self, index: u64) -> Result<Option<u32>, BuildError> {
+        let s = self.shared;
+        let (game, layer, values) = (s.game, s.layer, s.values);
+        let Some(pos) = game.table_position(layer, index) else {
             // A slot no position has.
             values[index as usize].store(0, Ordering::Relaxed);
-            return Ok(());
+            return Ok(None);
         };
         let mover = game.to_move(&pos);
         if let Some(outcome) = game.outcome(&pos) {
             let value = game.final_value(&outcome, mover);
             if value > 0 {
                 return Err(invalid(
-                    self.layer,
+                    layer,
                     &format!(
                         "{}: a table position whose mover has already won",
                         game.format_position(&pos)
@@ -317,63 +380,37 @@ impl<G: Game> Start<'_, G> {
             }
             if value < 0 {
                 values[index as usize].store(lost(0), Ordering::Relaxed);
-                self.at_zero.push(index);
-            } else {
-                values[index as usize].store(0, Ordering::Relaxed);
+                return Ok(Some(0));
             }
-            return Ok(());
+            values[index as usize].store(0, Ordering::Relaxed);
+            return Ok(None);
         }
         game.legal_moves(&pos, &mut self.moves);
         if self.moves.is_empty() {
             return Err(invalid(
-                self.layer,
+                layer,
                 "a position that is not over has no legal move",
             ));
         }
         self.inside.clear();
         let mut best_exit: Option<i32> = None;
-        for &mv in &self.moves {
+        for m in 0..self.moves.len() {
             let mut child = pos.clone();
-            game.play(&mut child, mv);
+            game.play(&mut child, self.moves[m]);
             if game.to_move(&child) == mover {
-                return Err(invalid(
-                    self.layer,
-                    "distance tables need turns that alternate",
-                ));
+                return Err(invalid(layer, "distance tables need turns that alternate"));
             }
-            let child_value = match game.table_index(&child, self.layer) {
-                Some((l, i)) if l == self.layer => {
-                    self.inside.push(i);
-                    continue;
+            match self.child(&child)? {
+                Child::Inside(i) => self.inside.push(i),
+                Child::Outside(value) => {
+                    best_exit = Some(best_exit.map_or(-value, |b| b.max(-value)));
                 }
-                Some((l, i)) => {
-                    let (map, offset) = self.lower.get(l as usize).copied().ok_or_else(|| {
-                        invalid(self.layer, "a move leads to a layer that is not built")
-                    })?;
-                    // A lower file that shrank reads as zeros here (the guard); the build
-                    // checks the lower files before it writes, so such values are never kept.
-                    let byte = *map.get(offset + i as usize).ok_or_else(|| {
-                        invalid(self.layer, "a lower layer is shorter than its entries")
-                    })? as i8;
-                    self.values_kind.value(byte, game.table_turns_left(&child))
-                }
-                None => match game.outcome(&child) {
-                    Some(outcome) => game.final_value(&outcome, game.to_move(&child)),
-                    None => {
-                        return Err(invalid(
-                            self.layer,
-                            "a move raised the layer (or left the tables)",
-                        ));
-                    }
-                },
-            };
-            best_exit = Some(best_exit.map_or(-child_value, |b| b.max(-child_value)));
+            }
         }
         let slot = &values[index as usize];
         if best_exit.is_some_and(|v| v > 0) {
             slot.store(won(1), Ordering::Relaxed);
-            self.at_one.push(index);
-            return Ok(());
+            return Ok(Some(1));
         }
         self.inside.sort_unstable();
         self.inside.dedup();
@@ -381,13 +418,95 @@ impl<G: Game> Start<'_, G> {
         let open = self.inside.len() + usize::from(best_exit == Some(0));
         if open == 0 {
             slot.store(lost(1), Ordering::Relaxed);
-            self.at_one.push(index);
-            return Ok(());
+            return Ok(Some(1));
         }
-        let open = u8::try_from(open).map_err(|_| invalid(self.layer, "more than 255 children"))?;
-        counts[index as usize].store(open, Ordering::Relaxed);
-        Ok(())
+        let open = u8::try_from(open).map_err(|_| invalid(layer, "more than 255 children"))?;
+        if let Some(counts) = s.counts {
+            counts[index as usize].store(open, Ordering::Relaxed);
+        }
+        Ok(None)
     }
+
+    /// Decide the predecessors of `child`, decided at distance `k`, that it decides at
+    /// `k + 1`: how many.
+    fn predecessors(&mut self, child: u64, k: u32) -> Result<u64, BuildError> {
+        let s = self.shared;
+        let (game, layer, values) = (s.game, s.layer, s.values);
+        let child_lost = values[child as usize].load(Ordering::Relaxed) < 0;
+        let pos = self.position(child)?;
+        game.table_unmoves(&pos, &mut self.preds);
+        self.indexes.clear();
+        for pred in &self.preds {
+            match game.table_index(pred, layer) {
+                Some((l, i)) if l == layer => self.indexes.push(i),
+                _ => {
+                    return Err(invalid(
+                        layer,
+                        &format!(
+                            "an un-move of {} leaves the layer",
+                            game.format_position(&pos)
+                        ),
+                    ));
+                }
+            }
+        }
+        // A predecessor reached by several un-moves (mirror images folded by the index)
+        // counts its child once, as its children were counted distinct.
+        self.indexes.sort_unstable();
+        self.indexes.dedup();
+        let mut found = 0;
+        for n in 0..self.indexes.len() {
+            let p = self.indexes[n];
+            let slot = &values[p as usize];
+            if slot.load(Ordering::Relaxed) != UNKNOWN {
+                continue;
+            }
+            let decided = if child_lost {
+                set(slot, won(k + 1))
+            } else {
+                let last = match s.counts {
+                    Some(counts) => counts[p as usize].fetch_sub(1, Ordering::Relaxed) == 1,
+                    None => self.all_won_by(p, k)?,
+                };
+                last && set(slot, lost(k + 1))
+            };
+            found += u64::from(decided);
+        }
+        Ok(found)
+    }
+
+    /// Whether every child of undecided position `p` is won for its mover at a distance of
+    /// at most `k` (what its counter reaching zero at step `k` says, [`Counting::Counters`]):
+    /// the children of the layer by the values decided so far (at most `k`, so that one
+    /// decided at `k + 1` in this very step, by another thread or not, never counts: the
+    /// bytes do not depend on the order), the ones leaving it by the layers below.
+    fn all_won_by(&mut self, p: u64, k: u32) -> Result<bool, BuildError> {
+        let s = self.shared;
+        let game = s.game;
+        let pos = self.position(p)?;
+        game.legal_moves(&pos, &mut self.moves);
+        for m in 0..self.moves.len() {
+            let mut child = pos.clone();
+            game.play(&mut child, self.moves[m]);
+            let won_soon_enough = match self.child(&child)? {
+                Child::Inside(i) => {
+                    let byte = s.values[i as usize].load(Ordering::Relaxed);
+                    (1..=k as i32).contains(&i32::from(byte))
+                }
+                Child::Outside(value) => value > 0,
+            };
+            if !won_soon_enough {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// Set an undecided value once (compare-and-swap from "unknown"): whether this call did.
+fn set(slot: &AtomicI8, value: i8) -> bool {
+    slot.compare_exchange(UNKNOWN, value, Ordering::Relaxed, Ordering::Relaxed)
+        .is_ok()
 }
 
 fn invalid(layer: u32, message: &str) -> BuildError {

@@ -34,6 +34,7 @@ fn build_into<G: Game>(game: &G, dir: &Path, max_layer: u32, shard: Option<(u32,
         threads: 1,
         shard,
         progress: false,
+        memory: None,
     };
     build::build(game, &options, &AtomicBool::new(false), &mut |_| {}).expect("build");
     format::rules_folder(dir, &game.table_rules().expect("rules"))

@@ -291,6 +291,40 @@ fn fanorona_tables_speak_of_stones() {
     assert!(!run.stdout.contains("Done"), "{}", run.stdout);
 }
 
+/// A build is planned within `--memory` (the depth-first builder: a byte an entry) and
+/// refused before it writes anything when a layer cannot fit, naming what would.
+#[test]
+fn table_builds_plan_their_memory_before_they_start() {
+    let dir = fresh_dir("memory-plan");
+    let run = build(&["kalah", "--seeds", "12"], &dir, &["--memory", "1"]);
+    assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("needs at least 2 MiB to be built, more than the 1 MiB of --memory")
+            && run
+                .stderr
+                .contains("build up to 11 in play (--seeds/--pieces 11)"),
+        "{}",
+        run.stderr
+    );
+    assert!(!dir.exists() || std::fs::read_dir(&dir).map_or(0, |d| d.count()) == 0);
+    for wrong in ["0", "-1", "many"] {
+        let run = build(&["kalah", "--seeds", "4"], &dir, &["--memory", wrong]);
+        assert_eq!(run.code, Some(2), "{wrong}: {}", run.stderr);
+    }
+    let run = build(
+        &["kalah", "--seeds", "10"],
+        &dir,
+        &["--memory", "18446744073709551615"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stdout.contains("Memory: peak resident"),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn go_solve_values_a_move_that_repeats_for_the_third_time_as_the_draw_it_is() {
     let mut engine = Engine::start(&[]);

@@ -64,6 +64,7 @@ fn build_tables<G: Game>(game: &G, dir: &Path, max_layer: u32, threads: usize) -
         threads,
         shard: None,
         progress: false,
+        memory: None,
     };
     build::build(game, &options, &AtomicBool::new(false), &mut |_| {}).expect("build");
     Tables::open(game, dir)

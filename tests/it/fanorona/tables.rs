@@ -51,6 +51,7 @@ pub fn build_tables(game: &Fanorona, dir: &Path, stones: u32, threads: usize) ->
         threads,
         shard: None,
         progress: false,
+        memory: None,
     };
     build::build(game, &options, &AtomicBool::new(false), &mut |_| {}).expect("build");
     Tables::open(game, dir)
@@ -232,7 +233,8 @@ fn won_table_positions_are_converted_against_the_engine_without_tables() {
 }
 
 /// Through the command line: `--pieces`, one thread or two, shards of the top layer merged,
-/// all give the same bytes; verify passes them and catches a damaged byte and a value no
+/// a `--memory` that leaves a layer without counters, all give the same bytes (a build that
+/// cannot fit is refused before it writes); verify passes them and catches a damaged byte and a value no
 /// entry can hold; info lists the materials.
 #[test]
 fn fanorona_builds_agree_across_threads_and_shards_and_verify_catches_damage() {
@@ -263,6 +265,34 @@ fn fanorona_builds_agree_across_threads_and_shards_and_verify_catches_damage() {
     assert!(text.contains("layer   8 (3 and 3 stones):"), "{text}");
     let two = scratch("cli-two");
     build(&two, &["--threads", "2"]);
+    // Within 1 MiB the {2,4} layer (699,720 entries) is built without counters, {3,3} with.
+    let lean = scratch("cli-lean");
+    let text = build(&lean, &["--threads", "2", "--memory", "1"]);
+    assert!(
+        text.contains("planned for the largest layer: 1 MiB"),
+        "{text}"
+    );
+    // Seven stones do not fit in 1 MiB: refused before anything is written, with what fits.
+    let refused = scratch("cli-refused");
+    let out = run::output(&[
+        "tablebase",
+        "build",
+        "fanorona-dimy",
+        "--pieces",
+        "7",
+        "--dir",
+        &refused.display().to_string(),
+        "--memory",
+        "1",
+    ]);
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && text.contains("layer 10 (2 and 5 stones, 2589320 entries) needs at least 3 MiB")
+            && text.contains("--pieces 6"),
+        "{text}"
+    );
+    assert!(!refused.join(folder).exists(), "nothing is written");
     let sharded = scratch("cli-shards");
     let dir = sharded.display().to_string();
     let below = run::output(&[
@@ -309,7 +339,8 @@ fn fanorona_builds_agree_across_threads_and_shards_and_verify_catches_damage() {
         let a = std::fs::read(one.join(folder).join(&name)).expect("one thread");
         let b = std::fs::read(two.join(folder).join(&name)).expect("two threads");
         let c = std::fs::read(sharded.join(folder).join(&name)).expect("merged");
-        assert!(a == b && a == c, "{name} differs");
+        let d = std::fs::read(lean.join(folder).join(&name)).expect("within 1 MiB");
+        assert!(a == b && a == c && a == d, "{name} differs");
     }
     let verify = run::output(&["tablebase", "verify", "--dir", &one.display().to_string()]);
     assert!(
