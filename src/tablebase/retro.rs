@@ -27,7 +27,7 @@
 //! Memory: the layer's values (a byte an entry) and its counters (another byte, or none with
 //! [`Counting::Recount`], which looks at a predecessor whole instead), and nothing that grows
 //! with the positions decided: a step finds the positions decided at its distance by
-//! scanning the values.
+//! scanning the values, in the blocks of 4096 that a bit marks as holding one.
 //!
 //! Threads split each step's positions; values are set once (compare-and-swap from
 //! "unknown"), counters fall atomically, so the bytes do not depend on the threads.
@@ -40,8 +40,10 @@ use crate::game::{Game, TableValues};
 
 /// Marks a position whose value is not known yet.
 pub(super) const UNKNOWN: i8 = i8::MIN;
-/// Positions handed to a worker at a time (a slice of the layer to look at or to scan).
+/// Positions handed to a worker at a time in the first look.
 const CHUNK: usize = 1 << 14;
+/// Positions a bit of a [`Marks`] stands for.
+const BLOCK: usize = 1 << 12;
 
 /// The byte of a win at distance `d`, a loss at distance `d`.
 fn won(d: u32) -> i8 {
@@ -109,6 +111,7 @@ pub(super) fn build_layer<G: Game>(
         values_kind: game.table_values(),
         values: &values,
         counts: (counting == Counting::Counters).then_some(&counts[..]),
+        marks: [Marks::new(size), Marks::new(size)],
         failed: Mutex::new(None),
         stop,
     };
@@ -139,7 +142,10 @@ pub(super) fn build_layer<G: Game>(
                         let to = (from + CHUNK as u64).min(entries);
                         for index in from..to {
                             match look.start(index) {
-                                Ok(Some(d)) => at[d as usize] += 1,
+                                Ok(Some(d)) => {
+                                    at[d as usize] += 1;
+                                    shared.decided(index, d);
+                                }
                                 Ok(None) => {}
                                 Err(e) => {
                                     shared.fail(e);
@@ -175,6 +181,7 @@ pub(super) fn build_layer<G: Game>(
         entries,
     );
     bar.inc(decided[0] + decided[1]);
+    let mut steps = 0;
     for k in 0..limit {
         if decided[k as usize] == 0 && decided[k as usize + 1] == 0 {
             break;
@@ -183,13 +190,14 @@ pub(super) fn build_layer<G: Game>(
             continue;
         }
         let found = step(&shared, k, threads);
+        steps += 1;
         shared.check()?;
         bar.inc(found);
         decided[k as usize + 1] += found;
     }
     bar.finish_and_clear();
     log::info!(
-        "layer {layer} ({name}): retrograde steps in {:.1} s",
+        "layer {layer} ({name}): {steps} retrograde steps in {:.1} s",
         started.elapsed().as_secs_f64()
     );
     drop(shared);
@@ -212,11 +220,19 @@ struct Shared<'a, G: Game> {
     values: &'a [AtomicI8],
     /// `None`: [`Counting::Recount`].
     counts: Option<&'a [AtomicU8]>,
+    /// The blocks holding positions decided at an even distance, an odd one (the next step's
+    /// and the current one's): a step scans only the blocks its distance marked.
+    marks: [Marks; 2],
     failed: Mutex<Option<BuildError>>,
     stop: &'a AtomicBool,
 }
 
 impl<G: Game> Shared<'_, G> {
+    /// Note that position `index` was decided at distance `d`.
+    fn decided(&self, index: u64, d: u32) {
+        self.marks[d as usize % 2].mark(index as usize / BLOCK);
+    }
+
     fn ended(&self) -> bool {
         self.stop.load(Ordering::Relaxed) || lock(&self.failed).is_some()
     }
@@ -237,6 +253,33 @@ impl<G: Game> Shared<'_, G> {
     }
 }
 
+/// A bit for each block of [`BLOCK`] positions.
+struct Marks(Vec<AtomicU64>);
+
+impl Marks {
+    fn new(entries: usize) -> Marks {
+        Marks(
+            (0..entries.div_ceil(BLOCK).div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        )
+    }
+
+    fn mark(&self, block: usize) {
+        let (word, bit) = (&self.0[block / 64], 1u64 << (block % 64));
+        // Most marks find their bit set already: a load, not a locked write.
+        if word.load(Ordering::Relaxed) & bit == 0 {
+            word.fetch_or(bit, Ordering::Relaxed);
+        }
+    }
+
+    fn clear(&self) {
+        for word in &self.0 {
+            word.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
 /// Where a move of a layer's position leads.
 enum Child {
     /// To this index of the same layer.
@@ -247,38 +290,46 @@ enum Child {
 }
 
 /// From the positions decided at distance `k`, decide their predecessors at `k + 1`: how
-/// many were so decided.
+/// many were so decided. Only the blocks marked for distance `k` are scanned; their marks
+/// are cleared after, for distance `k + 2`.
 fn step<G: Game>(shared: &Shared<'_, G>, k: u32, threads: usize) -> u64 {
     let next = AtomicU64::new(0);
     let entries = shared.values.len();
+    let marks = &shared.marks[k as usize % 2];
     let mut found = 0;
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
                     let mut look = Look::new(shared);
-                    let mut here: Vec<u64> = Vec::with_capacity(CHUNK);
+                    let mut here: Vec<u64> = Vec::with_capacity(BLOCK);
                     let mut found = 0u64;
                     while !shared.ended() {
-                        let from = next.fetch_add(CHUNK as u64, Ordering::Relaxed) as usize;
-                        if from >= entries {
+                        let w = next.fetch_add(1, Ordering::Relaxed) as usize;
+                        let Some(word) = marks.0.get(w) else {
                             break;
-                        }
-                        let to = (from + CHUNK).min(entries);
-                        here.clear();
-                        here.extend(
-                            (from..to)
-                                .filter(|&i| {
-                                    at_distance(shared.values[i].load(Ordering::Relaxed), k)
-                                })
-                                .map(|i| i as u64),
-                        );
-                        for &child in &here {
-                            match look.predecessors(child, k) {
-                                Ok(n) => found += n,
-                                Err(e) => {
-                                    shared.fail(e);
-                                    return found;
+                        };
+                        let mut bits = word.load(Ordering::Relaxed);
+                        while bits != 0 {
+                            let block = w * 64 + bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            let from = block * BLOCK;
+                            let to = (from + BLOCK).min(entries);
+                            here.clear();
+                            here.extend(
+                                (from..to)
+                                    .filter(|&i| {
+                                        at_distance(shared.values[i].load(Ordering::Relaxed), k)
+                                    })
+                                    .map(|i| i as u64),
+                            );
+                            for &child in &here {
+                                match look.predecessors(child, k) {
+                                    Ok(n) => found += n,
+                                    Err(e) => {
+                                        shared.fail(e);
+                                        return found;
+                                    }
                                 }
                             }
                         }
@@ -293,6 +344,7 @@ fn step<G: Game>(shared: &Shared<'_, G>, k: u32, threads: usize) -> u64 {
             }
         }
     });
+    marks.clear();
     found
 }
 
@@ -470,7 +522,10 @@ impl<'s, 'a, G: Game> Look<'s, 'a, G> {
                 };
                 last && set(slot, lost(k + 1))
             };
-            found += u64::from(decided);
+            if decided {
+                s.decided(p, k + 1);
+                found += 1;
+            }
         }
         Ok(found)
     }
