@@ -838,16 +838,18 @@ impl<G: Game> Worker<'_, '_, G> {
         self.negamax_inner(pos, depth, alpha, beta, ply)
     }
 
-    /// What every node does first: count itself, check for an abort, and score the
+    /// What every node does first: check for an abort, count itself, and score the
     /// position when it is a leaf by the rules: a repetition, a game end, a table position.
+    /// A node aborted does no work and is not counted: with one thread `go nodes n` searches
+    /// exactly `n` nodes (an iteration of `n` nodes completes), as protocol.md says.
     #[inline]
     fn enter_node(&mut self, pos: &G::Position, ply: usize) -> Option<i32> {
         self.pv[ply].clear();
-        self.count_node();
         if self.aborted || self.should_abort() {
             self.aborted = true;
             return Some(0);
         }
+        self.count_node();
         self.seldepth = self.seldepth.max(ply);
         let game = self.game;
         let player = game.to_move(pos);

@@ -6,6 +6,7 @@ mod accuracy;
 mod afrika;
 mod analyse;
 mod anywoli;
+mod behaviours;
 mod check;
 mod cli_help;
 mod docs;
