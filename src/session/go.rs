@@ -47,10 +47,11 @@ impl<G: Game> GameSession<G> {
             searchmoves.push(mv);
         }
         if let Some(outcome) = self.outcome() {
-            // The final margin, from the side to move, in the usual hundredths of a point,
-            // with the result (in a game not scored by points the two may differ in sign).
+            // The game's final value from the side to move, in the usual hundredths of a
+            // point, with the result: the margin in a game scored by points, one point in a
+            // game won or lost (Fanorona), as every proven value is reported.
             let mover = self.game.to_move(&self.position);
-            let margin = outcome.margin(mover);
+            let value = self.game.final_value(&outcome, mover);
             let result = match outcome.result.winner() {
                 Some(winner) if winner == mover => Ordering::Greater,
                 Some(_) => Ordering::Less,
@@ -58,7 +59,7 @@ impl<G: Game> GameSession<G> {
             };
             info(&Info::GameOver {
                 score: InfoScore::Exact {
-                    cp: margin.halves() * 50,
+                    cp: value * 50,
                     result,
                 },
                 result: outcome.result.as_str(),

@@ -514,7 +514,8 @@ fn fanorona_third_repetition_is_a_draw_through_the_protocol() {
         "{lines:?}"
     );
     assert!(
-        lines[0].contains(" wdl 0 1000 0 ") && lines[0].ends_with("game over: draw (repetition)"),
+        lines[0].contains(" score cp 0 wdl 0 1000 0 ")
+            && lines[0].ends_with("game over: draw (repetition)"),
         "{lines:?}"
     );
 
