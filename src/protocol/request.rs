@@ -624,21 +624,25 @@ mod tests {
 
     #[test]
     fn never_panics_on_odd_input() {
-        for line in [
-            "\u{0}",
-            "é",
-            "go \u{7f}",
-            "perft -1",
-            "perft",
-            "bench x",
-            "setoption name value",
-            "go wtime",
-            "debug maybe",
-            "query p1turn extra",
+        for (line, says) in [
+            ("\u{0}", "unknown command '\u{0}' (commands: uci"),
+            ("é", "unknown command 'é'"),
+            ("go \u{7f}", "go: unknown parameter '\u{7f}'"),
+            ("perft -1", "perft: 'depth' must be at least 0, got -1"),
+            ("perft", "perft: expected a depth, e.g. 'perft 6'"),
+            ("bench x", "bench: 'depth' needs a number, got 'x'"),
+            (
+                "setoption name value",
+                "setoption: the option name is missing",
+            ),
+            ("go wtime", "go: 'wtime' needs a value"),
+            ("debug maybe", "debug: expected 'debug on' or 'debug off'"),
+            ("query p1turn extra", "query: expected 'query p1turn'"),
         ] {
-            // Each is malformed: refused with a message that names something, never a panic.
-            let refused = parse(line).expect_err(line);
-            assert!(!refused.to_string().trim().is_empty(), "{line}");
+            // Each is malformed: refused with a message that names the command and the word
+            // at fault (or the form expected), never a panic.
+            let refused = parse(line).expect_err(line).to_string();
+            assert!(refused.starts_with(says), "{line:?}: {refused}");
         }
         // A position string is the game's to judge: the request only carries it.
         assert_eq!(

@@ -739,40 +739,22 @@ fn analyse_caps_hash_times_threads_and_threads_up_front() {
 
 /// Item 11: a worker thread that cannot be started (`ulimit -u`: the user's processes and
 /// threads are capped) never panics: the analysis goes on with the workers it has, with a
-/// warning. Needs root to run as another user (nobody) under that limit; skipped otherwise.
+/// warning. The cap needs user namespaces or root
+/// ([`crate::support::limits::with_few_threads`]); where neither is, the test fails unless
+/// `SOWFAN_TEST_SKIP=nproc`.
 #[test]
 fn analyse_without_room_for_its_threads_does_not_panic() {
-    let root = std::process::Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
-    if !root {
-        eprintln!("skipped: needs root for setpriv and prlimit");
+    let Some(mut command) = crate::support::limits::with_few_threads(3, BIN) else {
+        crate::support::limits::cannot_run_here("nproc", crate::support::limits::NO_THREAD_CAP);
         return;
-    }
-    let mut child = std::process::Command::new("prlimit")
-        .args([
-            "--nproc=3:3",
-            "setpriv",
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-        ])
-        .args([
-            BIN,
-            "analyse",
-            "--threads",
-            "20",
-            "--hash",
-            "1",
-            "--depth",
-            "2",
-        ])
+    };
+    let mut child = command
+        .args(["analyse", "--threads", "20", "--hash", "1", "--depth", "2"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .expect("prlimit");
+        .expect("start sowfan with few threads");
     {
         use std::io::Write;
         let mut stdin = child.stdin.take().expect("stdin");

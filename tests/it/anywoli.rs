@@ -410,9 +410,9 @@ fn perft_fixture_agrees_with_the_reference_rules() {
 }
 
 /// Every number of the fixture, by both implementations (minutes in release mode):
-/// `cargo test --release -- --ignored anywoli_full`.
+/// `cargo test --release --test it anywoli_full -- --ignored`.
 #[test]
-#[ignore]
+#[ignore = "long: every count of fixtures/perft/anywoli.txt by the reference and the engine; see CONTRIBUTING.md"]
 fn anywoli_full_perft_fixture() {
     let stats = check_fixture(u64::MAX, u64::MAX);
     eprintln!("{stats:?}");

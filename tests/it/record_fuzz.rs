@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::support::knob;
 use crate::support::rng::Rng;
 use crate::support::run;
 
@@ -349,21 +350,17 @@ fn record_fuzz(seed: u64, cases: usize, huge: bool, progress: bool) -> (usize, u
     (cases, games, errors)
 }
 
-fn env_u64(name: &str) -> Option<u64> {
-    std::env::var(name).ok()?.parse().ok()
-}
-
 #[test]
 fn record_fuzz_short() {
-    let seed = env_u64("SOWFAN_RECORD_FUZZ_SEED").unwrap_or(1);
+    let seed = knob("SOWFAN_RECORD_FUZZ_SEED").unwrap_or(1);
     let (_, games, errors) = record_fuzz(seed, 80, true, false);
     assert!(games > 0 && errors > 0, "{games} games, {errors} errors");
 }
 
 #[test]
-#[ignore = "long: run with --ignored (see the top of tests/it/record_fuzz.rs)"]
+#[ignore = "long: SOWFAN_RECORD_FUZZ_CASES (default 2000), SOWFAN_RECORD_FUZZ_SEED; see tests/it/record_fuzz.rs"]
 fn record_fuzz_long() {
-    let seed = env_u64("SOWFAN_RECORD_FUZZ_SEED").unwrap_or(1);
-    let cases = env_u64("SOWFAN_RECORD_FUZZ_CASES").unwrap_or(2000) as usize;
+    let seed = knob("SOWFAN_RECORD_FUZZ_SEED").unwrap_or(1);
+    let cases = knob("SOWFAN_RECORD_FUZZ_CASES").unwrap_or(2000) as usize;
     record_fuzz(seed, cases, true, true);
 }

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 
-use sowfan::protocol::request;
+use sowfan::protocol::request::{self, Request};
 use sowfan::registry;
 
 use crate::support::rng::Rng;
@@ -34,9 +34,12 @@ fn protocol_like() -> impl Strategy<Value = String> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
+    /// Any line is parsed to what protocol.md says it means (the oracle below, written from
+    /// protocol.md's "Commands" and "Numbers"), or refused with a message that names the
+    /// command and the word at fault (or the form expected).
     #[test]
-    fn command_parser_never_panics(line in protocol_like()) {
-        let _ = request::parse(&line);
+    fn command_parser_answers_what_protocol_md_says(line in protocol_like()) {
+        check_request(&line);
     }
 
     #[test]
@@ -62,14 +65,473 @@ proptest! {
         }
     }
 
+    /// Any option words are a game with those options, or an error that names the first
+    /// word at fault and says what is accepted.
     #[test]
-    fn game_options_never_panic(text in protocol_like()) {
+    fn game_options_are_accepted_or_refused_by_name(text in protocol_like()) {
+        let words: Vec<&str> = text.split_whitespace().collect();
         for entry in registry::GAMES {
-            let words: Vec<&str> = text.split_whitespace().collect();
-            let _ = registry::create(entry.name, &words);
+            check_options(entry, &words, registry::create(entry.name, &words));
         }
-        let _ = registry::create_from_spec(&text);
+        let created = registry::create_from_spec(&text);
+        match words.split_first() {
+            None => {
+                let e = created.err().expect("no words: no game");
+                prop_assert!(e.to_string().starts_with("no game given: expected one of kalah"), "{e}");
+            }
+            Some((name, options)) => match registry::find(name) {
+                Ok(entry) => check_options(entry, options, created),
+                Err(_) => {
+                    let e = created.err().expect("an unknown game is refused").to_string();
+                    prop_assert!(
+                        e.starts_with(&format!("unknown game '{name}': expected one of kalah")),
+                        "{e}"
+                    );
+                }
+            },
+        }
     }
+}
+
+/// What `request::parse` must give for `line`: the request, or words its error must hold.
+type Want = Result<Option<Request>, Vec<String>>;
+
+/// Tokens as protocol.md has them: runs of characters other than space and tab, the line's
+/// trailing `\r`/`\n` ignored.
+fn protocol_words(line: &str) -> Vec<&str> {
+    line.trim_end_matches(['\r', '\n'])
+        .split([' ', '\t'])
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// protocol.md, "Numbers": an optional `-` and decimal digits, of any length (saturated
+/// far beyond every field's range).
+fn protocol_number(text: &str) -> Option<i128> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let magnitude = digits.bytes().fold(0i128, |n, b| {
+        n.checked_mul(10)
+            .and_then(|n| n.checked_add(i128::from(b - b'0')))
+            .unwrap_or(i128::MAX)
+    });
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+/// A count of at least `min`, saturated to `max`; the error names the field and the text.
+fn protocol_count(
+    text: &str,
+    min: i128,
+    max: i128,
+    command: &str,
+    key: &str,
+) -> Result<i128, Vec<String>> {
+    let Some(n) = protocol_number(text) else {
+        return Err(vec![format!(
+            "{command}: '{key}' needs a number, got '{text}'"
+        )]);
+    };
+    if n < min {
+        return Err(vec![format!(
+            "{command}: '{key}' must be at least {min}, got {text}"
+        )]);
+    }
+    Ok(n.min(max))
+}
+
+fn want_go(words: &[&str]) -> Want {
+    use sowfan::search::limits::Limits;
+    if words.first() == Some(&"perft") {
+        return match words[1..] {
+            [depth] => Ok(Some(Request::Perft(protocol_count(
+                depth,
+                0,
+                u32::MAX.into(),
+                "go perft",
+                "depth",
+            )? as u32))),
+            _ => Err(vec!["go perft: expected a depth, e.g. 'perft 6'".into()]),
+        };
+    }
+    let mut limits = Limits::default();
+    let mut i = 0;
+    while i < words.len() {
+        let key = words[i];
+        if let "infinite" | "solve" | "ponder" | "searchmoves" = key {
+            match key {
+                "infinite" => limits.infinite = true,
+                "solve" => limits.solve = true,
+                "ponder" => limits.ponder = true,
+                _ => {
+                    // Must be last: every word after it is a move.
+                    if i + 1 == words.len() {
+                        return Err(vec!["go: 'searchmoves' needs at least one move".into()]);
+                    }
+                    limits.searchmoves = words[i + 1..].iter().map(|w| w.to_string()).collect();
+                    break;
+                }
+            }
+            i += 1;
+            continue;
+        }
+        let known = [
+            "depth",
+            "nodes",
+            "movetime",
+            "movestogo",
+            "wtime",
+            "p1time",
+            "btime",
+            "p2time",
+            "winc",
+            "p1inc",
+            "binc",
+            "p2inc",
+        ];
+        if !known.contains(&key) {
+            return Err(vec![format!("go: unknown parameter '{key}' (depth, nodes")]);
+        }
+        let Some(value) = words.get(i + 1) else {
+            return Err(vec![format!("go: '{key}' needs a value")]);
+        };
+        let clock = || protocol_count(value, i128::MIN, i64::MAX.into(), "go", key);
+        match key {
+            "depth" => {
+                limits.depth = Some(protocol_count(value, 1, u32::MAX.into(), "go", key)? as u32)
+            }
+            "nodes" => {
+                limits.nodes = Some(protocol_count(value, 0, u64::MAX.into(), "go", key)? as u64)
+            }
+            "movestogo" => {
+                limits.movestogo =
+                    Some(protocol_count(value, 1, u32::MAX.into(), "go", key)? as u32)
+            }
+            // A movetime of 0 or less: move now.
+            "movetime" => limits.movetime = Some(clock()?.max(0) as u64),
+            "wtime" | "p1time" => limits.time[0] = Some(clock()?.max(i64::MIN.into()) as i64),
+            "btime" | "p2time" => limits.time[1] = Some(clock()?.max(i64::MIN.into()) as i64),
+            "winc" | "p1inc" => limits.inc[0] = Some(clock()?.max(i64::MIN.into()) as i64),
+            _ => limits.inc[1] = Some(clock()?.max(i64::MIN.into()) as i64),
+        }
+        i += 2;
+    }
+    Ok(Some(Request::Go(limits)))
+}
+
+fn want_position(words: &[&str]) -> Want {
+    let usage = "position: expected 'position startpos [moves ...]'";
+    let owned = |w: &[&str]| w.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+    let (fen, moves) = match words {
+        [] => return Err(vec![usage.into()]),
+        ["startpos"] => (None, Vec::new()),
+        ["startpos", "moves", moves @ ..] => (None, owned(moves)),
+        ["startpos", other, ..] => {
+            return Err(vec![format!(
+                "position: expected 'moves' after 'startpos', got '{other}'"
+            )]);
+        }
+        ["fen", rest @ ..] => {
+            let at = rest
+                .iter()
+                .position(|w| *w == "moves")
+                .unwrap_or(rest.len());
+            if at == 0 {
+                return Err(vec![
+                    "position: the position string after 'fen' is missing".into(),
+                ]);
+            }
+            let moves = rest.get(at + 1..).map(owned).unwrap_or_default();
+            (Some(rest[..at].join(" ")), moves)
+        }
+        ["moves", moves @ ..] => (None, owned(moves)),
+        [other, ..] => {
+            return Err(vec![
+                format!("position: unknown position kind '{other}'"),
+                usage["position: ".len()..].to_string(),
+            ]);
+        }
+    };
+    Ok(Some(Request::Position { fen, moves }))
+}
+
+fn want_setoption(words: &[&str]) -> Want {
+    let usage = "expected 'setoption name <name> [value <value>]'".to_string();
+    let Some((first, rest)) = words.split_first() else {
+        return Err(vec![format!("setoption: {usage}")]);
+    };
+    if !first.eq_ignore_ascii_case("name") {
+        return Err(vec![format!("setoption: {usage}")]);
+    }
+    let at = rest.iter().position(|w| w.eq_ignore_ascii_case("value"));
+    let name = &rest[..at.unwrap_or(rest.len())];
+    if name.is_empty() {
+        return Err(vec!["setoption: the option name is missing".into(), usage]);
+    }
+    Ok(Some(Request::SetOption {
+        name: name.join(" "),
+        value: at.map(|i| rest[i + 1..].join(" ")),
+    }))
+}
+
+/// The oracle: what protocol.md says `line` is.
+fn want_request(line: &str) -> Want {
+    use sowfan::protocol::request::Query;
+    let words = protocol_words(line);
+    let Some((&command, args)) = words.split_first() else {
+        return Ok(None);
+    };
+    let bare = match command {
+        "uci" => Some(Request::Uci),
+        "ugi" => Some(Request::Ugi),
+        "isready" => Some(Request::IsReady),
+        "ucinewgame" | "uginewgame" => Some(Request::NewGameReset),
+        "stop" => Some(Request::Stop),
+        "ponderhit" => Some(Request::PonderHit),
+        "quit" => Some(Request::Quit),
+        "d" => Some(Request::Display),
+        "legal" => Some(Request::Legal),
+        "help" => Some(Request::Help),
+        _ => None,
+    };
+    if let Some(request) = bare {
+        if args.is_empty() {
+            return Ok(Some(request));
+        }
+        return Err(vec![format!(
+            "{command}: takes no arguments, got '{}'",
+            args.join(" ")
+        )]);
+    }
+    match command {
+        "debug" => match args {
+            ["on"] => Ok(Some(Request::Debug(true))),
+            [] | ["off"] => Ok(Some(Request::Debug(false))),
+            _ => Err(vec!["debug: expected 'debug on' or 'debug off'".into()]),
+        },
+        "setoption" => want_setoption(args),
+        "newgame" => match args {
+            [] => Err(vec![
+                "newgame: expected 'newgame <game> [key=value ...]' with a game among kalah".into(),
+            ]),
+            [game, options @ ..] => Ok(Some(Request::NewGame {
+                game: game.to_string(),
+                options: options.iter().map(|o| o.to_string()).collect(),
+            })),
+        },
+        "position" => want_position(args),
+        "go" => want_go(args),
+        "perft" => match args {
+            [depth] => {
+                Ok(Some(Request::Perft(
+                    protocol_count(depth, 0, u32::MAX.into(), "perft", "depth")? as u32,
+                )))
+            }
+            _ => Err(vec!["perft: expected a depth, e.g. 'perft 6'".into()]),
+        },
+        "bench" => match args {
+            [] => Ok(Some(Request::Bench(None))),
+            [depth] => Ok(Some(Request::Bench(Some(protocol_count(
+                depth,
+                1,
+                u32::MAX.into(),
+                "bench",
+                "depth",
+            )? as u32)))),
+            _ => Err(vec!["bench: expected 'bench' or 'bench <depth>'".into()]),
+        },
+        "query" => match args {
+            ["p1turn"] => Ok(Some(Request::Query(Query::P1Turn))),
+            ["gameover"] => Ok(Some(Request::Query(Query::GameOver))),
+            ["result"] => Ok(Some(Request::Query(Query::Result))),
+            [other] => Err(vec![format!("query: unknown query '{other}'")]),
+            _ => Err(vec![
+                "query: expected 'query p1turn', 'query gameover' or 'query result'".into(),
+            ]),
+        },
+        other => Err(vec![format!(
+            "unknown command '{other}' (commands: uci, ugi, isready"
+        )]),
+    }
+}
+
+fn check_request(line: &str) {
+    let got = request::parse(line);
+    match (want_request(line), got) {
+        (Ok(want), Ok(got)) => assert_eq!(got, want, "{line:?}"),
+        (Err(words), Err(e)) => {
+            let message = e.to_string();
+            for w in &words {
+                assert!(
+                    message.contains(w.as_str()),
+                    "{line:?}: '{message}' lacks '{w}'"
+                );
+            }
+        }
+        (want, got) => panic!("{line:?}: parsed as {got:?}, protocol.md says {want:?}"),
+    }
+}
+
+/// `created` is `entry`'s game with option `words`, or the error for the first word at
+/// fault (not key=value, an unknown key, a key given twice, a bad value), naming it and
+/// what is accepted.
+fn check_options(
+    entry: &registry::GameEntry,
+    words: &[&str],
+    created: Result<Box<dyn sowfan::session::Session>, registry::RegistryError>,
+) {
+    let game = entry.name;
+    let mut seen = Vec::new();
+    let mut fault = None;
+    for word in words {
+        let Some((key, value)) = word.split_once('=') else {
+            fault = Some(vec![format!(
+                "'{word}' is not key=value (options of {game}: "
+            )]);
+            break;
+        };
+        let Some(spec) = entry.options.iter().find(|o| o.name == key) else {
+            fault = Some(vec![format!(
+                "{game} has no option '{key}' (options of {game}: "
+            )]);
+            break;
+        };
+        if seen.contains(&key) {
+            fault = Some(vec![format!("option '{key}' is given twice")]);
+            break;
+        }
+        seen.push(key);
+        if registry::create(game, &[word]).is_err() {
+            fault = Some(vec![format!(
+                "bad value '{value}' for option '{key}': expected {}",
+                spec.accepted()
+            )]);
+            break;
+        }
+    }
+    match (fault, created) {
+        (None, Ok(session)) => {
+            // The game has exactly these options: its spec names each one not at its
+            // default, and builds the same game again.
+            let spec = session.spec();
+            let again = registry::create_from_spec(&spec).expect("a game's spec is valid");
+            assert_eq!(again.spec(), spec);
+            for word in words {
+                let alone = registry::create(game, &[word]).expect("valid alone");
+                for option in alone.spec().split(' ').skip(1) {
+                    assert!(
+                        spec.split(' ').any(|o| o == option),
+                        "{game} {words:?}: '{spec}' lacks {option}"
+                    );
+                }
+            }
+        }
+        (Some(want), Err(e)) => {
+            let message = e.to_string();
+            for w in &want {
+                assert!(
+                    message.contains(w.as_str()),
+                    "{game} {words:?}: '{message}' lacks '{w}'"
+                );
+            }
+        }
+        (None, Err(e)) => panic!("{game} {words:?} refused: {e}"),
+        (Some(want), Ok(s)) => panic!(
+            "{game} {words:?} accepted as '{}', expected {want:?}",
+            s.spec()
+        ),
+    }
+}
+
+/// Lines the random ones rarely make, each checked against the oracle, and a few answers
+/// written out in full.
+#[test]
+fn command_parser_answers_what_protocol_md_says_at_the_edges() {
+    for line in [
+        "",
+        " \t ",
+        "\r\n",
+        "uci",
+        "uci x",
+        "d",
+        "d \t",
+        "isready\r",
+        "debug",
+        "debug on",
+        "debug on off",
+        "setoption",
+        "setoption name",
+        "setoption NAME Hash VALUE 3",
+        "setoption name Clear Hash",
+        "setoption name value 3",
+        "newgame",
+        "newgame kalah pits=4",
+        "position",
+        "position startpos",
+        "position startpos moves",
+        "position startpos x",
+        "position fen",
+        "position fen moves A",
+        "position fen a b moves C d",
+        "position moves A b",
+        "position x",
+        "go",
+        "go depth",
+        "go depth 0",
+        "go depth -1",
+        "go depth 1",
+        "go depth 99999999999999999999999999999999999999999999",
+        "go depth --1",
+        "go depth +1",
+        "go nodes 0",
+        "go nodes -1",
+        "go movetime -5",
+        "go wtime -9223372036854775808 btime 1000",
+        "go winc 99999999999999999999",
+        "go p2inc -3 p1time 4",
+        "go movestogo 0",
+        "go infinite ponder solve",
+        "go searchmoves",
+        "go searchmoves A depth 3",
+        "go depth 3 searchmoves A b",
+        "go perft",
+        "go perft 3",
+        "go perft 3 4",
+        "go perft -1",
+        "go x",
+        "perft",
+        "perft 0",
+        "perft 2 3",
+        "perft x",
+        "bench",
+        "bench 0",
+        "bench 3",
+        "bench 3 4",
+        "query",
+        "query p1turn",
+        "query p1turn extra",
+        "query weather",
+        "\u{0}",
+        "é",
+    ] {
+        check_request(line);
+    }
+    assert_eq!(
+        request::parse("go depth 99999999999 nodes 5 wtime -7 movetime -5").unwrap(),
+        Some(Request::Go(sowfan::search::limits::Limits {
+            depth: Some(u32::MAX),
+            nodes: Some(5),
+            movetime: Some(0),
+            time: [Some(-7), None],
+            ..Default::default()
+        }))
+    );
+    let e = request::parse("go depth 0").unwrap_err().to_string();
+    assert_eq!(e, "go: 'depth' must be at least 1, got 0");
 }
 
 /// Random legal games: every position reached prints a string that parses back to the same

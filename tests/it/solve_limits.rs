@@ -220,36 +220,23 @@ fn anywoli_go_solve_never_shows_a_sentinel() {
     assert!(lines.iter().any(|l| l.contains(" score ")), "{lines:?}");
 }
 
-/// Run `program args` as an unprivileged user with at most `processes` processes and
-/// threads (RLIMIT_NPROC does not bind root), `input` on stdin. `None` where that cannot be
-/// arranged (not root, no setpriv).
+/// Run `sowfan args` with at most `processes` processes and threads
+/// ([`crate::support::limits::with_few_threads`]), `input` on stdin: its exit code and
+/// everything it printed. `None` where no cap can be arranged.
 fn run_with_few_threads(
     processes: u32,
     args: &[&str],
     input: &str,
 ) -> Option<(Option<i32>, String)> {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        return None;
-    }
-    let nproc = format!("--nproc={processes}");
-    let mut child = Command::new("setpriv")
-        .args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "prlimit",
-            &nproc,
-            BIN,
-        ])
+    let mut child = crate::support::limits::with_few_threads(processes, BIN)?
         .args(args)
         .env("RUST_BACKTRACE", "0")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .ok()?;
-    let mut stdin = child.stdin.take()?;
+        .expect("start sowfan with few threads");
+    let mut stdin = child.stdin.take().expect("stdin");
     let input = input.to_string();
     let writer = std::thread::spawn(move || {
         use std::io::Write;
@@ -260,7 +247,7 @@ fn run_with_few_threads(
         std::thread::sleep(Duration::from_secs(30));
         signal(pid, "-KILL");
     });
-    let output = child.wait_with_output().ok()?;
+    let output = child.wait_with_output().expect("sowfan ends");
     let _ = writer.join();
     drop(killer);
     let text = format!(
@@ -268,8 +255,11 @@ fn run_with_few_threads(
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
-    if text.contains("setpriv:") || text.contains("prlimit:") {
-        return None;
+    for wrapper in ["setpriv:", "unshare:", "prlimit:"] {
+        assert!(
+            !text.contains(wrapper),
+            "the cap failed to start sowfan: {text}"
+        );
     }
     Some((output.status.code(), text))
 }
@@ -293,7 +283,7 @@ fn refused_threads_never_panic() {
             ],
             "",
         ) else {
-            eprintln!("skipped: needs root and setpriv to limit the threads of a process");
+            crate::support::limits::cannot_run_here("nproc", crate::support::limits::NO_THREAD_CAP);
             return;
         };
         assert_ne!(code, Some(101), "solve, {processes} processes: {text}");

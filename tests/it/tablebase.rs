@@ -648,56 +648,112 @@ fn sample_positions(
 }
 
 /// The values of fixtures/solved/kalah.txt, published (Irving et al. 2000) and computed,
-/// proven again: tables built (or reused) in `$SOWFAN_DEEP_TABLES` (default
-/// `target/tmp/deep-tables`) up to `$SOWFAN_DEEP_SEEDS` seeds (default 24; about 4 minutes
-/// a rule set on 2 cores), then each value solved with 2 threads. Kalah(6,5) takes minutes.
+/// proven again: the tables are built into `$SOWFAN_DEEP_TABLES` (default
+/// `target/tmp/deep-tables`, a cache kept between runs: a build resumes at the first missing
+/// layer) up to `$SOWFAN_DEEP_SEEDS` seeds (default 24: 1.25 GB and about 4 minutes a rule
+/// set on 2 cores), then each value is solved with 2 threads. `$SOWFAN_PUBLISHED` (comma-
+/// separated parts of the fixture's game specs, e.g. `seeds=3,seeds=4`) chooses the lines
+/// (default all); `$SOWFAN_PUBLISHED_MINUTES` (default 120) bounds each solve. Fails, saying
+/// what to set, when the cache folder cannot be made or lacks the room for the tables, when
+/// a knob is no number or chooses nothing, and when a solve runs out of its minutes. Every
+/// line on 2 cores: CONTRIBUTING.md, "Long checks".
 ///
 /// `cargo test --release --test it published_values -- --ignored --nocapture`
 #[test]
-#[ignore]
+#[ignore = "long: about an hour and a half for every line (Kalah(6,5) alone 44 min), 2.5 GB of tables cached in SOWFAN_DEEP_TABLES; SOWFAN_PUBLISHED chooses lines; see CONTRIBUTING.md"]
 fn published_values() {
     let dir = std::env::var_os("SOWFAN_DEEP_TABLES")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/tmp/deep-tables")
         });
-    let seeds: u32 = std::env::var("SOWFAN_DEEP_SEEDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(24);
+    let seeds = crate::support::knob("SOWFAN_DEEP_SEEDS").unwrap_or(24) as u32;
+    let minutes = crate::support::knob("SOWFAN_PUBLISHED_MINUTES").unwrap_or(120);
+    let chosen: Vec<String> = std::env::var("SOWFAN_PUBLISHED")
+        .map(|v| v.split(',').map(|w| w.trim().to_string()).collect())
+        .unwrap_or_default();
     let fixture = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/fixtures/solved/kalah.txt"
     ))
     .expect("fixture");
-    for line in fixture
+    let lines: Vec<(&str, &str)> = fixture
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-    {
-        let fields: Vec<&str> = line.split('|').map(str::trim).collect();
-        let (spec, value) = (fields[0], fields[1]);
+        .map(|line| {
+            let fields: Vec<&str> = line.split('|').map(str::trim).collect();
+            (fields[0], fields[1])
+        })
+        .filter(|(spec, _)| chosen.is_empty() || chosen.iter().any(|c| spec.contains(c.as_str())))
+        .collect();
+    assert!(
+        !lines.is_empty(),
+        "SOWFAN_PUBLISHED={chosen:?} chooses no line of fixtures/solved/kalah.txt"
+    );
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| {
+        panic!(
+            "cannot make the table cache '{}': {e}; set SOWFAN_DEEP_TABLES to a writable folder",
+            dir.display()
+        )
+    });
+    for (spec, value) in lines {
         let words: Vec<&str> = spec.split_whitespace().skip(1).collect();
         let game = kalah(&words);
+        let folder = sowfan::tablebase::format::rules_folder(
+            &dir,
+            &game.table_rules().expect("Kalah has tables"),
+        );
+        // The room the missing layers take (one byte an entry, and a header).
+        let missing: u64 = (0..=seeds)
+            .filter(|&l| !sowfan::tablebase::format::layer_file(&folder, l).is_file())
+            .map(|l| game.table_layer_size(l) + 4096)
+            .sum();
+        let free = free_bytes(&dir);
+        assert!(
+            missing <= free,
+            "the tables of '{spec}' up to {seeds} seeds need {} MB more in '{}', which has {} \
+             MB free: set SOWFAN_DEEP_TABLES to a folder with the room (or SOWFAN_DEEP_SEEDS \
+             lower, at the cost of longer solves)",
+            missing >> 20,
+            dir.display(),
+            free >> 20
+        );
         let started = std::time::Instant::now();
         build_tables(&game, &dir, seeds, 2);
         let built = started.elapsed();
-        let started = std::time::Instant::now();
-        let mut all: Vec<&OsStr> = vec![OsStr::new("solve")];
-        all.extend(spec.split_whitespace().map(OsStr::new));
+        let mut all: Vec<&OsStr> = spec.split_whitespace().map(OsStr::new).collect();
         all.extend(["--threads", "2", "--hash", "512", "--tablebases"].map(OsStr::new));
         all.push(dir.as_os_str());
-        let out = run::output(&all);
-        let text = String::from_utf8_lossy(&out.stdout);
+        let out = run::sowfan("solve", &all, Duration::from_secs(60 * minutes));
         println!(
-            "{spec}: {} (tables {built:?}, solve {:?})",
-            text.lines().next().unwrap_or(""),
-            started.elapsed()
+            "{spec}: {} (tables {built:.1?}, solve {:.1?})",
+            out.line("Value: ").unwrap_or("no value"),
+            out.elapsed
         );
+        assert!(out.success, "{spec}: {}{}", out.stdout, out.stderr);
+        assert_eq!(out.line("Value: "), Some(value), "{spec}: {}", out.stdout);
+        let tbhits: u64 = out
+            .line("Tbhits: ")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
         assert!(
-            text.contains(&format!("Value: {value}\n")),
-            "{spec}: {text}"
+            tbhits > 0,
+            "{spec}: solved without its tables: {}",
+            out.stdout
         );
     }
+}
+
+/// Bytes free for an unprivileged user in the file system of `dir`.
+fn free_bytes(dir: &Path) -> u64 {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).expect("a path");
+    // SAFETY: statvfs reads the NUL-terminated path and writes one `statvfs` into `stat`,
+    // a valid, exclusively borrowed value.
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::statvfs(path.as_ptr(), &mut stat) } == 0;
+    assert!(ok, "statvfs '{}'", dir.display());
+    stat.f_bavail as u64 * stat.f_frsize as u64
 }
 
 /// Games decided by a result, not points: Fanoron-Telo is a win for White (as the

@@ -170,7 +170,7 @@ fn fanorona_perft_table_agrees_with_brute_force() {
 /// move of the last ply compared by text and resulting position, not re-parsed); the fast
 /// generator for every count up to 300 million.
 #[test]
-#[ignore = "minutes: the full brute-force comparison behind fixtures/perft/fanorona.txt"]
+#[ignore = "long: the full brute-force comparison behind fixtures/perft/fanorona.txt; see CONTRIBUTING.md"]
 fn fanorona_perft_deep() {
     for line in check_fixture(false, 200_000_000, 30_000_000, 300_000_000) {
         println!("{line}");

@@ -66,7 +66,7 @@ pub(super) struct Fuzzer {
     marker: u64,
     synced: bool,
     dead: bool,
-    /// `quit` has been sent: a `bestmove` now is counted, not matched.
+    /// The final `go infinite` and `quit` have been sent: a `bestmove` now is a failure.
     quitting: bool,
     batch_failed: bool,
     stderr_tail: VecDeque<String>,
@@ -384,7 +384,16 @@ impl Fuzzer {
         };
         self.last_answer = Instant::now();
         if q == Q_BESTMOVE && self.quitting {
+            // protocol.md, `quit`: no `bestmove` is printed for a search stopped by `quit`
+            // (and the `go infinite` it stops never ends by itself).
             self.stats.quit_bestmoves += 1;
+            self.fail(
+                Fail::Quit,
+                format!(
+                    "'{}' for the `go infinite` that `quit` stopped (protocol.md: none is printed)",
+                    clip(&line, 300)
+                ),
+            );
             return;
         }
         if q == Q_BESTMOVE {

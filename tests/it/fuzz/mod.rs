@@ -29,8 +29,8 @@
 //! hang or crash the engine is restarted, and the batch is written with a preamble that
 //! recreates the engine's state to `target/tmp/fuzz-repro/seed<seed>-batch<n>.txt` (pipe it
 //! into `sowfan`). At the end `quit` is sent during a `go infinite`: the process must exit
-//! (successfully) within 5 s; a `bestmove` printed then is counted (protocol.md says none
-//! comes; the engine prints one today). Reported, not failures: searches the fuzzer had to
+//! (successfully) within 5 s, and print no `bestmove` for it (protocol.md, `quit`: none is
+//! printed). Reported, not failures: searches the fuzzer had to
 //! stop at a batch end (slow under load, or unbounded: the line is named) and read-only
 //! answers that came after the `bestmove` of the open-ended search they were sent during.
 //! Peak memory is `VmHWM` from `/proc/<pid>/status`.
@@ -74,6 +74,8 @@ use std::time::Duration;
 use fuzzer::Fuzzer;
 use stats::Stats;
 
+use crate::support::knob;
+
 /// `readyok` must follow `isready` within this time.
 const READY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Everything sent in a batch must have run (its sync marker answered) within this time.
@@ -101,16 +103,6 @@ fn clip(text: &str, max: usize) -> String {
         end -= 1;
     }
     format!("{}… ({} bytes)", &text[..end], text.len())
-}
-
-fn env_u64(name: &str) -> Option<u64> {
-    let text = std::env::var(name).ok()?;
-    let text = text.replace('_', "");
-    Some(
-        text.trim()
-            .parse()
-            .unwrap_or_else(|_| panic!("{name} must be a whole number, got '{text}'")),
-    )
 }
 
 fn fuzz(seed: u64, lines: u64, time_cap: Option<Duration>, progress: bool) -> Stats {
@@ -152,7 +144,7 @@ fn assert_clean(stats: &Stats, seed: u64) {
 /// first.
 #[test]
 fn fuzz_short() {
-    let seed = env_u64("SOWFAN_FUZZ_SEED").unwrap_or(1);
+    let seed = knob("SOWFAN_FUZZ_SEED").unwrap_or(1);
     let stats = fuzz(seed, 130_000, Some(Duration::from_secs(50)), false);
     assert!(
         stats.bestmoves > 100,
@@ -164,11 +156,11 @@ fn fuzz_short() {
 
 /// The long run: `SOWFAN_FUZZ_LINES` lines (default 2 000 000), `SOWFAN_FUZZ_SECONDS` at most.
 #[test]
-#[ignore = "long: run with --ignored (see the top of tests/it/fuzz/mod.rs)"]
+#[ignore = "long: SOWFAN_FUZZ_LINES (default 2000000), SOWFAN_FUZZ_SECONDS, SOWFAN_FUZZ_SEED; see tests/it/fuzz/mod.rs"]
 fn fuzz_long() {
-    let seed = env_u64("SOWFAN_FUZZ_SEED").unwrap_or(1);
-    let lines = env_u64("SOWFAN_FUZZ_LINES").unwrap_or(2_000_000);
-    let cap = env_u64("SOWFAN_FUZZ_SECONDS").map(Duration::from_secs);
+    let seed = knob("SOWFAN_FUZZ_SEED").unwrap_or(1);
+    let lines = knob("SOWFAN_FUZZ_LINES").unwrap_or(2_000_000);
+    let cap = knob("SOWFAN_FUZZ_SECONDS").map(Duration::from_secs);
     let stats = fuzz(seed, lines, cap, true);
     assert_clean(&stats, seed);
 }

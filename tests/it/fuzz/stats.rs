@@ -39,8 +39,8 @@ pub(super) struct Stats {
     pub(super) missing: u64,
     pub(super) unexpected: u64,
     pub(super) quit_failures: u64,
-    /// `bestmove` lines printed for a search stopped by `quit` (protocol.md: none). Reported,
-    /// not (yet) a failure: the engine does print one today.
+    /// `bestmove` lines printed for the search stopped by `quit` (protocol.md: none); each
+    /// is also a quit failure.
     pub(super) quit_bestmoves: u64,
     pub(super) generating: Duration,
     pub(super) awaiting_ready: Duration,

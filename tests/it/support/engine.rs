@@ -21,8 +21,15 @@ impl Engine {
 
     /// Any program speaking the protocol (e.g. sowfan started through a shell).
     pub fn start_command(program: &str, args: &[&str]) -> Engine {
-        let mut child = Command::new(program)
-            .args(args)
+        let mut command = Command::new(program);
+        command.args(args);
+        Engine::spawn(command)
+    }
+
+    /// `command` (a program speaking the protocol, its arguments and environment, e.g. with
+    /// limits from [`super::limits`]), its stdin and stdout piped to this driver.
+    pub fn spawn(mut command: Command) -> Engine {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

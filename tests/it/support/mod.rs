@@ -1,10 +1,12 @@
 //! What the integration tests share, written once: the pipe driver of the real binary
 //! ([`Engine`]), runs of its subcommands with a time limit ([`run`]), a seeded random
 //! generator ([`rng`]), games played to their end ([`selfplay`]), move trees walked beside
-//! a reference implementation and plain minimax ([`walk`]), the perft fixture format, and
-//! the files tests read and write.
+//! a reference implementation and plain minimax ([`walk`]), the perft fixture format, the
+//! limits a test puts on a process ([`limits`]), the knobs of the long checks ([`knob`]),
+//! and the files tests read and write.
 
 mod engine;
+pub mod limits;
 pub mod perft_fixture;
 pub mod rng;
 pub mod run;
@@ -16,6 +18,19 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use engine::{BIN, Engine, field, run_script};
+
+/// A whole number from the environment variable `name` (a knob of a long check, e.g.
+/// `SOWFAN_FUZZ_LINES=2_000_000`; underscores allowed), `None` when unset. A value that is
+/// no number fails the test: a mistyped knob must not run the default silently.
+pub fn knob(name: &str) -> Option<u64> {
+    let text = std::env::var(name).ok()?;
+    let text = text.replace('_', "");
+    Some(
+        text.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{name} must be a whole number, got '{text}'")),
+    )
+}
 
 /// A file of the repository's `fixtures/` folder.
 pub fn fixture(path: &str) -> PathBuf {
