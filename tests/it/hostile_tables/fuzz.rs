@@ -18,9 +18,9 @@ use sowfan::tablebase::Tables;
 use sowfan::tablebase::format;
 
 use super::{build_into, kalah, mkfifo, scratch_dir, text};
-use crate::support::Engine;
 use crate::support::rng::Rng;
 use crate::support::run::{self, Run};
+use crate::support::{Engine, scaled};
 
 const LIMIT: Duration = Duration::from_secs(20);
 const MAX_LAYER: u32 = 9;
@@ -196,7 +196,7 @@ fn sound(run: &Run, what: &str, case: &str) {
         run.stderr
     );
     assert!(
-        run.elapsed < LIMIT,
+        run.elapsed < scaled(LIMIT),
         "{what} took {:?} ({case})",
         run.elapsed
     );
@@ -270,7 +270,7 @@ fn case(pristine: &Pristine, seed: u64, work: &Path, engine_too: bool) {
                 .is_some_and(|s| s.code().is_some()),
             "engine did not quit ({case})"
         );
-        assert!(started.elapsed() < LIMIT, "engine slow ({case})");
+        assert!(started.elapsed() < scaled(LIMIT), "engine slow ({case})");
     }
 
     let merge = run::sowfan("tablebase", &["merge", "--dir", &text(&dir)], LIMIT);

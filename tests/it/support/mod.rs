@@ -1,14 +1,16 @@
 //! What the integration tests share, written once: the pipe driver of the real binary
 //! ([`Engine`]), runs of its subcommands with a time limit ([`run`]), a seeded random
 //! generator ([`rng`]), games played to their end ([`selfplay`]), move trees walked beside
-//! a reference implementation and plain minimax ([`walk`]), the perft fixture format, and
-//! the files tests read and write.
+//! a reference implementation and plain minimax ([`walk`]), the perft fixture format, the
+//! files tests read and write, and the one time scale of every wall-clock bound
+//! ([`timing`]).
 
 mod engine;
 pub mod perft_fixture;
 pub mod rng;
 pub mod run;
 pub mod selfplay;
+pub mod timing;
 pub mod walk;
 
 use std::path::{Path, PathBuf};
@@ -16,6 +18,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use engine::{BIN, Engine, field, run_script};
+pub use timing::{scaled, scaled_ms};
 
 /// A file of the repository's `fixtures/` folder.
 pub fn fixture(path: &str) -> PathBuf {
