@@ -9,7 +9,7 @@ use serde_json::Value;
 use sowfan::game::Game;
 
 use crate::support::run::{self, Run};
-use crate::support::{BIN, fresh_dir, kalah};
+use crate::support::{BIN, fresh_dir, kalah, scaled};
 use crate::tablebase::minimax;
 
 const LIMIT: Duration = Duration::from_secs(120);
@@ -297,7 +297,7 @@ fn accuracy_leaves_out_a_position_not_proven_in_time() {
         ran.stderr
     );
     assert!(
-        started.elapsed() < Duration::from_secs(30),
+        started.elapsed() < scaled(Duration::from_secs(30)),
         "{:?}",
         started.elapsed()
     );

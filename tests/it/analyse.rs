@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::support::run::{self, args, output_with_input, sowfan};
 use crate::support::selfplay::play_out;
-use crate::support::{BIN, Engine, fixture, scratch};
+use crate::support::{BIN, Engine, fixture, scaled, scratch};
 
 /// The fields of every `"type":"move"` line, as README.md documents them.
 const MOVE_FIELDS: &[&str] = &[
@@ -603,8 +603,8 @@ impl Fed {
 
 /// Run `sowfan analyse ARGS` on these bytes (not necessarily UTF-8).
 fn analyse_bytes(arguments: &[&str], input: Vec<u8>) -> (Option<i32>, String, String) {
-    let (_, code, out, err, running) =
-        Fed::start(arguments, move |stdin| stdin.write_all(&input)).watch(Duration::from_secs(60));
+    let (_, code, out, err, running) = Fed::start(arguments, move |stdin| stdin.write_all(&input))
+        .watch(scaled(Duration::from_secs(60)));
     assert!(!running, "analyse did not finish in 60 s:\n{out}\n{err}");
     (code, out, err)
 }
@@ -655,7 +655,7 @@ fn analyse_rejects_a_200_mb_line_in_bounded_memory() {
         }
         stdin.write_all(b"\nkalah: C A\n")
     });
-    let (peak, code, out, err, running) = fed.watch(Duration::from_secs(60));
+    let (peak, code, out, err, running) = fed.watch(scaled(Duration::from_secs(60)));
     assert!(!running, "{err}");
     assert_eq!(code, Some(1), "{err}");
     assert!(peak < 100 * 1024, "peak memory {peak} KiB");
@@ -716,7 +716,7 @@ fn analyse_caps_hash_times_threads_and_threads_up_front() {
         assert_eq!(code, Some(1), "{arguments:?}: {err}");
         assert!(out.is_empty(), "{out}");
         assert!(err.contains(said), "{arguments:?}: {err}");
-        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(started.elapsed() < scaled(Duration::from_secs(5)));
     };
     refused(
         &["--hash", "1000000"],
@@ -814,7 +814,7 @@ fn analyse_charts_into_a_directory_and_checks_the_chart_path_first() {
         assert_eq!(output.status.code(), Some(1), "{target}: {err}");
         assert!(err.contains(said), "{target}: {err}");
         assert!(output.stdout.is_empty(), "refused before any analysis");
-        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(started.elapsed() < scaled(Duration::from_secs(5)));
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -835,7 +835,8 @@ fn analyse_interrupted_while_waiting_for_input_exits_130() {
                 .spawn()
                 .expect("start");
             let stdin = child.stdin.take();
-            std::thread::sleep(Duration::from_millis(300));
+            // Waiting for its input from the start: ready once it handles the signals.
+            run::await_signal_handlers(&mut child, Duration::from_secs(10));
             assert!(run::signal(child.id(), signal));
             if close_input {
                 drop(stdin);
@@ -844,7 +845,10 @@ fn analyse_interrupted_while_waiting_for_input_exits_130() {
             let status = run::wait_exit(&mut child, Duration::from_secs(5));
             let _ = child.kill();
             let status = status.expect("analyse ended");
-            assert!(started.elapsed() < Duration::from_secs(1), "{signal}");
+            assert!(
+                started.elapsed() < scaled(Duration::from_secs(1)),
+                "{signal}"
+            );
             assert_eq!(status.code(), Some(130), "{signal} close={close_input}");
         }
     }
@@ -869,7 +873,7 @@ fn analyse_a_very_long_game_in_linear_time() {
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(out.lines().count(), 64_001);
     let elapsed = started.elapsed();
-    assert!(elapsed < Duration::from_secs(60), "{elapsed:?}");
+    assert!(elapsed < scaled(Duration::from_secs(60)), "{elapsed:?}");
 }
 
 /// `Session::play_moves` goes on from the current position exactly as `set_position` with

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::support::BIN;
 use crate::support::run::{args, sowfan};
+use crate::support::{BIN, scaled, scaled_ms};
 
 const FAKES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake-engines");
 
@@ -68,10 +68,15 @@ fn run_check(args: &[String], limit: Duration) -> CheckRun {
 
 /// Check sowfan itself in `game`: every check passes, except `skips` (checks the game has
 /// no position for). The margin for timed searches is wider than the default, since the
-/// tests share a loaded machine.
+/// tests share a loaded machine, and it and the checker's timeout (its default, 5 s) are
+/// scaled.
 fn sowfan_passes(game: &str, extra: &str, skips: &[u32]) {
-    let mut all = args(&format!("--engine cmd={BIN} timemargin=300 {extra}"));
+    let mut all = args(&format!(
+        "--engine cmd={BIN} timemargin={} {extra}",
+        scaled_ms(300)
+    ));
     all.extend(["--game".to_string(), game.to_string()]);
+    all.extend(args(&format!("--timeout {}", scaled_ms(5000))));
     let run = run_check(&all, Duration::from_secs(60));
     eprintln!("{game}: {:.1} s\n{}", run.elapsed.as_secs_f64(), run.stdout);
     assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
@@ -137,11 +142,18 @@ fn sowfan_passes_with_uci_the_setoption_way_and_game_options() {
     );
 }
 
-/// Check a fake engine with a short timeout: exit status 1, within `limit`.
+/// The checker's timeout for the fake engines: 500 ms on a quiet machine, scaled.
+fn fake_timeout() -> u64 {
+    scaled_ms(500)
+}
+
+/// Check a fake engine with a short timeout ([`fake_timeout`]) and the default `timemargin`
+/// (100 ms), scaled: exit status 1, within `limit`.
 fn check_fake(engine: &str, limit: Duration) -> CheckRun {
     let mut all = vec!["--engine".to_string(), "cmd=bash".to_string()];
     all.extend(engine.split_whitespace().map(|w| format!("arg={w}")));
-    all.extend(args("--game kalah --timeout 500"));
+    all.push(format!("timemargin={}", scaled_ms(100)));
+    all.extend(args(&format!("--game kalah --timeout {}", fake_timeout())));
     let run = run_check(&all, limit);
     eprintln!(
         "{engine}: {:.1} s\n{}",
@@ -162,7 +174,8 @@ fn an_engine_flooding_from_the_start_fails_its_handshake_and_the_run_ends_at_onc
     let run = check_fake(&format!("{FAKES}/flood-yes.sh"), Duration::from_secs(30));
     assert_eq!(run.with("FAIL"), (1..=18).collect::<Vec<_>>());
     assert!(
-        run.line(1).contains("no 'ugiok' within 500 ms"),
+        run.line(1)
+            .contains(&format!("no 'ugiok' within {} ms", fake_timeout())),
         "{}",
         run.stdout
     );
@@ -171,7 +184,11 @@ fn an_engine_flooding_from_the_start_fails_its_handshake_and_the_run_ends_at_onc
         "{}",
         run.stdout
     );
-    assert!(run.elapsed < Duration::from_secs(5), "{:?}", run.elapsed);
+    assert!(
+        run.elapsed < scaled(Duration::from_secs(5)),
+        "{:?}",
+        run.elapsed
+    );
 }
 
 /// Checks 5-13 and 17 send `go`: an engine that never answers one fails exactly those.
@@ -186,7 +203,8 @@ fn an_engine_flooding_info_lines_fails_every_go_check() {
     failed.sort();
     assert_eq!(run.with("FAIL"), failed, "{}", run.stdout);
     assert!(
-        run.line(5).contains("no bestmove within 500 ms"),
+        run.line(5)
+            .contains(&format!("no bestmove within {} ms", fake_timeout())),
         "{}",
         run.stdout
     );
@@ -205,7 +223,8 @@ fn an_engine_writing_an_endless_line_fails_every_go_check() {
     failed.sort();
     assert_eq!(run.with("FAIL"), failed, "{}", run.stdout);
     assert!(
-        run.line(6).contains("no bestmove within 500 ms"),
+        run.line(6)
+            .contains(&format!("no bestmove within {} ms", fake_timeout())),
         "{}",
         run.stdout
     );
@@ -271,12 +290,16 @@ fn a_hung_search_fails_every_go_check_within_the_timeout() {
     let run = check_fake(&misbehave("hang", 1), Duration::from_secs(60));
     assert_eq!(run.with("FAIL"), GO_CHECKS.to_vec(), "{}", run.stdout);
     assert!(
-        run.line(9).contains("no bestmove within 500 ms"),
+        run.line(9)
+            .contains(&format!("no bestmove within {} ms", fake_timeout())),
         "{}",
         run.stdout
     );
+    // go movetime 200: its 200 ms, the timemargin and the timeout.
+    let movetime = 200 + scaled_ms(100) + fake_timeout();
     assert!(
-        run.line(10).contains("no bestmove within 800 ms"),
+        run.line(10)
+            .contains(&format!("no bestmove within {movetime} ms")),
         "{}",
         run.stdout
     );
@@ -289,8 +312,10 @@ fn a_missing_readyok_fails_every_check_that_waits_for_one() {
     let failed: Vec<u32> = (2..=17).filter(|&id| id != 4).collect();
     assert_eq!(run.with("FAIL"), failed, "{}", run.stdout);
     assert!(
-        run.line(2)
-            .contains("waiting for readyok: nothing within 500 ms"),
+        run.line(2).contains(&format!(
+            "waiting for readyok: nothing within {} ms",
+            fake_timeout()
+        )),
         "{}",
         run.stdout
     );
@@ -333,7 +358,7 @@ fn an_engine_that_ignores_quit_is_killed_and_fails_the_quit_check() {
         "arg=-c".to_string(),
         format!("arg={script}"),
     ];
-    all.extend(args("--timeout 300"));
+    all.extend(args(&format!("--timeout {}", scaled_ms(300))));
     let run = run_check(&all, Duration::from_secs(60));
     assert_eq!(run.code, Some(1), "{}", run.stdout);
     assert!(

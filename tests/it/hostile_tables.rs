@@ -17,7 +17,7 @@ use sowfan::tablebase::build::{self, BuildOptions};
 use sowfan::tablebase::format;
 
 use crate::support::run::{self, Run};
-use crate::support::{Engine, kalah};
+use crate::support::{Engine, kalah, scaled};
 
 const QUICK: Duration = Duration::from_secs(20);
 
@@ -116,7 +116,7 @@ fn a_fifo_named_like_a_layer_hangs_nothing() {
         let run = tablebase(&[tool, "--dir", &text(&dir)]);
         let all = format!("{}{}", run.stdout, run.stderr);
         assert!(
-            run.elapsed < Duration::from_secs(10),
+            run.elapsed < scaled(Duration::from_secs(10)),
             "{tool} took {:?}",
             run.elapsed
         );
@@ -155,7 +155,7 @@ fn symlink_loops_are_not_followed() {
         let run = tablebase(&[tool, "--dir", &text(&dir)]);
         assert!(run.success, "{tool}: {}{}", run.stdout, run.stderr);
         assert!(
-            run.elapsed < Duration::from_secs(10),
+            run.elapsed < scaled(Duration::from_secs(10)),
             "{tool}: {:?}",
             run.elapsed
         );
@@ -170,17 +170,19 @@ fn symlink_loops_are_not_followed() {
 /// Item 5: the first Ctrl-C stops a walk of a huge tree within a second, status 130.
 #[test]
 fn verify_stops_on_the_first_interrupt() {
-    let running = run::start("tablebase", &["verify", "--dir", "/"]);
-    std::thread::sleep(Duration::from_millis(300));
-    let pid = running.id();
+    let mut running = run::start("tablebase", &["verify", "--dir", "/"]);
+    // Ready once it handles the signal (unless the walk of a tiny file system ended first).
+    let walking = running.await_signal_handlers(Duration::from_secs(10));
     let sent = Instant::now();
-    assert!(run::signal(pid, "-INT"));
+    if walking {
+        assert!(run::signal(running.id(), "-INT"));
+    }
     let run = running.finish(Duration::from_secs(5));
     // It may have finished on its own before the signal on a tiny file system.
     if !run.success {
         assert_eq!(run.code, Some(130), "{}", run.stderr);
         assert!(
-            sent.elapsed() < Duration::from_secs(2),
+            sent.elapsed() < scaled(Duration::from_secs(2)),
             "{:?}",
             sent.elapsed()
         );
@@ -218,9 +220,10 @@ fn a_layer_truncated_under_a_running_search_is_survived() {
     let dir = scratch_dir("truncated-search");
     let (mut engine, folder) = engine_searching(&dir);
     engine.send("go infinite");
-    std::thread::sleep(Duration::from_millis(500));
+    // The search is under way (its first line), then runs into the truncated layers.
+    engine.until(QUICK, |l| l.starts_with("info depth"));
     truncate_layers(&folder, 10..=12);
-    std::thread::sleep(Duration::from_millis(500));
+    std::thread::sleep(scaled(Duration::from_millis(500)));
     engine.send("stop");
     let lines = engine.until(QUICK, |l| l.starts_with("bestmove"));
     assert!(
@@ -243,13 +246,16 @@ fn a_layer_truncated_under_a_running_search_is_survived() {
 fn a_layer_truncated_under_a_running_solve_is_survived() {
     let dir = scratch_dir("truncated-solve");
     let folder = build_into(&kalah(&["pits=4"]), &dir, 12, None);
-    let running = run::start(
+    let mut running = run::start_with_env(
         "solve",
         &["kalah", "pits=4", "seeds=6", "--tablebases", &text(&dir)],
+        &[("RUST_LOG", "info")],
     );
-    std::thread::sleep(Duration::from_millis(700));
+    // The tables are open (their log line; the interrupt handler is in place before),
+    // then the proof runs into the truncated layers.
+    running.await_line(QUICK, |l| l.contains("tables: layers"));
     truncate_layers(&folder, 10..=12);
-    std::thread::sleep(Duration::from_millis(500));
+    std::thread::sleep(scaled(Duration::from_millis(500)));
     run::signal(running.id(), "-INT");
     let run = running.finish(QUICK);
     assert!(run.code.is_some(), "killed by a signal: {}", run.stderr);

@@ -6,8 +6,8 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use crate::support::BIN;
 use crate::support::run::output_with_input;
+use crate::support::{BIN, scaled};
 
 /// A running `sowfan play`, read up to each prompt.
 struct Play {
@@ -53,7 +53,7 @@ impl Play {
 
     /// The output since the last prompt up to the next (`p1> `, `p2> `, `game over> `).
     fn until_prompt(&mut self) -> String {
-        let deadline = Instant::now() + Duration::from_secs(60);
+        let deadline = Instant::now() + scaled(Duration::from_secs(60));
         while self.transcript.len() == self.seen || !self.transcript.ends_with("> ") {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.chunks.recv_timeout(left) {

@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use crate::support::run;
-use crate::support::{Engine, field, run_script};
+use crate::support::{Engine, field, run_script, scaled, scaled_ms};
 
 const SHORT: Duration = Duration::from_millis(300);
 const LONG: Duration = Duration::from_secs(20);
@@ -48,13 +48,13 @@ fn isready_and_stop_are_served_during_an_infinite_search() {
     std::thread::sleep(Duration::from_millis(100));
     let asked = Instant::now();
     let lines = e.ask("isready", "readyok");
-    assert!(asked.elapsed() < Duration::from_millis(500));
+    assert!(asked.elapsed() < scaled(Duration::from_millis(500)));
     assert_eq!(bestmove_count(&lines), 0, "bestmove before stop: {lines:?}");
     std::thread::sleep(Duration::from_millis(200));
     let stopped = Instant::now();
     let lines = e.ask("stop", "bestmove ");
     assert!(
-        stopped.elapsed() < Duration::from_millis(500),
+        stopped.elapsed() < scaled(Duration::from_millis(500)),
         "{:?}",
         stopped.elapsed()
     );
@@ -254,7 +254,11 @@ fn clocks_movetime_and_negative_time_give_a_move_in_time() {
         e.send(go);
         let start = Instant::now();
         let lines = e.until(LONG, |l| l.starts_with("bestmove"));
-        assert!(start.elapsed() < limit, "{go}: {:?}", start.elapsed());
+        assert!(
+            start.elapsed() < scaled(limit),
+            "{go}: {:?}",
+            start.elapsed()
+        );
         assert!(
             lines.iter().any(|l| l.contains(" score ")),
             "{go}: {lines:?}"
@@ -287,7 +291,7 @@ fn ponder_waits_for_ponderhit() {
     e.send("ponderhit");
     let start = Instant::now();
     let lines = e.until(LONG, |l| l.starts_with("bestmove"));
-    assert!(start.elapsed() < Duration::from_millis(1500));
+    assert!(start.elapsed() < scaled(Duration::from_millis(1500)));
     // With Ponder on, the expected reply comes along.
     let best = lines.last().unwrap();
     assert!(best.contains(" ponder "), "{best}");
@@ -385,7 +389,9 @@ fn timed_search_plays_the_last_line_reported() {
 /// The exact exchange of cutegames' generic UGI mode (which trusts the engines): the game
 /// is driven by `query p1turn`, moves are read from 2-token `bestmove` lines under running
 /// clocks, and at the end both engines are asked `query gameover` and `query result` and must
-/// agree. Every registered game, started with `--game` as a manager would.
+/// agree. Every registered game, started with `--game` as a manager would. The clocks
+/// (1.5 s + 15 ms on a quiet machine) are stretched by the time scale, as a manager on a
+/// loaded machine would give more time; running over the clock given still loses.
 fn play_like_cutegames(game: &str) {
     let mut engines = [
         Engine::start(&["--game", game]),
@@ -397,8 +403,9 @@ fn play_like_cutegames(game: &str) {
         e.send("uginewgame");
     }
     let mut moves: Vec<String> = Vec::new();
-    let mut clock = [1_500i64, 1_500];
-    let inc = 15;
+    let base = scaled_ms(1_500) as i64;
+    let mut clock = [base, base];
+    let inc = scaled_ms(15) as i64;
     loop {
         let position = if moves.is_empty() {
             "position startpos".to_string()
@@ -422,7 +429,7 @@ fn play_like_cutegames(game: &str) {
         clock[us] -= start.elapsed().as_millis() as i64;
         assert!(
             clock[us] > 0,
-            "{game}: engine {us} lost on time after {moves:?}"
+            "{game}: engine {us} lost on time ({base} ms + {inc} ms) after {moves:?}: {lines:?}"
         );
         clock[us] += inc;
         let tokens: Vec<&str> = lines.last().unwrap().split_whitespace().collect();

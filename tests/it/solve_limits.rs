@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::run::{signal, sowfan, start};
-use crate::support::{BIN, Engine, field};
+use crate::support::{BIN, Engine, field, scaled};
 
 /// The `cp` of an `info` line.
 fn cp(line: &str) -> Option<i64> {
@@ -35,7 +35,7 @@ fn solve_hash_beyond_the_cap_is_refused_at_once() {
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert!(run.stderr.contains("--hash"), "{}", run.stderr);
     assert!(run.stdout.is_empty(), "{}", run.stdout);
-    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+    assert!(elapsed < scaled(Duration::from_secs(3)), "{elapsed:?}");
     assert!(peak_kb < 100_000, "peak {peak_kb} KiB");
     // 0 MB is no table either.
     let run = sowfan("solve", &["--hash", "0"], Duration::from_secs(10));
@@ -76,13 +76,16 @@ fn an_interrupted_solve_exits_130_with_its_real_work() {
         (&["anywoli", "repetition=off"][..], "-TERM"),
         (&["anywoli", "repetition=off", "--all-moves"][..], "-INT"),
     ] {
-        let running = start("solve", args);
+        let mut running = start("solve", args);
+        // Sent before its handler is in place, the signal would kill the solve at once; then
+        // the proof runs on its own clock (its `Time:` line) for 800 ms.
+        running.await_signal_handlers(Duration::from_secs(10));
         std::thread::sleep(Duration::from_millis(800));
         let sent = Instant::now();
         assert!(signal(running.id(), sig));
         let run = running.finish(Duration::from_secs(5));
         assert!(
-            sent.elapsed() < Duration::from_secs(1),
+            sent.elapsed() < scaled(Duration::from_secs(1)),
             "{args:?}: {:?}",
             sent.elapsed()
         );
@@ -123,7 +126,10 @@ fn go_solve_honours_movetime_nodes_and_clocks() {
     let mut engine = Engine::start(&[]);
     // Kalah(6,4) from the start: far beyond a quick proof.
     let (lines, took) = timed(&mut engine, "go solve movetime 200");
-    assert!(took < Duration::from_millis(1000), "{took:?}: {lines:?}");
+    assert!(
+        took < scaled(Duration::from_millis(1000)),
+        "{took:?}: {lines:?}"
+    );
     let info = lines
         .iter()
         .rev()
@@ -132,7 +138,7 @@ fn go_solve_honours_movetime_nodes_and_clocks() {
     assert!(info.contains(" score "), "{info}");
     assert_no_sentinel(&lines.join("\n"));
     let (lines, took) = timed(&mut engine, "go solve nodes 20000");
-    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert!(took < scaled(Duration::from_secs(5)), "{took:?}");
     let info = lines
         .iter()
         .rev()
@@ -144,7 +150,10 @@ fn go_solve_honours_movetime_nodes_and_clocks() {
     assert!(nodes < 40_000, "{info}");
     // 2 s on the clock: the planned time of a move (about 2000/25 ms), not the whole proof.
     let (lines, took) = timed(&mut engine, "go solve wtime 2000 btime 2000");
-    assert!(took < Duration::from_millis(1000), "{took:?}: {lines:?}");
+    assert!(
+        took < scaled(Duration::from_millis(1000)),
+        "{took:?}: {lines:?}"
+    );
     let legal = engine.legal();
     let bestmove = lines.last().expect("bestmove")["bestmove ".len()..].to_string();
     assert!(legal.contains(&bestmove), "{bestmove} {legal:?}");
@@ -189,7 +198,7 @@ fn the_end_of_input_ends_go_solve_and_go_infinite() {
             "{go}: still running 3 s after the end of input"
         );
         assert!(
-            closed.elapsed() < Duration::from_millis(1500),
+            closed.elapsed() < scaled(Duration::from_millis(1500)),
             "{go}: {:?}",
             closed.elapsed()
         );
@@ -242,18 +251,31 @@ fn run_with_few_threads(
         use std::io::Write;
         let _ = stdin.write_all(input.as_bytes());
     });
-    let pid = child.id();
-    let killer = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_secs(30));
-        signal(pid, "-KILL");
-    });
-    let output = child.wait_with_output().expect("sowfan ends");
+    let read = |stream: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut stream) = stream {
+                let _ = stream.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = read(child.stdout.take().map(|s| Box::new(s) as _));
+    let stderr = read(child.stderr.take().map(|s| Box::new(s) as _));
+    // Killed through its handle when it runs too long: the process is not reaped before,
+    // so its id cannot be another process's.
+    let status = match crate::support::run::wait_exit(&mut child, Duration::from_secs(30)) {
+        Some(status) => status,
+        None => {
+            let _ = child.kill();
+            child.wait().ok()?
+        }
+    };
     let _ = writer.join();
-    drop(killer);
     let text = format!(
         "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
+        String::from_utf8_lossy(&stdout.join().unwrap_or_default()),
+        String::from_utf8_lossy(&stderr.join().unwrap_or_default())
     );
     for wrapper in ["setpriv:", "unshare:", "prlimit:"] {
         assert!(
@@ -261,7 +283,7 @@ fn run_with_few_threads(
             "the cap failed to start sowfan: {text}"
         );
     }
-    Some((output.status.code(), text))
+    Some((status.code(), text))
 }
 
 /// Threads the system refuses (`ulimit -u`) are fewer threads or a clear error, never a
@@ -329,7 +351,7 @@ fn check_kills_what_an_engine_started_outside_its_group() {
         std::fs::read_to_string(format!("/proc/{pid}/stat"))
             .is_ok_and(|stat| !stat.contains(") Z "))
     };
-    let deadline = Instant::now() + Duration::from_secs(2);
+    let deadline = Instant::now() + scaled(Duration::from_secs(2));
     while alive(pid) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -374,7 +396,7 @@ fn a_finite_search_ends_when_the_gui_has_gone() {
         "still searching 3 s after its GUI went away"
     );
     assert!(
-        gone.elapsed() < Duration::from_secs(1),
+        gone.elapsed() < scaled(Duration::from_secs(1)),
         "{:?}",
         gone.elapsed()
     );

@@ -14,7 +14,7 @@ use sowfan::solve::table::SolveTable;
 use sowfan::solve::{self, SolveSettings};
 
 use crate::support::run::{Run, signal, sowfan, start};
-use crate::support::{fresh_dir, kalah};
+use crate::support::{fresh_dir, kalah, scaled};
 
 fn solve_run(args: &[&str]) -> Run {
     sowfan("solve", args, Duration::from_secs(120))
@@ -201,11 +201,11 @@ fn a_stopped_exact_proof_is_saved_and_resumed_to_the_same_value() {
         "1",
     ];
     let running = start("solve", &[&args[..], &["--save", text(&file)]].concat());
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + scaled(Duration::from_secs(30));
     while !file.exists() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(file.exists(), "no checkpoint within 30 s");
+    assert!(file.exists(), "no checkpoint within 30 s (scaled)");
     assert!(signal(running.id(), "-TERM"));
     let first = running.finish(Duration::from_secs(60));
     // Stopped (130), or done already on a fast machine (0): saved either way.

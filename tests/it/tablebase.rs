@@ -21,7 +21,7 @@ use crate::support::rng::Rng;
 use crate::support::run;
 use crate::support::selfplay::play_out;
 use crate::support::walk::{self, Node};
-use crate::support::{Engine, field, kalah};
+use crate::support::{Engine, field, kalah, scaled};
 
 /// A fresh, empty scratch directory for this test.
 fn scratch_dir(name: &str) -> PathBuf {
@@ -433,7 +433,7 @@ fn an_interrupted_build_resumes() {
         &["build", "kalah", "--seeds", "30", "--dir", &d],
     );
     let folder = dir.join("kalah_pits=6_empty-capture=false_end=any-row_leftovers=owner");
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let deadline = std::time::Instant::now() + scaled(Duration::from_secs(60));
     while !folder.join("layer-012.sftb").exists() {
         assert!(
             std::time::Instant::now() < deadline,

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::support::run::{self, args, sowfan, start};
-use crate::support::{BIN, records, scratch};
+use crate::support::{BIN, records, scaled, scaled_ms, scratch};
 
 const MISBEHAVE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -122,13 +122,15 @@ fn a_hung_search_is_killed_after_the_move_timeout() {
 
 #[test]
 fn a_missing_readyok_loses() {
+    // The timeout binds the sound engine too: 1 s on a quiet machine, scaled under load.
+    let ready = scaled_ms(1000);
     bad_engine_loses_every_game(
         "noready",
         bad_engine("noready", 2, "depth=1"),
         "depth=1",
-        "--ready-timeout 1000",
+        &format!("--ready-timeout {ready}"),
         "unresponsive",
-        "did not answer before its move: no readyok within 1000 ms",
+        &format!("did not answer before its move: no readyok within {ready} ms"),
     );
 }
 
@@ -138,7 +140,7 @@ fn a_hung_engine_under_movetime_loses_on_time() {
         "hang-movetime",
         bad_engine("hang", 1, "movetime=200"),
         "depth=1",
-        "--ready-timeout 1000",
+        &format!("--ready-timeout {}", scaled_ms(1000)),
         "time-forfeit",
         "lost on time: no move within",
     );
@@ -356,14 +358,17 @@ fn ctrl_c_stops_the_match_with_a_summary_of_the_finished_games() {
         )),
     );
     // Interrupt once some games have ended, so that the summary has something to show.
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let deadline = Instant::now() + scaled(Duration::from_secs(60));
     let written = || {
         std::fs::read_to_string(&path)
             .map(|text| text.lines().count())
             .unwrap_or(0)
     };
     while written() < 2 {
-        assert!(Instant::now() < deadline, "no game ended within a minute");
+        assert!(
+            Instant::now() < deadline,
+            "no game ended within a minute (scaled)"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(run::signal(running.id(), "-INT"));
@@ -390,7 +395,7 @@ fn fake_engine(script: &str) -> String {
 
 /// A flooding engine against a sound one: every game is forfeited `unresponsive` by the
 /// flooder within its timeout plus a margin, the runner's memory stays small, the match
-/// ends with its summary.
+/// ends with its summary. The timeouts (2 s on a quiet machine) are scaled by the caller.
 fn flooder_is_forfeited(script: &str, bad_limits: &str, timeouts: &str, reason: &str) {
     let path = scratch(&format!("{script}.jsonl"));
     let words = format!(
@@ -413,11 +418,12 @@ fn flooder_is_forfeited(script: &str, bad_limits: &str, timeouts: &str, reason: 
         let text = game["reason"].as_str().unwrap_or_default();
         assert!(text.contains(reason), "expected '{reason}' in: {text}");
         assert!(
-            game["duration_ms"].as_u64().unwrap() < 4000,
-            "a 2 s timeout took too long: {game}"
+            game["duration_ms"].as_u64().unwrap() < scaled_ms(4000),
+            "a {} ms timeout took too long: {game}",
+            scaled_ms(2000)
         );
     }
-    assert!(took < Duration::from_secs(15), "{took:?}");
+    assert!(took < scaled(Duration::from_secs(15)), "{took:?}");
     assert!(
         peak_kb > 0 && peak_kb < 200 * 1024,
         "runner peak RSS {peak_kb} KiB"
@@ -426,31 +432,34 @@ fn flooder_is_forfeited(script: &str, bad_limits: &str, timeouts: &str, reason: 
 
 #[test]
 fn an_engine_that_floods_from_the_start_is_forfeited_and_memory_stays_bounded() {
+    let ready = scaled_ms(2000);
     flooder_is_forfeited(
         "flood-yes.sh",
         "depth=2",
-        "--ready-timeout 2000",
-        "no 'ugiok' within 2000 ms",
+        &format!("--ready-timeout {ready}"),
+        &format!("no 'ugiok' within {ready} ms"),
     );
 }
 
 #[test]
 fn an_engine_that_floods_info_lines_after_go_is_forfeited() {
+    let (timeout, ready) = (scaled_ms(2000), scaled_ms(1000));
     flooder_is_forfeited(
         "flood-info.sh",
         "depth=2",
-        "--move-timeout 2000 --ready-timeout 1000",
-        "hung: no bestmove within 2000 ms",
+        &format!("--move-timeout {timeout} --ready-timeout {ready}"),
+        &format!("hung: no bestmove within {timeout} ms"),
     );
 }
 
 #[test]
 fn an_endless_line_is_garbage_and_the_engine_is_forfeited() {
+    let (timeout, ready) = (scaled_ms(2000), scaled_ms(1000));
     flooder_is_forfeited(
         "endless-line.sh",
         "depth=2",
-        "--move-timeout 2000 --ready-timeout 1000",
-        "hung: no bestmove within 2000 ms",
+        &format!("--move-timeout {timeout} --ready-timeout {ready}"),
+        &format!("hung: no bestmove within {timeout} ms"),
     );
 }
 
@@ -464,14 +473,67 @@ fn interrupts_stop_a_match_at_once_while_engines_flood() {
             fake_engine("flood-info.sh"),
             fake_engine("flood-info.sh").replace("name=bad", "name=bad2"),
         );
-        let running = start("match", &args(&words));
-        std::thread::sleep(Duration::from_millis(1500));
+        let mut running = start("match", &args(&words));
+        // Ready when it handles the signal and both games in flight flood (their engines
+        // have become `yes`).
+        running.await_signal_handlers(Duration::from_secs(10));
+        let deadline = Instant::now() + scaled(Duration::from_secs(30));
+        while descendants_named(running.id(), "yes") < 2 {
+            assert!(
+                Instant::now() < deadline,
+                "{signal}: the engines never flooded"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
         assert!(run::signal(running.id(), signal));
         let (run, took, peak_kb) = running.finish_measured(Duration::from_secs(10));
         println!("{signal}: match ended {took:?} after the signal, peak RSS {peak_kb} KiB");
         assert_eq!(run.code, Some(130), "{}\n{}", run.stdout, run.stderr);
         assert!(run.stdout.contains("Match interrupted"), "{}", run.stdout);
-        assert!(took < Duration::from_millis(1500), "{signal}: {took:?}");
+        assert!(
+            took < scaled(Duration::from_millis(1500)),
+            "{signal}: {took:?}"
+        );
         assert!(peak_kb < 200 * 1024, "runner peak RSS {peak_kb} KiB");
     }
+}
+
+/// How many processes named `name` (their `comm`) descend from process `root`, from /proc.
+fn descendants_named(root: u32, name: &str) -> usize {
+    let mut processes = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        // `pid (comm) state ppid …`; the name may hold spaces and parentheses.
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let comm = stat[open + 1..close].to_string();
+        let ppid = stat[close + 1..]
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse::<u32>().ok())
+            .unwrap_or(0);
+        processes.push((pid, ppid, comm));
+    }
+    let parent = |pid: u32| processes.iter().find(|p| p.0 == pid).map(|p| p.1);
+    processes
+        .iter()
+        .filter(|(_, _, comm)| comm == name)
+        .filter(|(pid, _, _)| {
+            let mut at = *pid;
+            for _ in 0..64 {
+                match parent(at) {
+                    Some(up) if up == root => return true,
+                    Some(up) if up > 0 => at = up,
+                    _ => return false,
+                }
+            }
+            false
+        })
+        .count()
 }

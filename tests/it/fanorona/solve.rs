@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use crate::support::run::{Run, signal, sowfan, start};
-use crate::support::{Engine, field, fresh_dir};
+use crate::support::{Engine, field, fresh_dir, scaled};
 
 fn solve(args: &[&str]) -> Run {
     sowfan("solve", args, Duration::from_secs(120))
@@ -59,13 +59,15 @@ fn solve_prints_win_draw_and_loss_in_words() {
 
 #[test]
 fn an_interrupted_fanorona_solve_says_its_bounds_in_words_and_exits_130() {
-    let running = start("solve", &["fanorona-dimy", "--hash", "64"]);
+    let mut running = start("solve", &["fanorona-dimy", "--hash", "64"]);
+    // Once the interrupt is handled (sent earlier, it kills), 1.5 s of proof.
+    running.await_signal_handlers(Duration::from_secs(10));
     std::thread::sleep(Duration::from_millis(1500));
     let sent = Instant::now();
     assert!(signal(running.id(), "-INT"));
     let run = running.finish(Duration::from_secs(10));
     assert!(
-        sent.elapsed() < Duration::from_secs(2),
+        sent.elapsed() < scaled(Duration::from_secs(2)),
         "{:?}",
         sent.elapsed()
     );
@@ -167,11 +169,11 @@ fn a_proof_file_is_saved_at_checkpoints_and_on_ctrl_c_and_resumed() {
     ];
     let running = start("solve", &args);
     // A checkpoint after a second: the file is there while the proof goes on.
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Instant::now() + scaled(Duration::from_secs(20));
     while !file.exists() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(file.exists(), "no checkpoint within 20 s");
+    assert!(file.exists(), "no checkpoint within 20 s (scaled)");
     std::thread::sleep(Duration::from_millis(300));
     assert!(signal(running.id(), "-INT"));
     let run = running.finish(Duration::from_secs(30));
@@ -185,7 +187,8 @@ fn a_proof_file_is_saved_at_checkpoints_and_on_ctrl_c_and_resumed() {
         .collect();
     assert_eq!(names, vec!["dimy.proof".to_string()]);
     // Resumed: the earlier work is there.
-    let running = start("solve", &args);
+    let mut running = start("solve", &args);
+    running.await_signal_handlers(Duration::from_secs(10));
     std::thread::sleep(Duration::from_millis(1500));
     assert!(signal(running.id(), "-INT"));
     let run = running.finish(Duration::from_secs(30));

@@ -21,6 +21,7 @@ use super::{
     clip,
 };
 use crate::support::rng::Rng;
+use crate::support::scaled;
 
 /// Lines to send once the engine has answered `after` (expectations by queue), if given.
 struct Segment {
@@ -538,7 +539,7 @@ impl Fuzzer {
             if n == target {
                 let latency = sent.elapsed();
                 self.stats.stop_latencies.push(latency);
-                if latency > SLOW_STOP {
+                if latency > scaled(SLOW_STOP) {
                     self.fail(
                         Fail::Hang,
                         format!("a search told to stop answered after {latency:?}"),
@@ -703,7 +704,7 @@ impl Fuzzer {
             for segment in segments {
                 if let Some(after) = segment.after {
                     waited = self.pump(
-                        t + BATCH_TIMEOUT,
+                        t + scaled(BATCH_TIMEOUT),
                         |f| (0..QUEUES).all(|q| f.answered[q] >= after[q]),
                         true,
                     );
@@ -727,7 +728,10 @@ impl Fuzzer {
                     self.save_repro(&preamble, &batch);
                     self.restart(
                         Fail::Hang,
-                        "no answers within 30 s before an open-ended search",
+                        &format!(
+                            "no answers within {:?} before an open-ended search",
+                            scaled(BATCH_TIMEOUT)
+                        ),
                     );
                     continue;
                 }
@@ -743,7 +747,7 @@ impl Fuzzer {
             self.send(b"isready\n".to_vec());
             let sent = Instant::now();
             let waited = self.pump(
-                sent + READY_TIMEOUT,
+                sent + scaled(READY_TIMEOUT),
                 |f| f.ready_seen >= f.ready_sent,
                 false,
             );
@@ -752,7 +756,10 @@ impl Fuzzer {
                 Wait::Done => self.stats.latencies.push(sent.elapsed()),
                 Wait::Timeout => {
                     self.save_repro(&preamble, &batch);
-                    self.restart(Fail::Hang, "no readyok within 10 s");
+                    self.restart(
+                        Fail::Hang,
+                        &format!("no readyok within {:?}", scaled(READY_TIMEOUT)),
+                    );
                     continue;
                 }
                 Wait::Dead => {
@@ -769,7 +776,7 @@ impl Fuzzer {
             self.queues[Q_NOTE].push_back((Expect::Marker(self.marker), "sync".into(), None));
             self.send(format!("setoption name {MARKER}{}\n", self.marker).into_bytes());
             let t = Instant::now();
-            let waited = self.pump(t + BATCH_TIMEOUT, |f| f.synced, true);
+            let waited = self.pump(t + scaled(BATCH_TIMEOUT), |f| f.synced, true);
             self.stats.awaiting_batch += t.elapsed();
             match waited {
                 Wait::Done => {}
@@ -777,7 +784,10 @@ impl Fuzzer {
                     self.save_repro(&preamble, &batch);
                     self.restart(
                         Fail::Hang,
-                        "the batch did not finish within 30 s (with stop repeated)",
+                        &format!(
+                            "the batch did not finish within {:?} (with stop repeated)",
+                            scaled(BATCH_TIMEOUT)
+                        ),
                     );
                     continue;
                 }

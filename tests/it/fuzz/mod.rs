@@ -76,6 +76,9 @@ use stats::Stats;
 
 use crate::support::knob;
 
+// The limits below are a quiet machine's, stretched by the time scale (`support::timing`)
+// where they are used.
+
 /// `readyok` must follow `isready` within this time.
 const READY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Everything sent in a batch must have run (its sync marker answered) within this time.

@@ -33,7 +33,7 @@ use sowfan::tablebase::format;
 use super::{build_into, kalah, mkfifo, scratch_dir, text};
 use crate::support::rng::Rng;
 use crate::support::run::{self, Run};
-use crate::support::{Engine, knob};
+use crate::support::{Engine, knob, scaled};
 
 const LIMIT: Duration = Duration::from_secs(20);
 const MAX_LAYER: u32 = 9;
@@ -239,7 +239,7 @@ fn sound(run: &Run, what: &str, case: &str) {
         run.stderr
     );
     assert!(
-        run.elapsed < LIMIT,
+        run.elapsed < scaled(LIMIT),
         "{what} took {:?} ({case})",
         run.elapsed
     );
@@ -525,11 +525,11 @@ fn engine_case(
     engine.send("quit");
     assert!(
         engine
-            .wait_exit(Duration::from_secs(5))
+            .wait_exit(scaled(Duration::from_secs(5)))
             .is_some_and(|s| s.code().is_some()),
         "engine did not quit ({case})"
     );
-    assert!(started.elapsed() < LIMIT, "engine slow ({case})");
+    assert!(started.elapsed() < scaled(LIMIT), "engine slow ({case})");
 }
 
 fn fuzz(name: &str, cases: u64, seed: u64) -> Tally {

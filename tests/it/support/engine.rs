@@ -1,9 +1,13 @@
-//! Drive the real `sowfan` binary through its stdin/stdout, as a GUI would.
+//! Drive the real `sowfan` binary through its stdin/stdout, as a GUI would. Every wait
+//! here (`timeout`, `wait`) is a quiet machine's bound, stretched by
+//! [`scaled`](super::timing::scaled) on a loaded one.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
+
+use super::timing::scaled;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_sowfan");
 
@@ -59,21 +63,28 @@ impl Engine {
         stdin.flush().expect("flush");
     }
 
-    /// The next line, or `None` after `timeout` (or when the engine has exited).
+    /// The next line, or `None` after `timeout` (scaled) or when the engine has exited.
     pub fn line(&self, timeout: Duration) -> Option<String> {
+        self.next_line(scaled(timeout))
+    }
+
+    /// The next line, or `None` after `timeout` (as it is) or when the engine has exited.
+    fn next_line(&self, timeout: Duration) -> Option<String> {
         match self.lines.recv_timeout(timeout) {
             Ok(line) => Some(line),
             Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => None,
         }
     }
 
-    /// Lines up to and including the first that satisfies `done`; panics after `timeout`.
+    /// Lines up to and including the first that satisfies `done`; panics after `timeout`
+    /// (scaled).
     pub fn until(&self, timeout: Duration, done: impl Fn(&str) -> bool) -> Vec<String> {
+        let timeout = scaled(timeout);
         let deadline = Instant::now() + timeout;
         let mut seen = Vec::new();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.line(left) {
+            match self.next_line(left) {
                 Some(line) => {
                     let stop = done(&line);
                     seen.push(line);
@@ -108,7 +119,7 @@ impl Engine {
             .collect()
     }
 
-    /// Nothing more arrives within `wait`.
+    /// Nothing more arrives within `wait` (scaled).
     pub fn silent_for(&self, wait: Duration) -> Option<String> {
         self.line(wait)
     }
@@ -122,7 +133,7 @@ impl Engine {
         self.stdin = None;
     }
 
-    /// Wait for the process to exit; `None` if it is still running after `timeout`.
+    /// Wait for the process to exit; `None` if it is still running after `timeout` (scaled).
     pub fn wait_exit(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
         super::run::wait_exit(&mut self.child, timeout)
     }
@@ -136,7 +147,7 @@ impl Drop for Engine {
 }
 
 /// Pipe a whole script into a fresh engine, close stdin, and return everything it printed.
-/// Panics if the engine does not exit by itself within `timeout`.
+/// Panics if the engine does not exit by itself within `timeout` (scaled).
 pub fn run_script(args: &[&str], script: &str, timeout: Duration) -> String {
     let mut engine = Engine::start(args);
     {

@@ -3,7 +3,8 @@
 //! generator ([`rng`]), games played to their end ([`selfplay`]), move trees walked beside
 //! a reference implementation and plain minimax ([`walk`]), the perft fixture format, the
 //! limits a test puts on a process ([`limits`]), the knobs of the long checks ([`knob`]),
-//! and the files tests read and write.
+//! the files tests read and write, and the one time scale of every wall-clock bound
+//! ([`timing`]).
 
 mod engine;
 pub mod limits;
@@ -11,6 +12,7 @@ pub mod perft_fixture;
 pub mod rng;
 pub mod run;
 pub mod selfplay;
+pub mod timing;
 pub mod walk;
 
 use std::path::{Path, PathBuf};
@@ -18,6 +20,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use engine::{BIN, Engine, field, run_script};
+pub use timing::{scaled, scaled_ms};
 
 /// A whole number from the environment variable `name` (a knob of a long check, e.g.
 /// `SOWFAN_FUZZ_LINES=2_000_000`; underscores allowed), `None` when unset. A value that is
