@@ -45,11 +45,16 @@ fn isready_and_stop_are_served_during_an_infinite_search() {
     let mut e = Engine::start(&[]);
     e.send("position startpos");
     e.send("go infinite");
-    std::thread::sleep(Duration::from_millis(100));
+    // The search is under way once it reports (under load its first lines may all come
+    // before readyok, and none between readyok and stop).
+    let mut seen = e.until(LONG, |l| {
+        l.starts_with("info depth") && l.contains(" score ")
+    });
     let asked = Instant::now();
     let lines = e.ask("isready", "readyok");
     assert!(asked.elapsed() < scaled(Duration::from_millis(500)));
     assert_eq!(bestmove_count(&lines), 0, "bestmove before stop: {lines:?}");
+    seen.extend(lines);
     std::thread::sleep(Duration::from_millis(200));
     let stopped = Instant::now();
     let lines = e.ask("stop", "bestmove ");
@@ -58,9 +63,10 @@ fn isready_and_stop_are_served_during_an_infinite_search() {
         "{:?}",
         stopped.elapsed()
     );
+    assert_eq!(bestmove_count(&seen), 0, "bestmove before stop: {seen:?}");
     assert!(
-        lines
-            .iter()
+        seen.iter()
+            .chain(&lines)
             .any(|l| l.starts_with("info depth") && l.contains(" score "))
     );
     assert_eq!(lines.last().unwrap().split_whitespace().count(), 2);
