@@ -739,52 +739,23 @@ fn analyse_caps_hash_times_threads_and_threads_up_front() {
 
 /// Item 11: a worker thread that cannot be started (`ulimit -u`: the user's processes and
 /// threads are capped) never panics: the analysis goes on with the workers it has, with a
-<<<<<<< HEAD
 /// warning. The cap needs user namespaces or root
 /// ([`crate::support::limits::with_few_threads`]); where neither is, the test fails unless
 /// `SOWFAN_TEST_SKIP=nproc`.
-=======
-/// warning. Needs root to run as another user under that limit; skipped otherwise.
->>>>>>> i48c
 #[test]
 fn analyse_without_room_for_its_threads_does_not_panic() {
     let Some(mut command) = crate::support::limits::with_few_threads(3, BIN) else {
         crate::support::limits::cannot_run_here("nproc", crate::support::limits::NO_THREAD_CAP);
         return;
-<<<<<<< HEAD
     };
     let mut child = command
         .args(["analyse", "--threads", "20", "--hash", "1", "--depth", "2"])
-=======
-    }
-    // A user id of this test process's own, not nobody's: another process of that user (a
-    // test of this suite or of one running beside it) would count against the limit.
-    let user = 200_000 + std::process::id() % 100_000;
-    let mut child = std::process::Command::new("prlimit")
-        .args(["--nproc=3:3", "setpriv"])
-        .args([format!("--reuid={user}"), format!("--regid={user}")])
-        .arg("--clear-groups")
-        .args([
-            BIN,
-            "analyse",
-            "--threads",
-            "20",
-            "--hash",
-            "1",
-            "--depth",
-            "2",
-        ])
->>>>>>> i48c
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-<<<<<<< HEAD
         .expect("start sowfan with few threads");
-=======
-        .expect("prlimit");
     let mut stdin = child.stdin.take().expect("stdin");
->>>>>>> i48c
     {
         use std::io::Write;
         stdin.write_all(b"kalah: C A\n").expect("input");
