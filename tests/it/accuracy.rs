@@ -9,8 +9,8 @@ use serde_json::Value;
 use sowfan::game::Game;
 
 use crate::support::run::{self, Run};
+use crate::support::walk::game_minimax;
 use crate::support::{BIN, fresh_dir, kalah, scaled};
-use crate::tablebase::minimax;
 
 const LIMIT: Duration = Duration::from_secs(120);
 
@@ -94,7 +94,7 @@ fn accuracy_judges_an_engines_moves_by_their_exact_values() {
         for mv in moves {
             let mut child = pos;
             kalah.play(&mut child, mv);
-            let v = minimax(&kalah, &child, &mut memo);
+            let v = game_minimax(&kalah, &child, &mut memo);
             let v = if kalah.to_move(&child) == mover {
                 v
             } else {

@@ -8,9 +8,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::support::games;
 use crate::support::run::{self, args, output_with_input, sowfan};
 use crate::support::selfplay::play_out;
-use crate::support::{BIN, Engine, fixture, scaled, scratch};
+use crate::support::{BIN, Engine, cp, fixture, scaled, scratch};
 
 /// The fields of every `"type":"move"` line, as README.md documents them.
 const MOVE_FIELDS: &[&str] = &[
@@ -130,10 +131,8 @@ fn engine_score(position: &str, depth: u32) -> (i64, bool) {
         .iter()
         .rfind(|l| l.contains(" score cp "))
         .expect("a cp score");
-    let words: Vec<&str> = info.split_whitespace().collect();
-    let at = words.iter().position(|w| *w == "cp").expect("cp");
     engine.send("quit");
-    (words[at + 1].parse().expect("a number"), p1_turn)
+    (cp(info).expect("a cp score"), p1_turn)
 }
 
 #[test]
@@ -419,8 +418,7 @@ fn analyse_twice_gives_byte_identical_output_whatever_the_threads() {
 #[test]
 fn analyse_with_tables_gives_exact_values_losses_and_only_moves() {
     use sowfan::game::Game;
-    use sowfan::games::kalah::{self, Kalah};
-    use sowfan::options::GameOptions;
+    use sowfan::games::kalah::Kalah;
     use sowfan::tablebase::Tables;
 
     let dir = scratch("analyse-tables");
@@ -428,7 +426,7 @@ fn analyse_with_tables_gives_exact_values_losses_and_only_moves() {
     let d = dir.display().to_string();
     let built = run::output(&["tablebase", "build", "kalah", "--seeds", "10", "--dir", &d]);
     assert!(built.status.success());
-    let game = Kalah::new(GameOptions::parse(kalah::NAME, kalah::OPTIONS, &[]).expect("options"));
+    let game = games::kalah(&[]);
     let tables = Tables::open(&game, &dir).expect("tables").expect("present");
     // The mover's exact final margin (half-points).
     let exact = |pos: &<Kalah as Game>::Position| -> i32 {
@@ -539,13 +537,8 @@ impl Fed {
         feed: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()> + Send + 'static,
     ) -> Fed {
         use std::io::Read;
-        use std::process::{Command, Stdio};
-        let mut child = Command::new(BIN)
-            .arg("analyse")
+        let mut child = run::piped(&["analyse"])
             .args(arguments)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
             .spawn()
             .expect("start sowfan analyse");
         let mut stdin = child.stdin.take().expect("stdin");
@@ -854,12 +847,7 @@ fn analyse_charts_into_a_directory_and_checks_the_chart_path_first() {
 fn analyse_interrupted_while_waiting_for_input_exits_130() {
     for signal in ["-INT", "-TERM"] {
         for close_input in [false, true] {
-            use std::process::{Command, Stdio};
-            let mut child = Command::new(BIN)
-                .args(["analyse", "--depth", "2"])
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
+            let mut child = run::piped(&["analyse", "--depth", "2"])
                 .spawn()
                 .expect("start");
             let stdin = child.stdin.take();
@@ -1069,14 +1057,7 @@ fn analyse_with_tables_marks_kalah_and_afrika_engine_games_as_the_tables_do() {
         marks_agree_with_the_tables(&kalah, "kalah pits=4 seeds=3", 12, None);
     eprintln!("kalah: {covered} moves covered, {kept} kept the value, {blunders} ??");
     assert!(covered >= 20 && kept >= 10, "the games reach the tables");
-    let afrika = sowfan::games::afrika::Afrika::new(
-        sowfan::options::GameOptions::parse(
-            sowfan::games::afrika::NAME,
-            sowfan::games::afrika::OPTIONS,
-            &[],
-        )
-        .expect("options"),
-    );
+    let afrika = games::afrika(&[]);
     // With the published game, whose last 15 moves the tables cover.
     let published = fixture("games/afrika/game1-de-leo-gering-2007.txt");
     let (covered, kept, blunders) =

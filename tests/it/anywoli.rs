@@ -13,15 +13,14 @@ use std::cell::RefCell;
 
 use sowfan::game::{Game, GameResult, Outcome, Points};
 use sowfan::games::anywoli::{self, Anywoli, AnywoliPosition};
-use sowfan::options::GameOptions;
-use sowfan::perft;
 use sowfan::registry;
 use sowfan::search::limits::Limits;
 use sowfan::search::tt::TranspositionTable;
 use sowfan::search::{SearchControl, SearchSettings};
 use sowfan::session::{GameSession, Session};
 
-use crate::support::perft_fixture::{self, PerftLine};
+use crate::support::games;
+use crate::support::perft_fixture::{self, Budget, PerftLine};
 use crate::support::rng::Rng;
 use crate::support::selfplay::{protocol_game, session_game};
 use crate::support::walk::{self, Walk};
@@ -271,7 +270,7 @@ mod reference {
 fn game(spec: &str) -> Anywoli {
     let tokens: Vec<&str> = spec.split_whitespace().collect();
     assert_eq!(tokens[0], anywoli::NAME);
-    Anywoli::new(GameOptions::parse(anywoli::NAME, anywoli::OPTIONS, &tokens[1..]).unwrap())
+    games::anywoli(&tokens[1..])
 }
 
 fn engine_position(g: &Anywoli, text: &str) -> AnywoliPosition {
@@ -370,31 +369,13 @@ fn check_fixture(reference_budget: u64, engine_budget: u64) -> reference::Stats 
         let rules = reference::Rules::from_spec(&line.spec);
         let pos = engine_position(&g, &line.position);
         let rpos = rules.parse(&line.position);
-        // One walk to the deepest count within budget checks all shallower ones too.
-        let depth = line
-            .counts
-            .iter()
-            .take_while(|&&n| n <= reference_budget)
-            .count();
-        let counts = check_tree(&g, &rules, &pos, &rpos, depth, &mut stats);
-        assert_eq!(
-            counts[1..],
-            line.counts[..depth],
-            "reference walk, {} | {}",
-            line.spec,
-            line.position
-        );
-        for (i, &expected) in line.counts.iter().enumerate() {
-            let depth = i as u32 + 1;
-            if expected <= engine_budget {
-                let n = perft::perft(&g, &pos, depth);
-                assert_eq!(
-                    n, expected,
-                    "perft, {} | {} depth {depth}",
-                    line.spec, line.position
-                );
-            }
-        }
+        let budget = Budget {
+            reference: reference_budget,
+            engine: engine_budget,
+        };
+        perft_fixture::check_line(line, &budget, &g, &pos, |depth| {
+            check_tree(&g, &rules, &pos, &rpos, depth, &mut stats)
+        });
     }
     stats
 }
@@ -557,7 +538,7 @@ fn protocol_plays_to_the_end_and_reports_the_result() {
 }
 
 fn anywoli_with(options: &[&str]) -> Anywoli {
-    Anywoli::new(GameOptions::parse(anywoli::NAME, anywoli::OPTIONS, options).unwrap())
+    games::anywoli(options)
 }
 
 /// The repetition rule needs the game's history, which the session keeps.

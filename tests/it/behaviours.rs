@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use crate::support::run;
-use crate::support::{Engine, field};
+use crate::support::{Engine, cp, field};
 
 const LONG: Duration = Duration::from_secs(60);
 const SHORT: Duration = Duration::from_millis(300);
@@ -42,8 +42,8 @@ fn pv_first(line: &str) -> &str {
 /// A score as one number to compare lines by: `cp` as it is, a mate beyond every `cp`
 /// (the quicker win, the slower loss first).
 fn rank(line: &str) -> i64 {
-    if let Some(cp) = field(line, "cp") {
-        return cp.parse().expect("cp");
+    if let Some(cp) = cp(line) {
+        return cp;
     }
     let mate: i64 = number(line, "mate");
     if mate > 0 {

@@ -272,3 +272,79 @@ fn examples_run() {
         );
     }
 }
+
+/// The project's paths named in a text (`tests/it/kalah.rs`, `fixtures/perft/kalah.txt`):
+/// words that begin with one of its top folders and end in the name of a file the project
+/// writes by hand (not a built one, such as a `.jar`). A path inside another
+/// (`../shared/rules/kalah.md`) is another project's and not taken.
+fn named_paths(text: &str) -> Vec<String> {
+    const FOLDERS: [&str; 7] = [
+        "src/",
+        "tests/",
+        "fixtures/",
+        "docs/",
+        "integrations/",
+        "examples/",
+        "benches/",
+    ];
+    const SOURCES: [&str; 11] = [
+        "rs", "md", "txt", "java", "json", "jsonl", "toml", "sh", "py", "lud", "pgn",
+    ];
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || "_./-".contains(c)))
+        .map(|word| word.trim_end_matches('.'))
+        .filter(|word| FOLDERS.iter().any(|f| word.starts_with(f)))
+        .filter(|word| {
+            let name = word.rsplit('/').next().unwrap_or("");
+            name.rsplit_once('.')
+                .is_some_and(|(_, extension)| SOURCES.contains(&extension))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// Comments name the tests behind a fixture's numbers, and the docs name files: each of
+/// those files exists (a renamed test file left the perft fixtures naming files that were
+/// gone).
+#[test]
+fn every_file_the_docs_and_fixtures_name_exists() {
+    let mut texts = markdown_files();
+    for dir in ["fixtures/perft", "fixtures/solved", "fixtures/games/afrika"] {
+        for entry in std::fs::read_dir(root().join(dir))
+            .expect("a fixtures folder")
+            .flatten()
+        {
+            texts.push(entry.path());
+        }
+    }
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for file in &texts {
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        for path in named_paths(&text) {
+            checked += 1;
+            // From the project's root, or from the naming file's folder (a plug-in's README).
+            let beside = file.parent().expect("a folder").join(&path);
+            if !root().join(&path).exists() && !beside.exists() {
+                missing.push(format!("{}: names {path}", file.display()));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "files named but not there:\n{}",
+        missing.join("\n")
+    );
+    assert!(checked >= 50, "only {checked} paths checked");
+}
+
+#[test]
+fn named_paths_are_the_projects_own() {
+    let text = "see tests/it/kalah.rs, (fixtures/perft/kalah.txt) and src/games/ but not \
+                ../shared/rules/kalah.md nor shared/fixtures/x.txt nor src/x.jar; docs/a.md.";
+    assert_eq!(
+        named_paths(text),
+        ["tests/it/kalah.rs", "fixtures/perft/kalah.txt", "docs/a.md"]
+    );
+}

@@ -13,16 +13,8 @@ use crate::support::{Engine, run, scaled};
 
 const SECOND: Duration = Duration::from_secs(1);
 
-/// Send `line` and return the time until a line starting with `prefix` arrives.
-fn latency(engine: &mut Engine, line: &str, prefix: &str) -> Duration {
-    let sent = Instant::now();
-    engine.send(line);
-    engine.until(Duration::from_secs(30), |l| l.starts_with(prefix));
-    sent.elapsed()
-}
-
 fn ready(engine: &mut Engine) -> Duration {
-    latency(engine, "isready", "readyok")
+    engine.timed_ask("isready", "readyok").1
 }
 
 /// `quit`, and the time until the process has exited.
@@ -41,8 +33,8 @@ fn stop_ends_perft_and_quit_leaves_at_once() {
     ready(&mut engine);
     engine.send("perft 13");
     std::thread::sleep(Duration::from_millis(300));
-    let stopped = latency(&mut engine, "stop", "info string perft stopped");
-    let shown = latency(&mut engine, "d", "To move:");
+    let stopped = engine.timed_ask("stop", "info string perft stopped").1;
+    let shown = engine.timed_ask("d", "To move:").1;
     let quit = quit_time(engine);
     println!("perft 13: stop {stopped:?}, d {shown:?}, quit {quit:?}");
     assert!(stopped < scaled(SECOND / 2), "stop took {stopped:?}");
@@ -194,7 +186,7 @@ fn hash_respects_the_address_space_limit() {
     );
     assert!(lines.iter().all(|l| !l.contains("error")), "{lines:?}");
     engine.ask("go movetime 300", "bestmove");
-    let took = latency(&mut engine, "ucinewgame\nisready", "readyok");
+    let took = engine.timed_ask("ucinewgame\nisready", "readyok").1;
     assert!(took < SECOND / 10, "{took:?}");
     engine.ask("go movetime 300", "bestmove");
     let quit = quit_time(engine);
@@ -204,11 +196,9 @@ fn hash_respects_the_address_space_limit() {
 #[test]
 fn clearing_a_big_hash_never_delays_readyok() {
     let mut engine = Engine::start(&[]);
-    let set = latency(
-        &mut engine,
-        "setoption name Hash value 4096\nisready",
-        "readyok",
-    );
+    let set = engine
+        .timed_ask("setoption name Hash value 4096\nisready", "readyok")
+        .1;
     // Fill part of the table, so that clearing has touched pages to throw away.
     engine.ask("go movetime 700", "bestmove");
     let mut worst = Duration::ZERO;
@@ -220,7 +210,9 @@ fn clearing_a_big_hash_never_delays_readyok() {
         "newgame afrika",
         "setoption name GameOptions value komi=1",
     ] {
-        let took = latency(&mut engine, &format!("{command}\nisready"), "readyok");
+        let took = engine
+            .timed_ask(&format!("{command}\nisready"), "readyok")
+            .1;
         worst = worst.max(took);
         engine.ask("go movetime 100", "bestmove");
     }
@@ -250,7 +242,7 @@ fn the_first_search_of_a_game_keeps_its_movetime() {
     let mut worst = Duration::ZERO;
     for command in ["newgame kalah", "uginewgame", "setoption name Clear Hash"] {
         engine.ask(&format!("{command}\nisready"), "readyok");
-        worst = worst.max(latency(&mut engine, "go movetime 40", "bestmove"));
+        worst = worst.max(engine.timed_ask("go movetime 40", "bestmove").1);
     }
     println!("Hash 256: worst first search at movetime 40: {worst:?}");
     assert!(worst < scaled(Duration::from_millis(140)), "{worst:?}");
@@ -269,7 +261,7 @@ fn any_threads_value_keeps_readyok_and_stop_fast() {
             std::thread::sleep(Duration::from_millis(wait));
             worst_ready = worst_ready.max(ready(&mut engine));
         }
-        worst_stop = worst_stop.max(latency(&mut engine, "stop", "bestmove"));
+        worst_stop = worst_stop.max(engine.timed_ask("stop", "bestmove").1);
     }
     let quit = quit_time(engine);
     println!(
@@ -294,15 +286,13 @@ fn clock_numbers_at_the_extremes_give_sensible_times() {
         "go movetime -5",
         "go movetime 0",
     ] {
-        let took = latency(&mut engine, go, "bestmove");
+        let took = engine.timed_ask(go, "bestmove").1;
         assert!(took < scaled(SECOND), "{go}: {took:?}");
     }
     // A huge increment is capped by the time left: a real think, well inside the second.
-    let took = latency(
-        &mut engine,
-        "go wtime 1000 winc 9223372036854775807",
-        "bestmove",
-    );
+    let took = engine
+        .timed_ask("go wtime 1000 winc 9223372036854775807", "bestmove")
+        .1;
     println!("go wtime 1000 winc i64::MAX: {took:?}");
     assert!(
         took > Duration::from_millis(150) && took < scaled(SECOND),
@@ -315,7 +305,7 @@ fn clock_numbers_at_the_extremes_give_sensible_times() {
         "go nodes 18446744073709551615 movetime 100",
         "go movestogo 4294967296 wtime 500",
     ] {
-        let took = latency(&mut engine, go, "bestmove");
+        let took = engine.timed_ask(go, "bestmove").1;
         assert!(took < scaled(SECOND), "{go}: {took:?}");
     }
 }
@@ -353,7 +343,7 @@ fn hash_respects_the_memory_cgroup() {
     assert!(lines.iter().all(|l| !l.contains("error")), "{lines:?}");
     engine.ask("go movetime 1500", "bestmove");
     for _ in 0..3 {
-        let took = latency(&mut engine, "ucinewgame\nisready", "readyok");
+        let took = engine.timed_ask("ucinewgame\nisready", "readyok").1;
         assert!(took < scaled(SECOND / 10), "{took:?}");
         engine.ask("go movetime 500", "bestmove");
     }
@@ -422,9 +412,9 @@ fn a_search_with_only_the_opponents_clock_is_open_ended() {
     let mut engine = Engine::start(&[]);
     engine.send("go btime 1000");
     std::thread::sleep(Duration::from_millis(200));
-    let took = latency(&mut engine, "query p1turn", "response true");
+    let took = engine.timed_ask("query p1turn", "response true").1;
     assert!(took < scaled(SECOND / 2), "{took:?}");
-    let took = latency(&mut engine, "stop", "bestmove");
+    let took = engine.timed_ask("stop", "bestmove").1;
     assert!(took < scaled(SECOND / 2), "{took:?}");
     let out = crate::support::run_script(&[], "go btime 1000\n", Duration::from_secs(10));
     assert!(out.contains("bestmove"), "{out}");

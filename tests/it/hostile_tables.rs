@@ -8,37 +8,16 @@ mod consistency;
 mod fuzz;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use sowfan::game::Game;
 use sowfan::tablebase::Tables;
-use sowfan::tablebase::build::{self, BuildOptions};
 use sowfan::tablebase::format;
 
 use crate::support::run::{self, Run};
-use crate::support::{Engine, kalah, scaled};
+use crate::support::{Engine, fresh_dir, kalah, scaled, tables};
 
 const QUICK: Duration = Duration::from_secs(20);
-
-/// A fresh, empty scratch directory for this test.
-fn scratch_dir(name: &str) -> PathBuf {
-    crate::support::fresh_dir(&format!("hostile-{name}"))
-}
-
-/// Build `game`'s tables up to `max_layer` in `dir`; the folder of its rules.
-fn build_into<G: Game>(game: &G, dir: &Path, max_layer: u32, shard: Option<(u32, u32)>) -> PathBuf {
-    let options = BuildOptions {
-        dir: dir.to_path_buf(),
-        in_play: max_layer,
-        threads: 1,
-        shard,
-        progress: false,
-        memory: None,
-    };
-    build::build(game, &options, &AtomicBool::new(false), &mut |_| {}).expect("build");
-    format::rules_folder(dir, &game.table_rules().expect("rules"))
-}
 
 fn mkfifo(path: &Path) {
     let status = std::process::Command::new("mkfifo")
@@ -70,9 +49,9 @@ fn forge_checksum(path: &Path) {
 /// SIGTERM; every tool errors out promptly naming the FIFO.
 #[test]
 fn a_fifo_named_like_a_layer_hangs_nothing() {
-    let dir = scratch_dir("fifo");
+    let dir = fresh_dir("hostile-fifo");
     let game = kalah(&["pits=4"]);
-    let folder = build_into(&game, &dir, 8, None);
+    let folder = tables::build(&game, &dir, 8, 1, None);
     let layer = format::layer_file(&folder, 5);
     std::fs::remove_file(&layer).expect("remove");
     mkfifo(&layer);
@@ -145,9 +124,9 @@ fn a_fifo_named_like_a_layer_hangs_nothing() {
 /// files twice, two loops do not make the walk endless.
 #[test]
 fn symlink_loops_are_not_followed() {
-    let dir = scratch_dir("links");
+    let dir = fresh_dir("hostile-links");
     let game = kalah(&["pits=4"]);
-    let folder = build_into(&game, &dir, 6, None);
+    let folder = tables::build(&game, &dir, 6, 1, None);
     std::os::unix::fs::symlink(".", dir.join("a")).expect("link");
     std::os::unix::fs::symlink("..", folder.join("b")).expect("link");
     std::os::unix::fs::symlink("/", dir.join("root")).expect("link");
@@ -192,7 +171,7 @@ fn verify_stops_on_the_first_interrupt() {
 /// Build Kalah pits=4 up to 12 (every layer from 10 up spans several pages) and start an
 /// engine on it searching a position beyond the tables.
 fn engine_searching(dir: &Path) -> (Engine, PathBuf) {
-    let folder = build_into(&kalah(&["pits=4"]), dir, 12, None);
+    let folder = tables::build(&kalah(&["pits=4"]), dir, 12, 1, None);
     let mut engine = Engine::start(&["--tablebases", &text(dir)]);
     let lines = engine.ask("newgame kalah pits=4 seeds=4\nisready", "readyok");
     assert!(
@@ -217,7 +196,7 @@ fn truncate_layers(folder: &Path, layers: std::ops::RangeInclusive<u32>) {
 /// says the tables are unusable, answers a bestmove and goes on.
 #[test]
 fn a_layer_truncated_under_a_running_search_is_survived() {
-    let dir = scratch_dir("truncated-search");
+    let dir = fresh_dir("hostile-truncated-search");
     let (mut engine, folder) = engine_searching(&dir);
     engine.send("go infinite");
     // The search is under way (its first line), then runs into the truncated layers.
@@ -244,8 +223,8 @@ fn a_layer_truncated_under_a_running_search_is_survived() {
 /// Item 2: the same under `sowfan solve`: no death by signal, the tables said unusable.
 #[test]
 fn a_layer_truncated_under_a_running_solve_is_survived() {
-    let dir = scratch_dir("truncated-solve");
-    let folder = build_into(&kalah(&["pits=4"]), &dir, 12, None);
+    let dir = fresh_dir("hostile-truncated-solve");
+    let folder = tables::build(&kalah(&["pits=4"]), &dir, 12, 1, None);
     let mut running = run::start_with_env(
         "solve",
         &["kalah", "pits=4", "seeds=6", "--tablebases", &text(&dir)],
@@ -267,7 +246,7 @@ fn a_layer_truncated_under_a_running_solve_is_survived() {
 /// tables over themselves does) is found before the next search.
 #[test]
 fn a_layer_rewritten_in_place_is_found_before_the_next_search() {
-    let dir = scratch_dir("rewritten");
+    let dir = fresh_dir("hostile-rewritten");
     let (mut engine, folder) = engine_searching(&dir);
     engine.ask("go depth 4", "bestmove");
     let layer = format::layer_file(&folder, 7);
@@ -288,13 +267,13 @@ fn a_layer_rewritten_in_place_is_found_before_the_next_search() {
 /// layer they are named after stays as it was and the tables still load.
 #[test]
 fn merge_refuses_shards_of_another_rule_set() {
-    let dir = scratch_dir("alien-shards");
+    let dir = fresh_dir("hostile-alien-shards");
     let four = kalah(&["pits=4"]);
     let six = kalah(&["pits=6"]);
-    let folder4 = build_into(&four, &dir, 5, None);
-    build_into(&six, &dir, 4, None);
-    let folder6 = build_into(&six, &dir, 5, Some((1, 2)));
-    build_into(&six, &dir, 5, Some((2, 2)));
+    let folder4 = tables::build(&four, &dir, 5, 1, None);
+    tables::build(&six, &dir, 4, 1, None);
+    let folder6 = tables::build(&six, &dir, 5, 1, Some((1, 2)));
+    tables::build(&six, &dir, 5, 1, Some((2, 2)));
     let before = std::fs::read(format::layer_file(&folder4, 5)).expect("layer 5");
     for i in 1..=2 {
         let from = format::shard_file(&folder6, 5, i, 2);
@@ -316,9 +295,9 @@ fn merge_refuses_shards_of_another_rule_set() {
 /// the build, named, and nothing above it is written.
 #[test]
 fn a_resumed_build_refuses_a_corrupted_lower_layer() {
-    let dir = scratch_dir("resume-corrupt");
+    let dir = fresh_dir("hostile-resume-corrupt");
     let game = kalah(&["pits=4"]);
-    let folder = build_into(&game, &dir, 8, None);
+    let folder = tables::build(&game, &dir, 8, 1, None);
     let layer5 = format::layer_file(&folder, 5);
     let mut bytes = std::fs::read(&layer5).expect("read");
     let last = bytes.len() - 1;
@@ -352,9 +331,9 @@ fn a_resumed_build_refuses_a_corrupted_lower_layer() {
 /// checksum was forged to match.
 #[test]
 fn implausible_values_are_not_served() {
-    let dir = scratch_dir("implausible");
+    let dir = fresh_dir("hostile-implausible");
     let game = kalah(&["pits=4"]);
-    let folder = build_into(&game, &dir, 6, None);
+    let folder = tables::build(&game, &dir, 6, 1, None);
     for (index, value) in [(3u64, 127i8), (4, i8::MIN)] {
         let layer5 = format::layer_file(&folder, 5);
         let mut bytes = std::fs::read(&layer5).expect("read");
@@ -389,10 +368,10 @@ fn implausible_values_are_not_served() {
 /// and temporary files left over are reported with how to remove them.
 #[test]
 fn verify_refuses_what_the_loader_refuses_and_info_trusts_no_header() {
-    let dir = scratch_dir("loader");
+    let dir = fresh_dir("hostile-loader");
     let four = kalah(&["pits=4"]);
-    let folder = build_into(&four, &dir, 6, None);
-    let folder6 = build_into(&kalah(&["pits=6"]), &dir, 3, None);
+    let folder = tables::build(&four, &dir, 6, 1, None);
+    let folder6 = tables::build(&kalah(&["pits=6"]), &dir, 3, 1, None);
     let layer = |l| format::layer_file(&folder, l);
     let ok = tablebase(&["verify", "--dir", &text(&dir)]);
     assert!(ok.success, "{}", ok.stdout);
@@ -478,15 +457,12 @@ fn verify_refuses_what_the_loader_refuses_and_info_trusts_no_header() {
 /// tool ends quietly (status 0) instead of panicking on the broken pipe.
 #[test]
 fn info_and_verify_into_a_closed_pipe_end_quietly() {
-    let dir = scratch_dir("closed-pipe");
-    build_into(&kalah(&["pits=4"]), &dir, 6, None);
+    let dir = fresh_dir("hostile-closed-pipe");
+    tables::build(&kalah(&["pits=4"]), &dir, 6, 1, None);
     for what in ["info", "verify"] {
-        let mut child = std::process::Command::new(crate::support::BIN)
-            .args(["tablebase", what, "--dir"])
+        let mut child = run::piped(&["tablebase", what, "--dir"])
             .arg(&dir)
             .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("start sowfan tablebase");
         // Close the reading end before the tool writes a line.

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::support::Engine;
 use crate::support::run::{self, Run};
-use crate::support::{fresh_dir, scaled};
+use crate::support::{fresh_dir, last_score, scaled};
 
 const LIMIT: Duration = Duration::from_secs(120);
 
@@ -336,11 +336,7 @@ fn go_solve_values_a_move_that_repeats_for_the_third_time_as_the_draw_it_is() {
     engine
         .send("position fen W4/5/5/5/4B w 0 moves a5-b4 e1-d1 b4-c4 d1-e1 c4-b4 e1-d1 b4-a5 d1-e1");
     let lines = engine.ask("go solve movetime 20000", "bestmove");
-    let last_info = lines
-        .iter()
-        .rev()
-        .find(|l| l.starts_with("info depth"))
-        .expect("an info line");
+    let last_info = last_score(&lines);
     assert!(
         !last_info.contains("wdl 1000 0 0"),
         "no win claimed: {lines:?}"

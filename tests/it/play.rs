@@ -2,12 +2,12 @@
 //! game with an illegal move, `hint`, `undo`, the end and the offered analysis.
 
 use std::io::{Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use crate::support::run::output_with_input;
-use crate::support::{BIN, scaled};
+use crate::support::run::{self, output_with_input};
+use crate::support::scaled;
 
 /// A running `sowfan play`, read up to each prompt.
 struct Play {
@@ -22,13 +22,9 @@ struct Play {
 
 impl Play {
     fn start(args: &[&str]) -> Play {
-        let mut child = Command::new(BIN)
-            .arg("play")
+        let mut child = run::piped(&["play"])
             .args(args)
             .env_remove("NO_COLOR")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
             .spawn()
             .expect("start sowfan play");
         let mut stdout = child.stdout.take().expect("stdout");
@@ -240,12 +236,8 @@ fn play_ends_at_the_end_of_the_input_and_explains_commands() {
 /// the game goes on (it used to end the game as an unreadable input).
 #[test]
 fn play_ignores_a_line_that_is_not_utf8_and_goes_on() {
-    let mut child = Command::new(BIN)
-        .args(["play", "kalah", "--engine", "none"])
+    let mut child = run::piped(&["play", "kalah", "--engine", "none"])
         .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .expect("start sowfan play");
     let mut stdin = child.stdin.take().expect("stdin");

@@ -7,13 +7,12 @@
 //! `Optional`, with extra moves that keep the mover).
 
 use sowfan::game::{Game, Horizon, QUIESCENCE_PLIES};
-use sowfan::games::fanorona::{self, Fanorona, Size};
-use sowfan::games::kalah::{self, Kalah};
-use sowfan::options::GameOptions;
+use sowfan::games::fanorona::Size;
 use sowfan::search::limits::Limits;
 use sowfan::search::tt::TranspositionTable;
 use sowfan::search::{SearchControl, SearchSettings, score};
 
+use crate::support::games;
 use crate::support::rng::Rng;
 
 /// The quiescence value of `pos` for its mover, `ply` plies from the root, without pruning;
@@ -133,10 +132,7 @@ fn check<G: Game>(g: &G, plies: std::ops::Range<usize>, games: usize, seed: u64)
 fn fanorona_depth_one_scores_equal_an_unpruned_quiescence_minimax() {
     let mut total = (0, 0);
     for (size, plies, seed) in [(Size::Dimy, 6..20, 1), (Size::Tsivy, 10..40, 2)] {
-        let g = Fanorona::new(
-            size,
-            GameOptions::parse(size.game_name(), fanorona::OPTIONS, &["repetition=off"]).unwrap(),
-        );
+        let g = games::fanorona(size, &["repetition=off"]);
         let (checked, noisy) = check(&g, plies, 150, 0x51_0E5C_E4CE + seed);
         total = (total.0 + checked, total.1 + noisy);
     }
@@ -156,7 +152,7 @@ fn fanorona_depth_one_scores_equal_an_unpruned_quiescence_minimax() {
 fn kalah_depth_one_scores_equal_an_unpruned_quiescence_minimax() {
     let mut total = (0, 0);
     for (options, plies) in [(&["pits=4", "seeds=3"][..], 2..16), (&[][..], 4..40)] {
-        let g = Kalah::new(GameOptions::parse(kalah::NAME, kalah::OPTIONS, options).unwrap());
+        let g = games::kalah(options);
         let (checked, noisy) = check(&g, plies, 150, 0xCA1A);
         total = (total.0 + checked, total.1 + noisy);
     }

@@ -3,16 +3,11 @@
 //! sentinel bound ever shown, interrupted runs with their exit status, refused threads
 //! never a panic.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::support::run::{signal, sowfan, start};
-use crate::support::{BIN, Engine, field, scaled};
-
-/// The `cp` of an `info` line.
-fn cp(line: &str) -> Option<i64> {
-    field(line, "cp").and_then(|v| v.parse().ok())
-}
+use crate::support::{BIN, Engine, cp, field, last_score, scaled};
 
 /// No line shows the solver's "unbounded" stand-in (±2^24 half-points: ±8388608 points,
 /// ±838860800 cp) or anything near it.
@@ -114,42 +109,27 @@ fn an_interrupted_solve_exits_130_with_its_real_work() {
     }
 }
 
-/// The lines up to `bestmove`, and how long it took.
-fn timed(engine: &mut Engine, command: &str) -> (Vec<String>, Duration) {
-    let sent = Instant::now();
-    let lines = engine.ask(command, "bestmove");
-    (lines, sent.elapsed())
-}
-
 #[test]
 fn go_solve_honours_movetime_nodes_and_clocks() {
     let mut engine = Engine::start(&[]);
     // Kalah(6,4) from the start: far beyond a quick proof.
-    let (lines, took) = timed(&mut engine, "go solve movetime 200");
+    let (lines, took) = engine.timed_ask("go solve movetime 200", "bestmove");
     assert!(
         took < scaled(Duration::from_millis(1000)),
         "{took:?}: {lines:?}"
     );
-    let info = lines
-        .iter()
-        .rev()
-        .find(|l| l.starts_with("info"))
-        .expect("an info line");
+    let info = last_score(&lines);
     assert!(info.contains(" score "), "{info}");
     assert_no_sentinel(&lines.join("\n"));
-    let (lines, took) = timed(&mut engine, "go solve nodes 20000");
+    let (lines, took) = engine.timed_ask("go solve nodes 20000", "bestmove");
     assert!(took < scaled(Duration::from_secs(5)), "{took:?}");
-    let info = lines
-        .iter()
-        .rev()
-        .find(|l| l.starts_with("info"))
-        .expect("an info line");
+    let info = last_score(&lines);
     let nodes: u64 = field(info, "nodes")
         .and_then(|n| n.parse().ok())
         .expect("nodes");
     assert!(nodes < 40_000, "{info}");
     // 2 s on the clock: the planned time of a move (about 2000/25 ms), not the whole proof.
-    let (lines, took) = timed(&mut engine, "go solve wtime 2000 btime 2000");
+    let (lines, took) = engine.timed_ask("go solve wtime 2000 btime 2000", "bestmove");
     assert!(
         took < scaled(Duration::from_millis(1000)),
         "{took:?}: {lines:?}"
@@ -171,14 +151,14 @@ fn go_solve_searchmoves_proves_only_those_moves() {
             &format!("bestmove {best}"),
             "{lines:?}"
         );
-        let last_info = lines.iter().rev().find(|l| l.starts_with("info")).unwrap();
+        let last_info = last_score(&lines);
         assert_eq!(cp(last_info), Some(value), "{last_info}");
         assert!(!last_info.contains("bound"), "{last_info}");
     }
     // The restricted values never entered the table: the position's own value is intact.
     let lines = engine.ask("go solve", "bestmove");
     assert_eq!(lines.last().unwrap(), "bestmove B", "{lines:?}");
-    let last_info = lines.iter().rev().find(|l| l.starts_with("info")).unwrap();
+    let last_info = last_score(&lines);
     assert_eq!(cp(last_info), Some(600), "{last_info}");
 }
 
@@ -219,7 +199,7 @@ fn the_end_of_input_ends_go_solve_and_go_infinite() {
 fn anywoli_go_solve_never_shows_a_sentinel() {
     let mut engine = Engine::start(&[]);
     engine.send("newgame anywoli repetition=off");
-    let (lines, _) = timed(&mut engine, "go solve movetime 300");
+    let (lines, _) = engine.timed_ask("go solve movetime 300", "bestmove");
     assert_no_sentinel(&lines.join("\n"));
     assert!(lines.iter().any(|l| l.contains(" score ")), "{lines:?}");
     engine.send("go solve");
@@ -373,9 +353,7 @@ fn check_kills_what_an_engine_started_outside_its_group() {
 #[test]
 fn a_finite_search_ends_when_the_gui_has_gone() {
     use std::io::Write;
-    let mut child = Command::new(BIN)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+    let mut child = crate::support::run::piped::<&str>(&[])
         .stderr(Stdio::null())
         .spawn()
         .expect("start sowfan");

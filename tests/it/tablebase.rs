@@ -9,68 +9,17 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use sowfan::game::Game;
-use sowfan::games::afrika::{self, Afrika};
 use sowfan::games::kalah::Kalah;
-use sowfan::options::GameOptions;
 use sowfan::solve::table::SolveTable;
 use sowfan::solve::{self, SolveSettings};
-use sowfan::tablebase::Tables;
-use sowfan::tablebase::build::{self, BuildOptions};
 
+use crate::support::games::afrika;
 use crate::support::rng::Rng;
 use crate::support::run;
 use crate::support::selfplay::play_out;
-use crate::support::walk::{self, Node};
-use crate::support::{Engine, field, kalah, scaled};
-
-/// A fresh, empty scratch directory for this test.
-fn scratch_dir(name: &str) -> PathBuf {
-    crate::support::fresh_dir(&format!("tb-{name}"))
-}
-
-fn afrika() -> Afrika {
-    Afrika::new(GameOptions::parse(afrika::NAME, afrika::OPTIONS, &[]).expect("options"))
-}
-
-/// Plain minimax without pruning: the mover's final value (half-points), memoised by the
-/// game's full 64-bit hash (a position on the current path again would be a cycle: a panic).
-pub(crate) fn minimax<G: Game>(
-    game: &G,
-    pos: &G::Position,
-    memo: &mut HashMap<u64, Option<i64>>,
-) -> i32 {
-    let value = walk::minimax(pos, memo, &|pos| game.hash(pos), &|pos| {
-        let mover = game.to_move(pos);
-        if let Some(outcome) = game.outcome(pos) {
-            return Node::Over(game.final_value(&outcome, mover).into());
-        }
-        let mut moves = Vec::new();
-        game.legal_moves(pos, &mut moves);
-        let children = moves.into_iter().map(|mv| {
-            let mut child = pos.clone();
-            game.play(&mut child, mv);
-            let again = game.to_move(&child) == mover;
-            (child, again)
-        });
-        Node::Moves(children.collect())
-    });
-    i32::try_from(value).expect("a value in half-points")
-}
-
-fn build_tables<G: Game>(game: &G, dir: &Path, max_layer: u32, threads: usize) -> Tables {
-    let options = BuildOptions {
-        dir: dir.to_path_buf(),
-        in_play: max_layer,
-        threads,
-        shard: None,
-        progress: false,
-        memory: None,
-    };
-    build::build(game, &options, &AtomicBool::new(false), &mut |_| {}).expect("build");
-    Tables::open(game, dir)
-        .expect("open")
-        .expect("tables present")
-}
+use crate::support::tables::build_tables;
+use crate::support::walk::game_minimax;
+use crate::support::{Engine, field, fresh_dir, kalah, last_score, scaled};
 
 /// Kalah(3) under every rule set (capture, end, leftovers), each with a name.
 fn kalah3_every_rule_set() -> Vec<(String, Kalah)> {
@@ -100,7 +49,7 @@ fn check_every_entry<G: Game>(game: &G, dir: &Path, max_layer: u32) -> u64 {
     for layer in 0..=max_layer {
         for index in 0..game.table_layer_size(layer) {
             let pos = game.table_position(layer, index).expect("position");
-            let value = minimax(game, &pos, &mut memo) - game.banked_value(&pos);
+            let value = game_minimax(game, &pos, &mut memo) - game.banked_value(&pos);
             let stored = tables.value(layer, index).expect("entry");
             assert_eq!(
                 2 * stored as i32,
@@ -119,15 +68,15 @@ fn check_every_entry<G: Game>(game: &G, dir: &Path, max_layer: u32) -> u64 {
 fn every_entry_of_small_layers_equals_plain_minimax() {
     let mut checked = 0;
     for (name, game) in kalah3_every_rule_set() {
-        let dir = scratch_dir(&format!("minimax-{name}"));
+        let dir = fresh_dir(&format!("tb-minimax-{name}"));
         checked += check_every_entry(&game, &dir, 8);
     }
-    let dir = scratch_dir("minimax-kalah6");
+    let dir = fresh_dir("tb-minimax-kalah6");
     checked += check_every_entry(&kalah(&[]), &dir, 5);
     // Afrika: stones on the board, no stores, sowing goes round (the builder checks that no
     // layer cycles; plain minimax here would panic on a cycle too).
-    let dir = scratch_dir("minimax-afrika");
-    checked += check_every_entry(&afrika(), &dir, 5);
+    let dir = fresh_dir("tb-minimax-afrika");
+    checked += check_every_entry(&afrika(&[]), &dir, 5);
     assert!(checked > 40_000, "{checked}");
 }
 
@@ -143,7 +92,7 @@ fn value_range_bounds_plain_minimax() {
     ) -> bool {
         let stake = game.value_at_stake(pos).expect("stake");
         let (lower, upper) = game.value_range(pos).expect("range");
-        let rest = minimax(game, pos, memo) - game.banked_value(pos);
+        let rest = game_minimax(game, pos, memo) - game.banked_value(pos);
         let spec = game.spec();
         assert!(
             lower <= rest && rest <= upper,
@@ -230,7 +179,7 @@ fn the_solver_matches_plain_minimax_on_every_small_kalah() {
                     let tt = SolveTable::new(8).expect("table");
                     let start = game.start_position();
                     let mut memo = HashMap::new();
-                    let expected = minimax(&game, &start, &mut memo);
+                    let expected = game_minimax(&game, &start, &mut memo);
                     let settings = SolveSettings {
                         threads: 1 + (pits as usize % 2),
                         tables: None,
@@ -259,7 +208,7 @@ fn the_solver_matches_plain_minimax_on_every_small_kalah() {
                     for &mv in &solution.pv {
                         let mover = game.to_move(&pos);
                         game.play(&mut pos, mv);
-                        let next = minimax(&game, &pos, &mut memo);
+                        let next = game_minimax(&game, &pos, &mut memo);
                         let next = if game.to_move(&pos) == mover {
                             next
                         } else {
@@ -292,7 +241,7 @@ fn solve_on_the_command_line_prints_value_line_and_every_move() {
     let text = String::from_utf8_lossy(&out.stdout);
     let game = kalah(&["pits=4", "seeds=3"]);
     let mut memo = HashMap::new();
-    let value = minimax(&game, &game.start_position(), &mut memo);
+    let value = game_minimax(&game, &game.start_position(), &mut memo);
     assert!(text.contains(&format!("Value: +{}\n", value / 2)), "{text}");
     for prefix in [
         "A: ", "B: ", "C: ", "D: ", "Best: ", "PV: ", "Nodes: ", "Time: ", "Tbhits: ",
@@ -310,7 +259,7 @@ fn solve_on_the_command_line_prints_value_line_and_every_move() {
 #[test]
 fn tables_in_memory_answer_as_mapped_ones() {
     let game = kalah(&["pits=4"]);
-    let dir = scratch_dir("in-memory");
+    let dir = fresh_dir("tb-in-memory");
     let mapped = build_tables(&game, &dir, 9, 2);
     let copy = mapped.to_memory().expect("copy");
     assert!(copy.in_memory() && !mapped.in_memory());
@@ -373,9 +322,9 @@ fn tables_in_memory_answer_as_mapped_ones() {
 #[test]
 fn merged_shards_equal_a_single_build() {
     let game = kalah(&["pits=4"]);
-    let whole = scratch_dir("shards-whole");
+    let whole = fresh_dir("tb-shards-whole");
     build_tables(&game, &whole, 9, 1);
-    let sharded = scratch_dir("shards-parts");
+    let sharded = fresh_dir("tb-shards-parts");
     build_tables(&game, &sharded, 8, 2);
     let dir = sharded.display().to_string();
     for shard in ["1/3", "2/3", "3/3"] {
@@ -426,7 +375,7 @@ fn merged_shards_equal_a_single_build() {
 /// A build stopped half way leaves only whole layers, and a rerun goes on from there.
 #[test]
 fn an_interrupted_build_resumes() {
-    let dir = scratch_dir("interrupted");
+    let dir = fresh_dir("tb-interrupted");
     let d = dir.display().to_string();
     let build = run::start(
         "tablebase",
@@ -464,7 +413,7 @@ fn an_interrupted_build_resumes() {
 /// value, `d` shows it, and wrong directories are errors that say what was expected.
 #[test]
 fn tables_in_play_answer_covered_positions_exactly() {
-    let dir = scratch_dir("in-play");
+    let dir = fresh_dir("tb-in-play");
     let game = kalah(&[]);
     let tables = build_tables(&game, &dir, 10, 2);
     let fen = "1,0,2,0,0,3,20/0,1,0,0,2,1,18 S";
@@ -472,11 +421,7 @@ fn tables_in_play_answer_covered_positions_exactly() {
     let expected = game.banked_value(&pos) + tables.probe(&game, &pos).expect("covered");
     let mut engine = Engine::start(&["--tablebases", &dir.display().to_string()]);
     let lines = engine.ask(&format!("position fen {fen}\ngo depth 30"), "bestmove");
-    let info = lines
-        .iter()
-        .rev()
-        .find(|l| l.contains(" score "))
-        .expect("an info line");
+    let info = last_score(&lines);
     assert_eq!(
         field(info, "cp"),
         Some(expected * 50).map(|v| v.to_string()).as_deref()
@@ -528,12 +473,12 @@ fn go_solve_reports_bounds_then_the_exact_value() {
     let mut engine = Engine::start(&[]);
     let lines = engine.ask("newgame kalah pits=4 seeds=3\ngo solve", "bestmove");
     let game = kalah(&["pits=4", "seeds=3"]);
-    let value = minimax(&game, &game.start_position(), &mut HashMap::new());
+    let value = game_minimax(&game, &game.start_position(), &mut HashMap::new());
     assert!(
         lines.iter().any(|l| l.contains(" lowerbound ")),
         "{lines:?}"
     );
-    let last_info = lines.iter().rev().find(|l| l.starts_with("info")).unwrap();
+    let last_info = last_score(&lines);
     assert_eq!(
         field(last_info, "cp"),
         Some((value * 50).to_string()).as_deref()
@@ -550,7 +495,7 @@ fn go_solve_reports_bounds_then_the_exact_value() {
 /// throws a value away (the solver checks every chosen move).
 #[test]
 fn play_just_beyond_the_tables_keeps_the_exact_value() {
-    let dir = scratch_dir("perfect");
+    let dir = fresh_dir("tb-perfect");
     let game = kalah(&[]);
     let tables = build_tables(&game, &dir, 12, 2);
     // Positions from engine games (depth 3, seeded random openings) with 13 to 18 seeds.
@@ -819,9 +764,7 @@ fn table_index_or_key_is_table_index_then_exact_key() {
     }
     let afrika_layers = [None, Some(0), Some(10), Some(40), Some(200)];
     for options in [&[][..], &["target=40"]] {
-        let options = GameOptions::parse(afrika::NAME, afrika::OPTIONS, options).expect("options");
-        let game = Afrika::new(options);
-        check(&game, 20, 400, &afrika_layers);
+        check(&afrika(options), 20, 400, &afrika_layers);
     }
 }
 
@@ -830,7 +773,7 @@ fn table_index_or_key_is_table_index_then_exact_key() {
 /// when that game is played; the other game's tables load when it is chosen.
 #[test]
 fn tables_of_another_game_are_quiet_at_start_up_and_said_once() {
-    let dir = scratch_dir("another-game");
+    let dir = fresh_dir("tb-another-game");
     let built = run::sowfan(
         "tablebase",
         &[

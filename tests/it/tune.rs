@@ -3,13 +3,10 @@
 use std::time::Duration;
 
 use sowfan::game::Game;
-use sowfan::games::afrika::{self, Afrika};
-use sowfan::games::anywoli::{self, Anywoli};
-use sowfan::games::fanorona::{self, Fanorona, Size};
-use sowfan::games::kalah::{self, Kalah};
-use sowfan::options::GameOptions;
+use sowfan::games::fanorona::Size;
 use sowfan::registry;
 
+use crate::support::games;
 use crate::support::rng::Rng;
 use crate::support::run;
 use crate::support::selfplay::play_out;
@@ -52,31 +49,13 @@ fn evaluation_is_the_weighted_features<G: Game>(game: &G) {
 
 #[test]
 fn every_evaluation_is_weights_times_features() {
-    let options = |name, specs: &'static [sowfan::options::OptionSpec], words: &[&str]| {
-        GameOptions::parse(name, specs, words).expect("options")
-    };
-    evaluation_is_the_weighted_features(&Kalah::new(options(kalah::NAME, kalah::OPTIONS, &[])));
-    evaluation_is_the_weighted_features(&Kalah::new(options(
-        kalah::NAME,
-        kalah::OPTIONS,
-        &["leftovers=none", "pits=4"],
-    )));
-    evaluation_is_the_weighted_features(&Afrika::new(options(afrika::NAME, afrika::OPTIONS, &[])));
-    evaluation_is_the_weighted_features(&Afrika::new(options(
-        afrika::NAME,
-        afrika::OPTIONS,
-        &["komi=2.5"],
-    )));
-    evaluation_is_the_weighted_features(&Anywoli::new(options(
-        anywoli::NAME,
-        anywoli::OPTIONS,
-        &[],
-    )));
+    evaluation_is_the_weighted_features(&games::kalah(&[]));
+    evaluation_is_the_weighted_features(&games::kalah(&["leftovers=none", "pits=4"]));
+    evaluation_is_the_weighted_features(&games::afrika(&[]));
+    evaluation_is_the_weighted_features(&games::afrika(&["komi=2.5"]));
+    evaluation_is_the_weighted_features(&games::anywoli(&[]));
     for size in [Size::Tsivy, Size::Dimy, Size::Telo] {
-        evaluation_is_the_weighted_features(&Fanorona::new(
-            size,
-            options("fanorona", fanorona::OPTIONS, &[]),
-        ));
+        evaluation_is_the_weighted_features(&games::fanorona(size, &[]));
     }
 }
 

@@ -6,24 +6,19 @@
 
 mod reference;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use sowfan::game::Game;
 use sowfan::games::afrika::{self, Afrika, AfrikaPosition};
-use sowfan::options::GameOptions;
 
+use crate::support::games;
+use crate::support::perft_fixture::{self, Budget, PerftLine};
 use crate::support::rng::Rng;
 use crate::support::selfplay::{play_out, protocol_game};
 use crate::support::walk::{self, Walk, walk};
-use crate::support::{Engine, perft_fixture};
+use crate::support::{Engine, fixture};
 use reference::{Board, Rules};
-
-fn fixture(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(path)
-}
 
 /// Half points from a score as `d` shows it: `64`, `66.5`, `-0.5`.
 fn halves(text: &str) -> i64 {
@@ -388,58 +383,29 @@ fn a_wrong_capture_count_in_a_record_is_caught() {
 // ---------------------------------------------------------------------------------------
 // Perft against the independent implementation.
 
-struct PerftLine {
-    options: Vec<String>,
-    /// `None` = the start position.
-    fen: Option<String>,
-    counts: Vec<u64>,
+/// The engine's game and position of a fixture line, and the reference's rules and board.
+fn positions(line: &PerftLine) -> (Afrika, AfrikaPosition, Rules, Board) {
+    assert!(line.spec.starts_with("afrika"), "{}", line.spec);
+    let game = games::afrika(&line.options());
+    let rules = Rules::from_options(&line.options());
+    match line.fen() {
+        Some(fen) => (
+            game.clone(),
+            games::at(&game, fen),
+            rules,
+            Board::parse(fen),
+        ),
+        None => (game.clone(), game.start_position(), rules, Board::start()),
+    }
 }
 
-impl PerftLine {
-    fn game(&self) -> Afrika {
-        let options: Vec<&str> = self.options.iter().map(String::as_str).collect();
-        Afrika::new(GameOptions::parse(afrika::NAME, afrika::OPTIONS, &options).unwrap())
-    }
-
-    fn rules(&self) -> Rules {
-        let options: Vec<&str> = self.options.iter().map(String::as_str).collect();
-        Rules::from_options(&options)
-    }
-
-    fn positions(&self) -> (Afrika, AfrikaPosition, Board) {
-        let game = self.game();
-        match &self.fen {
-            Some(fen) => (
-                game.clone(),
-                game.parse_position(fen).unwrap(),
-                Board::parse(fen),
-            ),
-            None => (game.clone(), game.start_position(), Board::start()),
-        }
-    }
-
-    fn name(&self) -> String {
-        format!(
-            "afrika {} | {}",
-            self.options.join(" "),
-            self.fen.as_deref().unwrap_or("startpos")
-        )
-    }
+fn name(line: &PerftLine) -> String {
+    format!("{} | {}", line.spec, line.position)
 }
 
 fn perft_lines() -> Vec<PerftLine> {
-    let text = std::fs::read_to_string(fixture("perft/afrika.txt")).unwrap();
+    let text = std::fs::read_to_string(fixture("perft/afrika.txt")).expect("the fixture");
     perft_fixture::parse(&text)
-        .into_iter()
-        .map(|line| {
-            assert!(line.spec.starts_with("afrika"), "{}", line.spec);
-            PerftLine {
-                options: line.options().into_iter().map(String::from).collect(),
-                fen: line.fen().map(String::from),
-                counts: line.counts,
-            }
-        })
-        .collect()
 }
 
 /// Leaves the slow reference may count per depth (it allocates at every node).
@@ -456,28 +422,18 @@ fn perft_fixture_agrees_with_the_engine_and_the_reference() {
     let lines = perft_lines();
     assert!(lines.len() >= 5, "expected several perft lines");
     for line in &lines {
-        let (game, pos, board) = line.positions();
-        let rules = line.rules();
-        let mut reference_depths = 0;
-        for (i, &expected) in line.counts.iter().enumerate() {
-            let depth = i as u32 + 1;
-            let engine = sowfan::perft::perft(&game, &pos, depth);
-            assert_eq!(engine, expected, "engine perft({depth}) of {}", line.name());
-            if expected <= reference_budget() {
-                let slow = walk::perft(&rules, &board, depth as usize);
-                assert_eq!(
-                    slow,
-                    expected,
-                    "reference perft({depth}) of {}",
-                    line.name()
-                );
-                reference_depths += 1;
-            }
-        }
+        let (game, pos, rules, board) = positions(line);
+        let budget = Budget {
+            reference: reference_budget(),
+            engine: u64::MAX,
+        };
+        let reached = perft_fixture::check_line(line, &budget, &game, &pos, |depth| {
+            walk::perft_by_ply(&rules, &board, depth)
+        });
         assert!(
-            reference_depths >= 4,
+            reached.reference >= 4,
             "{}: reference reached too few depths",
-            line.name()
+            name(line)
         );
     }
 }
@@ -500,12 +456,11 @@ fn engine_and_reference_agree_node_by_node_and_moves_round_trip() {
         150_000
     };
     for line in perft_lines() {
-        let (game, pos, board) = line.positions();
-        let rules = line.rules();
+        let (game, pos, rules, board) = positions(&line);
         let depth = line.counts.iter().take_while(|&&n| n <= budget).count();
-        assert!(depth >= 3, "{}: too shallow", line.name());
+        assert!(depth >= 3, "{}: too shallow", name(&line));
         let counts = walk(&game, &rules, &pos, &board, depth, &WALK);
-        assert_eq!(counts[depth], line.counts[depth - 1], "{}", line.name());
+        assert_eq!(counts[depth], line.counts[depth - 1], "{}", name(&line));
     }
 }
 
@@ -515,7 +470,7 @@ fn engine_and_reference_agree_along_random_games() {
     // rows, the end of the board, targets.
     let mut rng = Rng::new(0x5EED_AF71_CA00_0001);
     for options in [&[][..], &["komi=2.5", "target=60"], &["target=40"]] {
-        let game = Afrika::new(GameOptions::parse(afrika::NAME, afrika::OPTIONS, options).unwrap());
+        let game = games::afrika(options);
         let rules = Rules::from_options(options);
         for _ in 0..300 {
             let mut board = Board::start();

@@ -3,41 +3,17 @@
 //! turns-without-capture limit counted over played moves.
 
 use sowfan::game::{Game, GameResult};
-use sowfan::games::fanorona::{Fanorona, FanoronaPosition, OPTIONS, Size};
-use sowfan::options::GameOptions;
+use sowfan::games::fanorona::{Fanorona, Size};
 use sowfan::session::{GameSession, Session};
 
-fn game(size: Size, options: &[&str]) -> Fanorona {
-    Fanorona::new(
-        size,
-        GameOptions::parse(size.game_name(), OPTIONS, options).unwrap(),
-    )
-}
-
-fn tsivy() -> Fanorona {
-    game(Size::Tsivy, &[])
-}
-
-fn at(g: &Fanorona, text: &str) -> FanoronaPosition {
-    g.parse_position(text)
-        .unwrap_or_else(|e| panic!("{text}: {e}"))
-}
-
-/// Legal move texts, sorted.
-fn legal(g: &Fanorona, pos: &FanoronaPosition) -> Vec<String> {
-    let mut moves = Vec::new();
-    g.legal_moves(pos, &mut moves);
-    let mut texts: Vec<String> = moves.iter().map(|&m| g.format_move(pos, m)).collect();
-    texts.sort();
-    texts
-}
+use crate::support::games::{at, fanorona, legal, tsivy};
 
 /// White i1 and Black a5 shuffle back and forth: nothing can ever be captured.
 const SHUFFLE: [&str; 4] = ["i1-i2", "a5-a4", "i2-i1", "a4-a5"];
 const FAR_APART: &str = "B8/9/9/9/8W w 0";
 
 fn session(options: &[&str]) -> GameSession<Fanorona> {
-    GameSession::new(game(Size::Tsivy, options))
+    GameSession::new(fanorona(Size::Tsivy, options))
 }
 
 #[test]
@@ -111,9 +87,9 @@ fn a_hundred_turns_without_capture_is_a_draw() {
         .unwrap();
     assert!(s.fen().ends_with(" b 0"), "{}", s.fen());
     // The limit is an option.
-    let short = game(Size::Tsivy, &["quiet-limit=4"]);
+    let short = fanorona(Size::Tsivy, &["quiet-limit=4"]);
     assert!(short.outcome(&at(&short, "B8/9/9/9/8W w 4")).is_some());
     assert!(short.parse_position("B8/9/9/9/8W w 5").is_err());
-    let never = game(Size::Tsivy, &["quiet-limit=off"]);
+    let never = fanorona(Size::Tsivy, &["quiet-limit=off"]);
     assert!(never.outcome(&at(&never, "B8/9/9/9/8W w 5000")).is_none());
 }

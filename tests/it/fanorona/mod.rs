@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use crate::support::run::{args, sowfan};
 use crate::support::selfplay::protocol_game;
-use crate::support::{BIN, Engine, field, records, run_script, scratch};
+use crate::support::{BIN, Engine, field, last_score, records, run_script, scratch};
 
 /// Play the engine against itself with `go <limit>` from the start until the game is over;
 /// returns the result and the number of turns.
@@ -101,10 +101,8 @@ fn fanorona_bestmove_is_the_whole_chain_and_a_forced_win_is_a_mate() {
         Duration::from_secs(60),
     );
     assert!(out.contains("bestmove c3-d4W-c5W-b5W\n"), "{out}");
-    let last_info = out
-        .lines()
-        .rfind(|l| l.starts_with("info depth"))
-        .expect("info");
+    let lines: Vec<&str> = out.lines().collect();
+    let last_info = last_score(&lines);
     assert_eq!(field(last_info, "mate"), Some("1"), "{last_info}");
     // Fanoron-Telo is a White win: from the start the search proves it.
     let out = run_script(
@@ -112,10 +110,8 @@ fn fanorona_bestmove_is_the_whole_chain_and_a_forced_win_is_a_mate() {
         "newgame fanorona-telo\ngo depth 16\n",
         Duration::from_secs(60),
     );
-    let last_info = out
-        .lines()
-        .rfind(|l| l.starts_with("info depth"))
-        .expect("info");
+    let lines: Vec<&str> = out.lines().collect();
+    let last_info = last_score(&lines);
     let mate: i32 = field(last_info, "mate")
         .expect("a mate score")
         .parse()

@@ -7,10 +7,9 @@
 use sowfan::game::Game;
 use sowfan::games::fanorona::{Fanorona, OPTIONS, Size};
 use sowfan::options::GameOptions;
-use sowfan::perft;
 
 use super::brute::Board;
-use crate::support::perft_fixture::{self, PerftLine};
+use crate::support::perft_fixture::{self, Budget, PerftLine};
 use crate::support::walk::{self, Walk, walk};
 
 const FIXTURE: &str = include_str!("../../../fixtures/perft/fanorona.txt");
@@ -106,16 +105,6 @@ fn check_fixture(
         let text = start_text(&s, case.fen());
         let pos = s.game.parse_position(&text).expect("fixture position");
         let board = Board::parse(s.files, s.ranks, &text);
-        let brute_depth = case
-            .counts
-            .iter()
-            .take_while(|&&n| n <= brute_budget)
-            .count();
-        assert!(
-            brute_depth >= 2,
-            "{}: the brute force must cover depth 2",
-            case.spec
-        );
         // The brute force lists its moves in its own order.
         let how = Walk {
             ordered: false,
@@ -123,27 +112,19 @@ fn check_fixture(
             replay_leaves,
             leaf_moves: false,
         };
-        let counts = walk(&s.game, &s.brute, &pos, &board, brute_depth, &how);
-        assert_eq!(
-            counts[1..],
-            case.counts[..brute_depth],
-            "{} | {text}",
+        let budget = Budget {
+            reference: brute_budget,
+            engine: fast_budget,
+        };
+        let reached = perft_fixture::check_line(&case, &budget, &s.game, &pos, |depth| {
+            walk(&s.game, &s.brute, &pos, &board, depth, &how)
+        });
+        assert!(
+            reached.reference >= 2,
+            "{}: the brute force must cover depth 2",
             case.spec
         );
-        let mut fast_depth = brute_depth;
-        for (i, &n) in case.counts.iter().enumerate().skip(brute_depth) {
-            if n > fast_budget {
-                break;
-            }
-            let depth = i as u32 + 1;
-            assert_eq!(
-                perft::perft(&s.game, &pos, depth),
-                n,
-                "{} | {text} depth {depth}",
-                case.spec
-            );
-            fast_depth = i + 1;
-        }
+        let (brute_depth, fast_depth) = (reached.reference, reached.engine.max(reached.reference));
         report.push(format!(
             "{} | {text}: brute force to depth {brute_depth}, fast to {fast_depth}",
             case.spec
@@ -186,5 +167,5 @@ fn fanorona_nine_by_five_first_moves() {
     let mut texts: Vec<String> = moves.iter().map(|&m| s.game.format_move(&pos, m)).collect();
     texts.sort();
     assert_eq!(texts, ["d2-e3A", "d3-e3A", "d3-e3W", "e2-e3A", "f2-e3A"]);
-    assert_eq!(perft::perft(&s.game, &pos, 2), 39);
+    assert_eq!(sowfan::perft::perft(&s.game, &pos, 2), 39);
 }

@@ -14,8 +14,7 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
 use sowfan::game::{Game, GameResult};
-use sowfan::games::fanorona::{Fanorona, FanoronaPosition, OPTIONS, Size};
-use sowfan::options::GameOptions;
+use sowfan::games::fanorona::{Fanorona, FanoronaPosition, Size};
 use sowfan::session::{GameSession, Session};
 use sowfan::solve::pn::file::{self, ProofFileError, ProofIdentity, ProofWork};
 use sowfan::solve::pn::table::PnTable;
@@ -24,14 +23,8 @@ use sowfan::solve::{self, Progress, Solution, SolveSettings, table::SolveTable};
 
 use super::brute::{Board, Cell};
 use crate::support::fresh_dir;
+use crate::support::games::fanorona;
 use crate::support::rng::Rng;
-
-fn game(size: Size, options: &[&str]) -> Fanorona {
-    Fanorona::new(
-        size,
-        GameOptions::parse(size.game_name(), OPTIONS, options).expect("options"),
-    )
-}
 
 fn dims(size: Size) -> (usize, usize) {
     match size {
@@ -168,7 +161,7 @@ fn check_solution(
 #[test]
 fn telo_is_a_white_win_and_every_first_move_agrees_with_minimax() {
     for options in [&[][..], &["repetition=off"][..]] {
-        let g = game(Size::Telo, options);
+        let g = fanorona(Size::Telo, options);
         let start = g.start_position();
         let tt = SolveTable::new(16).expect("table");
         let mut memo = HashMap::new();
@@ -230,8 +223,8 @@ fn random_small_dimy_positions_agree_with_minimax_with_and_without_repetition() 
     let mut tally = [0usize; 3];
     for limit in [8u32, 12] {
         let limit_option = format!("quiet-limit={limit}");
-        let with = game(Size::Dimy, &[&limit_option]);
-        let without = game(Size::Dimy, &[&limit_option, "repetition=off"]);
+        let with = fanorona(Size::Dimy, &[&limit_option]);
+        let without = fanorona(Size::Dimy, &[&limit_option, "repetition=off"]);
         // A tiny table for one (entries are pushed out all the time), a roomy one for the
         // other: the values must not care.
         let tt_with = SolveTable::new(1).expect("table");
@@ -265,7 +258,7 @@ fn random_small_dimy_positions_agree_with_minimax_with_and_without_repetition() 
 fn stopped_proofs_keep_bounds_that_hold() {
     let mut rng = Rng::new(77);
     let limit = 12;
-    let g = game(Size::Dimy, &["quiet-limit=12"]);
+    let g = fanorona(Size::Dimy, &["quiet-limit=12"]);
     let mut memo = HashMap::new();
     for _ in 0..40 {
         let pos = random_dimy(&g, &mut rng, limit);
@@ -357,7 +350,7 @@ fn pn_solve(
 
 #[test]
 fn a_proof_stopped_saved_and_resumed_needs_fewer_new_nodes() {
-    let g = game(Size::Dimy, &["quiet-limit=20"]);
+    let g = fanorona(Size::Dimy, &["quiet-limit=20"]);
     let pos = g.parse_position(RESUME_POSITION).expect("position");
     let fresh_table = PnTable::new(16).expect("table");
     let fresh = pn_solve(&g, &pos, &fresh_table, None);
@@ -409,7 +402,7 @@ fn a_proof_stopped_saved_and_resumed_needs_fewer_new_nodes() {
 
 #[test]
 fn hostile_proof_files_are_refused_with_a_reason() {
-    let g = game(Size::Dimy, &["quiet-limit=20"]);
+    let g = fanorona(Size::Dimy, &["quiet-limit=20"]);
     let pos = g.parse_position(RESUME_POSITION).expect("position");
     let dir = fresh_dir("pn-hostile");
     let path = dir.join("good.proof");
@@ -467,7 +460,7 @@ fn hostile_proof_files_are_refused_with_a_reason() {
         assert_eq!(target.entries_in_use(), 0, "{name}: {text}");
     }
     // Another game, position or table size: named as such.
-    let other_game = game(Size::Dimy, &["quiet-limit=21"]);
+    let other_game = fanorona(Size::Dimy, &["quiet-limit=21"]);
     let other_game_pos = other_game
         .parse_position(RESUME_POSITION)
         .expect("position");
@@ -546,7 +539,7 @@ fn graph_values(start: &Board) -> HashMap<State, i32> {
 /// proof) must give the values of the game where going round forever is a draw.
 #[test]
 fn telo_without_a_quiet_limit_has_the_values_of_its_cyclic_graph() {
-    let g = game(Size::Telo, &["quiet-limit=off", "repetition=off"]);
+    let g = fanorona(Size::Telo, &["quiet-limit=off", "repetition=off"]);
     let start = g.start_position();
     let values = graph_values(&board_of(&g, &start));
     assert_eq!(values[&(board_of(&g, &start).cells, true)], WIN);
@@ -590,7 +583,7 @@ fn endgame_tables_are_exact_leaves_of_the_proof() {
         std::time::Duration::from_secs(120),
     );
     assert!(run.success, "{}{}", run.stdout, run.stderr);
-    let g = game(Size::Dimy, &["quiet-limit=12"]);
+    let g = fanorona(Size::Dimy, &["quiet-limit=12"]);
     let tables = sowfan::tablebase::Tables::open(&g, &dir)
         .expect("tables")
         .expect("some layers");

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use crate::support::run::{Run, signal, sowfan, start};
-use crate::support::{Engine, field, fresh_dir, scaled};
+use crate::support::{Engine, field, fresh_dir, last_score, scaled};
 
 fn solve(args: &[&str]) -> Run {
     sowfan("solve", args, Duration::from_secs(120))
@@ -212,11 +212,7 @@ fn go_solve_proves_fanorona_over_the_protocol() {
     let mut engine = Engine::start(&[]);
     engine.send("newgame fanorona-telo");
     let lines = engine.ask("go solve", "bestmove");
-    let last_info = lines
-        .iter()
-        .rev()
-        .find(|l| l.starts_with("info"))
-        .expect("info");
+    let last_info = last_score(&lines);
     // A win is the exact value of one point (`cp 100`), with the winning line.
     assert_eq!(field(last_info, "cp"), Some("100"), "{lines:?}");
     assert!(!last_info.contains("bound"), "{last_info}");
@@ -232,30 +228,18 @@ fn go_solve_proves_fanorona_over_the_protocol() {
     );
     // Only a losing move allowed: a loss, and that move.
     let lines = engine.ask("go solve searchmoves a1-b2A", "bestmove");
-    let last_info = lines
-        .iter()
-        .rev()
-        .find(|l| l.starts_with("info"))
-        .expect("info");
+    let last_info = last_score(&lines);
     assert_eq!(field(last_info, "cp"), Some("-100"), "{lines:?}");
     assert_eq!(lines.last().map(String::as_str), Some("bestmove a1-b2A"));
     // The position's own value is intact.
     let lines = engine.ask("go solve", "bestmove");
-    let last_info = lines
-        .iter()
-        .rev()
-        .find(|l| l.starts_with("info"))
-        .expect("info");
+    let last_info = last_score(&lines);
     assert_eq!(field(last_info, "cp"), Some("100"), "{lines:?}");
     // A lost position: the value and a legal move.
     engine.send("position startpos moves c1-b2A");
     let legal = engine.legal();
     let lines = engine.ask("go solve", "bestmove");
-    let last_info = lines
-        .iter()
-        .rev()
-        .find(|l| l.starts_with("info"))
-        .expect("info");
+    let last_info = last_score(&lines);
     assert_eq!(field(last_info, "cp"), Some("-100"), "{lines:?}");
     let bestmove = &lines.last().expect("bestmove")["bestmove ".len()..];
     assert!(legal.iter().any(|m| m == bestmove), "{bestmove} {legal:?}");

@@ -3,61 +3,15 @@
 //! giving the same bytes; damage found by verify.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::path::Path;
 
 use sowfan::game::Game;
-use sowfan::games::fanorona::{Fanorona, OPTIONS, Size};
-use sowfan::options::GameOptions;
-use sowfan::tablebase::Tables;
-use sowfan::tablebase::build::{self, BuildOptions};
+use sowfan::games::fanorona::{Fanorona, Size};
 
-use crate::support::walk::{self, Node};
-
-pub fn fanorona(size: Size, options: &[&str]) -> Fanorona {
-    let options = GameOptions::parse(size.game_name(), OPTIONS, options).expect("options");
-    Fanorona::new(size, options)
-}
-
-/// Plain minimax without pruning under the game's draw rules: the mover's final value
-/// (+2 win, 0 draw, −2 loss), memoised by the full hash (which holds the quiet counter, so
-/// the graph has no cycle). Repetition is not a rule of a position without history.
-pub fn minimax(
-    game: &Fanorona,
-    pos: &<Fanorona as Game>::Position,
-    memo: &mut HashMap<u64, Option<i64>>,
-) -> i32 {
-    let value = walk::minimax(pos, memo, &|pos| game.hash(pos), &|pos| {
-        let mover = game.to_move(pos);
-        if let Some(outcome) = game.outcome(pos) {
-            return Node::Over(game.final_value(&outcome, mover).into());
-        }
-        let mut moves = Vec::new();
-        game.legal_moves(pos, &mut moves);
-        let children = moves.into_iter().map(|mv| {
-            let mut child = *pos;
-            game.play(&mut child, mv);
-            (child, false)
-        });
-        Node::Moves(children.collect())
-    });
-    value as i32
-}
-
-pub fn build_tables(game: &Fanorona, dir: &Path, stones: u32, threads: usize) -> Tables {
-    let options = BuildOptions {
-        dir: dir.to_path_buf(),
-        in_play: stones,
-        threads,
-        shard: None,
-        progress: false,
-        memory: None,
-    };
-    build::build(game, &options, &AtomicBool::new(false), &mut |_| {}).expect("build");
-    Tables::open(game, dir)
-        .expect("open")
-        .expect("tables present")
-}
+use crate::support::fresh_dir;
+use crate::support::games::fanorona;
+use crate::support::tables::build_tables;
+use crate::support::walk::game_minimax;
 
 /// Every used entry of the tables up to `stones`, probed under every quiet counter, equals
 /// minimax; the number of (entry, counter) pairs checked.
@@ -85,7 +39,7 @@ fn check_every_entry(game: &Fanorona, dir: &Path, stones: u32, limit: u32) -> u6
                         text.rsplit_once(' ').expect("fields").0
                     ))
                     .expect("position");
-                let expected = minimax(game, &at, &mut memo);
+                let expected = game_minimax(game, &at, &mut memo);
                 let probed = tables.probe(game, &at).expect("covered");
                 assert_eq!(
                     probed,
@@ -100,10 +54,6 @@ fn check_every_entry(game: &Fanorona, dir: &Path, stones: u32, limit: u32) -> u6
         }
     }
     checked
-}
-
-fn scratch(name: &str) -> PathBuf {
-    crate::support::fresh_dir(&format!("fanorona-tb-{name}"))
 }
 
 /// A test body with room for minimax's recursion (a quiet stretch is a path of up to the
@@ -121,7 +71,7 @@ fn with_stack(f: impl FnOnce() + Send + 'static) {
 fn dimy_tables_equal_minimax_up_to_four_stones_under_every_counter() {
     with_stack(|| {
         let game = fanorona(Size::Dimy, &["quiet-limit=12"]);
-        let checked = check_every_entry(&game, &scratch("dimy-4"), 4, 12);
+        let checked = check_every_entry(&game, &fresh_dir("fanorona-tb-dimy-4"), 4, 12);
         assert!(checked > 200_000, "{checked}");
     });
 }
@@ -130,7 +80,7 @@ fn dimy_tables_equal_minimax_up_to_four_stones_under_every_counter() {
 fn tsivy_tables_equal_minimax_up_to_three_stones_under_every_counter() {
     with_stack(|| {
         let game = fanorona(Size::Tsivy, &["quiet-limit=10"]);
-        let checked = check_every_entry(&game, &scratch("tsivy-3"), 3, 10);
+        let checked = check_every_entry(&game, &fresh_dir("fanorona-tb-tsivy-3"), 3, 10);
         assert!(checked > 50_000, "{checked}");
     });
 }
@@ -139,7 +89,7 @@ fn tsivy_tables_equal_minimax_up_to_three_stones_under_every_counter() {
 fn dimy_tables_under_the_default_limit_equal_minimax_up_to_three_stones() {
     with_stack(|| {
         let game = fanorona(Size::Dimy, &[]);
-        let checked = check_every_entry(&game, &scratch("dimy-3-default"), 3, 100);
+        let checked = check_every_entry(&game, &fresh_dir("fanorona-tb-dimy-3-default"), 3, 100);
         assert!(checked > 100_000, "{checked}");
     });
 }
@@ -154,7 +104,7 @@ fn won_table_positions_are_converted_against_the_engine_without_tables() {
     use sowfan::search::tt::TranspositionTable;
     use sowfan::search::{SearchControl, SearchSettings};
 
-    let dir = scratch("convert");
+    let dir = fresh_dir("fanorona-tb-convert");
     let game = fanorona(Size::Dimy, &[]);
     let tables = build_tables(&game, &dir, 5, 2);
     let mut rng = crate::support::rng::Rng::new(18);
@@ -260,20 +210,20 @@ fn fanorona_builds_agree_across_threads_and_shards_and_verify_catches_damage() {
         );
         String::from_utf8_lossy(&out.stdout).to_string()
     };
-    let one = scratch("cli-one");
+    let one = fresh_dir("fanorona-tb-cli-one");
     let text = build(&one, &["--threads", "1"]);
     assert!(text.contains("layer   8 (3 and 3 stones):"), "{text}");
-    let two = scratch("cli-two");
+    let two = fresh_dir("fanorona-tb-cli-two");
     build(&two, &["--threads", "2"]);
     // Within 1 MiB the {2,4} layer (699,720 entries) is built without counters, {3,3} with.
-    let lean = scratch("cli-lean");
+    let lean = fresh_dir("fanorona-tb-cli-lean");
     let text = build(&lean, &["--threads", "2", "--memory", "1"]);
     assert!(
         text.contains("planned for the largest layer: 1 MiB"),
         "{text}"
     );
     // Seven stones do not fit in 1 MiB: refused before anything is written, with what fits.
-    let refused = scratch("cli-refused");
+    let refused = fresh_dir("fanorona-tb-cli-refused");
     let out = run::output(&[
         "tablebase",
         "build",
@@ -293,7 +243,7 @@ fn fanorona_builds_agree_across_threads_and_shards_and_verify_catches_damage() {
         "{text}"
     );
     assert!(!refused.join(folder).exists(), "nothing is written");
-    let sharded = scratch("cli-shards");
+    let sharded = fresh_dir("fanorona-tb-cli-shards");
     let dir = sharded.display().to_string();
     let below = run::output(&[
         "tablebase",
@@ -423,7 +373,7 @@ fn the_repetition_rule_does_not_change_a_table_value() {
     }
     with_stack(|| {
         let game = fanorona(Size::Dimy, &["quiet-limit=6", "repetition=2"]);
-        let tables = build_tables(&game, &scratch("repetition"), 4, 2);
+        let tables = build_tables(&game, &fresh_dir("fanorona-tb-repetition"), 4, 2);
         let mut rng = crate::support::rng::Rng::new(2);
         let mut checked = 0;
         let mut decided = 0;
@@ -461,7 +411,7 @@ fn the_repetition_rule_does_not_change_a_table_value() {
 #[test]
 fn analyse_marks_table_results_and_a_thrown_away_win() {
     use crate::support::run;
-    let dir = scratch("analyse");
+    let dir = fresh_dir("fanorona-tb-analyse");
     build_tables(&fanorona(Size::Dimy, &[]), &dir, 4, 2);
     let out = run::output_with_input(
         &[

@@ -8,35 +8,27 @@
 use std::path::{Path, PathBuf};
 
 use sowfan::game::Game;
-use sowfan::games::afrika::{self, Afrika};
-use sowfan::games::fanorona::{Fanorona, OPTIONS, Size};
-use sowfan::options::GameOptions;
+use sowfan::games::fanorona::Size;
 use sowfan::tablebase::Tables;
 use sowfan::tablebase::format;
 
-use super::{build_into, scratch_dir, text};
+use super::text;
+use crate::support::games::{afrika, fanorona};
 use crate::support::rng::Rng;
 use crate::support::run::{self, Run};
-use crate::support::{Engine, kalah};
+use crate::support::{Engine, fresh_dir, kalah, tables};
 
 const LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
 /// White takes the last black stone with b3-c3A: a win in one turn.
 const WON: &str = "5/5/1W1B1/5/5 w 0";
 
-fn fanorona(size: Size) -> Fanorona {
-    Fanorona::new(
-        size,
-        GameOptions::parse(size.game_name(), OPTIONS, &[]).expect("options"),
-    )
-}
-
 /// Dimy's 2-stone tables, then every win of layer 0 turned into a loss in the same turns
 /// (values stay in range; the checksum no longer matches). The folder of the tables.
 fn damaged_dimy(name: &str) -> (PathBuf, PathBuf) {
-    let dir = scratch_dir(name);
-    let game = fanorona(Size::Dimy);
+    let dir = fresh_dir(&format!("hostile-{name}"));
+    let game = fanorona(Size::Dimy, &[]);
     // Layer 0 is one stone a side: 2 in play.
-    let folder = build_into(&game, &dir, 2, None);
+    let folder = tables::build(&game, &dir, 2, 1, None);
     let path = format::layer_file(&folder, 0);
     let mut bytes = std::fs::read(&path).expect("read");
     let header = format::Header::decode(&bytes).expect("header");
@@ -92,7 +84,7 @@ fn a_layer_with_wins_turned_into_losses_is_caught_by_its_moves_values() {
     );
 
     // The library's check itself, and what the tables say afterwards.
-    let game = fanorona(Size::Dimy);
+    let game = fanorona(Size::Dimy, &[]);
     let tables = Tables::open(&game, &dir).expect("open").expect("present");
     let pos = game.parse_position(WON).expect("position");
     assert!(!tables.check_consistent(&game, &pos));
@@ -116,7 +108,7 @@ fn a_layer_read_whole_is_checked_against_its_checksum() {
         run.stderr
     );
 
-    let game = fanorona(Size::Dimy);
+    let game = fanorona(Size::Dimy, &[]);
     let tables = Tables::open(&game, &dir).expect("open").expect("present");
     let copy = tables.to_memory().expect("read into memory");
     let pos = game.parse_position(WON).expect("position");
@@ -195,8 +187,8 @@ fn agree_everywhere<G: Game>(game: &G, tables: &Tables, seed: u64, walks: usize)
 }
 
 fn sound<G: Game>(game: &G, name: &str, max_layer: u32, walks: usize) -> usize {
-    let dir = scratch_dir(name);
-    build_into(game, &dir, max_layer, None);
+    let dir = fresh_dir(&format!("hostile-{name}"));
+    tables::build(game, &dir, max_layer, 1, None);
     let tables = Tables::open(game, &dir).expect("open").expect("present");
     agree_everywhere(game, &tables, 45, walks)
 }
@@ -211,14 +203,9 @@ fn sound_tables_agree_with_their_moves_everywhere() {
             8,
             60,
         ),
-        sound(
-            &Afrika::new(GameOptions::parse(afrika::NAME, afrika::OPTIONS, &[]).expect("options")),
-            "agree-afrika",
-            8,
-            40,
-        ),
-        sound(&fanorona(Size::Dimy), "agree-dimy", 4, 60),
-        sound(&fanorona(Size::Tsivy), "agree-tsivy", 3, 40),
+        sound(&afrika(&[]), "agree-afrika", 8, 40),
+        sound(&fanorona(Size::Dimy, &[]), "agree-dimy", 4, 60),
+        sound(&fanorona(Size::Tsivy, &[]), "agree-tsivy", 3, 40),
     ];
     assert!(
         checked.iter().all(|&n| n > 200),

@@ -30,10 +30,10 @@ use sowfan::games::kalah::{Kalah, KalahPosition};
 use sowfan::tablebase::Tables;
 use sowfan::tablebase::format;
 
-use super::{build_into, kalah, mkfifo, scratch_dir, text};
+use super::{kalah, mkfifo, text};
 use crate::support::rng::Rng;
 use crate::support::run::{self, Run};
-use crate::support::{Engine, knob, scaled};
+use crate::support::{Engine, fresh_dir, knob, scaled, tables};
 
 const LIMIT: Duration = Duration::from_secs(20);
 const MAX_LAYER: u32 = 9;
@@ -79,7 +79,7 @@ impl Pristine {
 
 fn pristine(dir: &Path) -> Pristine {
     let game = kalah(GAME);
-    let folder = build_into(&game, dir, MAX_LAYER, None);
+    let folder = tables::build(&game, dir, MAX_LAYER, 1, None);
     let tables = Tables::open(&game, dir).expect("open").expect("tables");
     let values = (0..=MAX_LAYER)
         .map(|l| {
@@ -533,7 +533,7 @@ fn engine_case(
 }
 
 fn fuzz(name: &str, cases: u64, seed: u64) -> Tally {
-    let work = scratch_dir(name);
+    let work = fresh_dir(&format!("hostile-{name}"));
     let pristine = pristine(&work.join("pristine"));
     let started = Instant::now();
     let mut tally = Tally::default();

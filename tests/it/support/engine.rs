@@ -103,6 +103,14 @@ impl Engine {
         self.until(Duration::from_secs(60), |l| l.starts_with(prefix))
     }
 
+    /// Send a command, and return the output up to a line starting with `prefix` and the
+    /// time from sending to that line.
+    pub fn timed_ask(&mut self, command: &str, prefix: &str) -> (Vec<String>, Duration) {
+        let sent = Instant::now();
+        let lines = self.ask(command, prefix);
+        (lines, sent.elapsed())
+    }
+
     /// The single `response …` answer to a `query`.
     pub fn query(&mut self, what: &str) -> String {
         let lines = self.ask(&format!("query {what}"), "response ");
@@ -176,4 +184,25 @@ pub fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
         }
     }
     None
+}
+
+/// The last line of a search's output that reports a score (`info … score …`): what the
+/// search concluded. Panics, showing the lines, when none does.
+pub fn last_score<S: AsRef<str>>(lines: &[S]) -> &str {
+    lines
+        .iter()
+        .map(AsRef::as_ref)
+        .rfind(|l| l.starts_with("info ") && l.contains(" score "))
+        .unwrap_or_else(|| {
+            let all: Vec<&str> = lines.iter().map(AsRef::as_ref).collect();
+            panic!("no info line with a score in {all:#?}")
+        })
+}
+
+/// The `cp` value of an `info` line, `None` when its score is not in cp (a mate) or absent.
+pub fn cp(line: &str) -> Option<i64> {
+    field(line, "cp").map(|v| {
+        v.parse()
+            .unwrap_or_else(|_| panic!("cp is no number in {line}"))
+    })
 }

@@ -1,17 +1,21 @@
 //! What the integration tests share, written once: the pipe driver of the real binary
-//! ([`Engine`]), runs of its subcommands with a time limit ([`run`]), a seeded random
-//! generator ([`rng`]), games played to their end ([`selfplay`]), move trees walked beside
-//! a reference implementation and plain minimax ([`walk`]), the perft fixture format, the
-//! limits a test puts on a process ([`limits`]), the knobs of the long checks ([`knob`]),
-//! the files tests read and write, and the one time scale of every wall-clock bound
-//! ([`timing`]).
+//! ([`Engine`]) and what reads its `info` lines, runs of its subcommands with a time limit
+//! ([`run`], where every test starts the binary), the games made from option words
+//! ([`games`]), a seeded random generator ([`rng`]), games played to their end
+//! ([`selfplay`]), move trees walked beside a reference implementation and plain minimax
+//! ([`walk`]), the perft fixture format and its budgeted check ([`perft_fixture`]), tables
+//! built for a test ([`tables`]), the limits a test puts on a process ([`limits`]), the
+//! knobs of the long checks ([`knob`]), the files tests read and write, and the one time
+//! scale of every wall-clock bound ([`timing`]).
 
 mod engine;
+pub mod games;
 pub mod limits;
 pub mod perft_fixture;
 pub mod rng;
 pub mod run;
 pub mod selfplay;
+pub mod tables;
 pub mod timing;
 pub mod walk;
 
@@ -19,7 +23,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-pub use engine::{BIN, Engine, field, run_script};
+pub use engine::{BIN, Engine, cp, field, last_score, run_script};
+pub use games::kalah;
 pub use timing::{scaled, scaled_ms};
 
 /// A whole number from the environment variable `name` (a knob of a long check, e.g.
@@ -95,14 +100,6 @@ pub fn fresh_dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     dir
-}
-
-/// Kalah with `options` (`pits=4`, …).
-pub fn kalah(options: &[&str]) -> sowfan::games::kalah::Kalah {
-    use sowfan::games::kalah;
-    kalah::Kalah::new(
-        sowfan::options::GameOptions::parse(kalah::NAME, kalah::OPTIONS, options).expect("options"),
-    )
 }
 
 /// The games of a `sowfan match --records` file, in game order.

@@ -40,3 +40,58 @@ pub fn parse(text: &str) -> Vec<PerftLine> {
         })
         .collect()
 }
+
+/// How far a fixture check goes on each line: the reference walks to the deepest count
+/// within `reference` leaves (one walk gives every shallower count too), and the engine's
+/// own perft gives every count within `engine` leaves.
+pub struct Budget {
+    pub reference: u64,
+    pub engine: u64,
+}
+
+/// The depths a line was checked to.
+#[derive(Debug)]
+pub struct Reached {
+    pub reference: usize,
+    pub engine: usize,
+}
+
+/// Check one fixture line: `reference_walk(depth)` gives the nodes at each ply below the
+/// line's position (`[0]` the root, `[depth]` the leaves, as [`super::walk::walk`] returns
+/// them) and must equal the line's counts; `sowfan::perft` must give each count within the
+/// engine's budget. The name of the line is in every failure.
+pub fn check_line<G: sowfan::game::Game>(
+    line: &PerftLine,
+    budget: &Budget,
+    game: &G,
+    pos: &G::Position,
+    reference_walk: impl FnOnce(usize) -> Vec<u64>,
+) -> Reached {
+    let name = format!("{} | {}", line.spec, line.position);
+    let reference = line
+        .counts
+        .iter()
+        .take_while(|&&n| n <= budget.reference)
+        .count();
+    let counts = reference_walk(reference);
+    assert_eq!(counts.len(), reference + 1, "{name}: a count for each ply");
+    assert_eq!(
+        counts[1..],
+        line.counts[..reference],
+        "the reference disagrees: {name}"
+    );
+    let mut engine = 0;
+    for (i, &expected) in line.counts.iter().enumerate() {
+        if expected > budget.engine {
+            break;
+        }
+        let depth = i as u32 + 1;
+        assert_eq!(
+            sowfan::perft::perft(game, pos, depth),
+            expected,
+            "the engine's perft({depth}) disagrees: {name}"
+        );
+        engine = i + 1;
+    }
+    Reached { reference, engine }
+}

@@ -67,13 +67,10 @@ pub fn start_with_env<S: AsRef<OsStr>>(
     env: &[(&str, &str)],
 ) -> Running {
     let started = Instant::now();
-    let mut child = Command::new(BIN)
-        .arg(subcommand)
+    let mut child = piped(&[subcommand])
         .args(args)
         .envs(env.iter().copied())
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("start sowfan {subcommand}: {e}"));
     let (tx, lines) = mpsc::channel();
@@ -209,6 +206,19 @@ fn wait_until(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
     }
 }
 
+/// `sowfan ARGS`, not yet started, its stdin, stdout and stderr piped: every test that
+/// starts the binary starts it from here (change a stream or the environment before
+/// `spawn`).
+pub fn piped<S: AsRef<OsStr>>(args: &[S]) -> Command {
+    let mut command = Command::new(BIN);
+    command
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
 /// Run `sowfan ARGS` to its end (no time limit: for quick commands) and collect its output.
 pub fn output<S: AsRef<OsStr>>(args: &[S]) -> Output {
     Command::new(BIN).args(args).output().expect("run sowfan")
@@ -217,13 +227,7 @@ pub fn output<S: AsRef<OsStr>>(args: &[S]) -> Output {
 /// Run `sowfan ARGS` with `input` on stdin (written by a thread, so that a process that
 /// answers before it has read everything cannot block on a full pipe) and collect its output.
 pub fn output_with_input<S: AsRef<OsStr>>(args: &[S], input: &str) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start sowfan");
+    let mut child = piped(args).spawn().expect("start sowfan");
     let mut stdin = child.stdin.take().expect("stdin");
     let input = input.to_string();
     let writer = std::thread::spawn(move || {

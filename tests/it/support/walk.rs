@@ -133,18 +133,6 @@ fn node<G, R>(
     }
 }
 
-/// perft of a reference alone: the leaves `depth` plies below `pos`.
-pub fn perft<R: Reference>(reference: &R, pos: &R::Pos, depth: usize) -> u64 {
-    if depth == 0 {
-        return 1;
-    }
-    reference
-        .moves(pos)
-        .iter()
-        .map(|(_, child)| perft(reference, child, depth - 1))
-        .sum()
-}
-
 /// A position as [`minimax`] sees it.
 pub enum Node<P> {
     /// The game is over: its value for the side to move.
@@ -184,4 +172,48 @@ pub fn minimax<P: Debug, K: Hash + Eq>(
     };
     memo.insert(k, Some(value));
     value
+}
+
+/// The value of `pos` for the side to move by plain minimax over the engine's own rules
+/// (its legal moves and final values, in half-points for Kalah and Afrika, ±2 for
+/// Fanorona), memoised by the game's full 64-bit hash. A game whose hash holds what its
+/// draw rules count (Fanorona's quiet counter) has no cycle; repetition is a rule of a
+/// game's history and not of a position, so it plays no part.
+pub fn game_minimax<G: Game>(
+    game: &G,
+    pos: &G::Position,
+    memo: &mut HashMap<u64, Option<i64>>,
+) -> i32 {
+    let value = minimax(pos, memo, &|pos| game.hash(pos), &|pos| {
+        let mover = game.to_move(pos);
+        if let Some(outcome) = game.outcome(pos) {
+            return Node::Over(game.final_value(&outcome, mover).into());
+        }
+        let mut moves = Vec::new();
+        game.legal_moves(pos, &mut moves);
+        let children = moves.into_iter().map(|mv| {
+            let mut child = pos.clone();
+            game.play(&mut child, mv);
+            let again = game.to_move(&child) == mover;
+            (child, again)
+        });
+        Node::Moves(children.collect())
+    });
+    i32::try_from(value).expect("a value that fits i32")
+}
+
+/// perft of a reference alone at every ply: the nodes at each ply below `pos` (`[0]` the
+/// root, `[depth]` the leaves), as [`walk`] returns them.
+pub fn perft_by_ply<R: Reference>(reference: &R, pos: &R::Pos, depth: usize) -> Vec<u64> {
+    fn count<R: Reference>(reference: &R, pos: &R::Pos, left: usize, counts: &mut [u64]) {
+        counts[counts.len() - 1 - left] += 1;
+        if left > 0 {
+            for (_, child) in reference.moves(pos) {
+                count(reference, &child, left - 1, counts);
+            }
+        }
+    }
+    let mut counts = vec![0; depth + 1];
+    count(reference, pos, depth, &mut counts);
+    counts
 }
