@@ -445,6 +445,17 @@ pub trait Game: Clone + Send + Sync + 'static {
         (self.evaluate(pos), self.horizon(pos))
     }
 
+    /// The position after the side to move passes its turn, for null-move pruning: a
+    /// search that gives the opponent a free move and still fails high takes the node as
+    /// good enough not to search. `None` (the default) where a pass is no fair test of the
+    /// position: a game with no such notion, or a mover with a forcing move due (a
+    /// compulsory capture), or where passing would be a likely best move (zugzwang). The
+    /// search never plays two passes in a row, and a pass is never part of a line it
+    /// reports.
+    fn null_move(&self, _pos: &Self::Position) -> Option<Self::Position> {
+        None
+    }
+
     /// With [`Horizon::Optional`]: is `mv` one of the forcing moves (a capture, an extra
     /// move) the quiescence search plays out? The default: none is.
     fn is_forcing(&self, _pos: &Self::Position, _mv: Self::Move) -> bool {

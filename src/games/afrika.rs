@@ -389,6 +389,17 @@ impl Game for Afrika {
         pos.smallest_capture(pos.side).is_none()
     }
 
+    /// A pass when no capture is due (a capture is compulsory): the other side moves on
+    /// the same board.
+    fn null_move(&self, pos: &AfrikaPosition) -> Option<AfrikaPosition> {
+        if !self.is_quiet(pos) {
+            return None;
+        }
+        let mut passed = *pos;
+        passed.side = passed.side.other();
+        Some(passed)
+    }
+
     fn hash(&self, pos: &AfrikaPosition) -> u64 {
         let mut counts = [0u16; CELLS + 2];
         for (count, &c) in counts.iter_mut().zip(pos.cells.iter().chain(&pos.captured)) {

@@ -544,6 +544,18 @@ impl Game for Anywoli {
         self.features(pos)[3] == 0
     }
 
+    /// A pass when no lap of the mover ends on a three (its capture at hand): the other
+    /// side moves on the same board, and the turn counts as one without a capture.
+    fn null_move(&self, pos: &AnywoliPosition) -> Option<AnywoliPosition> {
+        if !self.is_quiet(pos) {
+            return None;
+        }
+        let mut passed = *pos;
+        passed.side = passed.side.other();
+        passed.quiet = passed.quiet.saturating_add(1);
+        Some(passed)
+    }
+
     fn hash(&self, pos: &AnywoliPosition) -> u64 {
         // The last capturer only matters once four seeds are left, when the game is over;
         // the first final capturer only under last-four=first-final-capture.

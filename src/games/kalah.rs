@@ -697,6 +697,17 @@ impl Game for Kalah {
         self.order_hint(pos, mv) != 0
     }
 
+    /// A pass when nothing forcing is at hand (no capture, no extra move) and the pie
+    /// rule's swap is not pending: the other side sows next from the same pits.
+    fn null_move(&self, pos: &KalahPosition) -> Option<KalahPosition> {
+        if pos.pie_open || !self.is_quiet(pos) {
+            return None;
+        }
+        let mut passed = *pos;
+        passed.side = passed.side.other();
+        Some(passed)
+    }
+
     fn hash(&self, pos: &KalahPosition) -> u64 {
         let state =
             pos.side.index() as u64 | (pos.pie_open as u64) << 1 | (pos.swapped as u64) << 2;

@@ -21,7 +21,7 @@ pub mod tt;
 pub mod value;
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::game::{Game, GameResult, HISTORY_KEYS, Horizon, Player, QUIESCENCE_PLIES};
@@ -190,6 +190,104 @@ struct Frame<M> {
     /// (ordering key, index in `moves`); the key's high half is the game's hint.
     order: Vec<(i64, u16)>,
     killer: Option<M>,
+    /// The move played at this ply is a pass (null move): the next ply may not pass.
+    passed: bool,
+    /// [`Game::history_key`] of the move being searched at this ply (`None` for a pass):
+    /// the next ply's counter-move slot.
+    move_key: Option<usize>,
+}
+
+// Issue 49's candidates, each behind a switch so that each is built and measured alone
+// (docs/strength.md, "Command F"). All are off, and the search is the one measured before,
+// until a candidate wins its SPRT at equal time; the rejected ones go once every game has
+// measured them.
+const ASPIRATION: bool = false;
+const NULL_MOVE: bool = false;
+const LMR_TABLE: bool = false;
+const TIME_STABILITY: bool = false;
+const SHALLOW_PRUNING: bool = false;
+const COUNTER_MOVE: bool = false;
+
+/// Null-move pruning ([`Game::null_move`]) from this depth left on.
+const NULL_MIN_DEPTH: u32 = 3;
+/// From this depth left on a null move's fail-high is checked by a shallower search of the
+/// node without passes near it (zugzwang-like positions where a pass would be best).
+const NULL_VERIFY_DEPTH: u32 = 12;
+/// Aspiration windows from this iteration on: the search is first run in a window of
+/// ±`ASPIRATION_DELTA` around the last iteration's score and widened when it fails.
+const ASPIRATION_DEPTH: u32 = 5;
+const ASPIRATION_DELTA: i32 = 25;
+
+/// Plies a late quiet move is reduced by: `ln(depth) · ln(move number) / 2`, rounded, as
+/// the engines since Stockfish 2 do; one less at a PV node and for a move whose history is
+/// good, one more for one whose history is bad; never to below one ply left.
+fn late_move_reduction(depth: u32, k: usize, pv_node: bool, history: i32) -> u32 {
+    static TABLE: OnceLock<[[u8; 64]; 64]> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut table = [[0u8; 64]; 64];
+        for (d, row) in table.iter_mut().enumerate().skip(1) {
+            for (n, r) in row.iter_mut().enumerate().skip(1) {
+                *r = (0.5 + (d as f64).ln() * (n as f64).ln() / 2.0) as u8;
+            }
+        }
+        table
+    });
+    let mut r = i32::from(table[(depth as usize).min(63)][(k + 1).min(63)]);
+    if pv_node {
+        r -= 1;
+    }
+    if history > HISTORY_MAX / 2 {
+        r -= 1;
+    } else if history < -HISTORY_MAX / 2 {
+        r += 1;
+    }
+    r.clamp(0, depth as i32 - 2) as u32
+}
+
+/// The best move and score of the last completed iterations, for the clock: a search whose
+/// best move keeps changing, or whose score falls, is given more of its time; one whose
+/// move has stood for several iterations, less.
+struct Stability<M> {
+    best: Option<M>,
+    score: i32,
+    /// Changes of the best move, halved at each iteration: 0 when it has stood long, up to
+    /// 2 when it changes every iteration.
+    changes: f64,
+    iterations: u32,
+}
+
+impl<M> Default for Stability<M> {
+    fn default() -> Self {
+        Stability {
+            best: None,
+            score: 0,
+            changes: 0.0,
+            iterations: 0,
+        }
+    }
+}
+
+impl<M: PartialEq + Copy> Stability<M> {
+    /// Take a completed iteration's best move and score; the factor for the soft limit:
+    /// instability (1 to 2.5) times a falling score (0.8 to 1.5), at least 0.6.
+    fn update(&mut self, best: M, score: i32) -> f64 {
+        self.iterations += 1;
+        let changed = self.best.is_some_and(|b| b != best);
+        self.changes = self.changes / 2.0 + if changed { 1.0 } else { 0.0 };
+        let falling = if self.iterations > 1 && !score::is_decided(score) {
+            (1.0 + f64::from(self.score.saturating_sub(score)) / 300.0).clamp(0.8, 1.5)
+        } else {
+            1.0
+        };
+        self.best = Some(best);
+        self.score = score;
+        if self.iterations < 4 {
+            return 1.0;
+        }
+        let instability = (1.0 + 1.5 * self.changes).min(2.5);
+        let settled = if self.changes < 0.1 { 0.7 } else { 1.0 };
+        (instability * falling * settled).max(0.6)
+    }
 }
 
 /// History scores stay within ±HISTORY_MAX (the "gravity" update below).
@@ -265,6 +363,9 @@ struct Worker<'a, 'i, G: Game> {
     /// The deepest iteration reported so far (its own or a helper's), and its first move.
     reported: u32,
     reported_move: Option<G::Move>,
+    /// How the best move and score moved over the last iterations: what the clock's soft
+    /// limit is stretched or shrunk by ([`Stability::time_factor`]).
+    stability: Stability<G::Move>,
     /// 0 for the main thread, 1.. for the helpers.
     id: usize,
     /// Where helpers leave their deepest completed iteration.
@@ -301,9 +402,18 @@ struct Worker<'a, 'i, G: Game> {
     has_repetition_rule: bool,
     /// Repetition keys: the game's history, then the current search path.
     keys: Vec<u64>,
+    /// Where in `keys` the last pass (null move) on the current path is: a repetition
+    /// is looked for after it only, as a line through a pass is no real line.
+    null_floor: usize,
+    /// Null moves are tried only from this ply on (raised while a null move's fail-high is
+    /// verified, so that the verification does not rest on passes itself).
+    null_min_ply: usize,
     frames: Vec<Frame<G::Move>>,
     /// Cut-off statistics by player and `Game::history_key`.
     history: Vec<i32>,
+    /// The quiet move that last refuted each move (by player to move and the previous
+    /// move's `Game::history_key`): the counter-move heuristic.
+    counters: Vec<Option<G::Move>>,
     pv: Vec<Vec<G::Move>>,
     root_moves: Vec<RootMove<G::Move>>,
 }
@@ -373,6 +483,7 @@ pub fn search<G: Game>(
         info: None,
         reported: 0,
         reported_move: None,
+        stability: Stability::default(),
         id,
         helper_best: &helper_best,
         tt,
@@ -394,14 +505,19 @@ pub fn search<G: Game>(
         superseded: false,
         has_repetition_rule: game.repetition_limit().is_some(),
         keys: history.to_vec(),
+        null_floor: 0,
+        null_min_ply: 0,
         frames: (0..=MAX_PLY)
             .map(|_| Frame {
                 moves: Vec::new(),
                 order: Vec::new(),
                 killer: None,
+                passed: false,
+                move_key: None,
             })
             .collect(),
         history: vec![0; 2 * HISTORY_KEYS],
+        counters: vec![None; 2 * HISTORY_KEYS],
         pv: vec![Vec::new(); MAX_PLY + 1],
         root_moves: root_moves.clone(),
     };
@@ -640,6 +756,11 @@ impl<G: Game> Worker<'_, '_, G> {
         if self.shared.done.load(Ordering::Relaxed) {
             return true;
         }
+        let factor = if TIME_STABILITY && self.is_main {
+            self.stability.update(self.root_moves[0].mv, best)
+        } else {
+            1.0
+        };
         // The next iteration takes longer than all before it: don't start it late.
         self.is_main
             && !self.pondering()
@@ -647,7 +768,7 @@ impl<G: Game> Worker<'_, '_, G> {
                 .shared
                 .budget
                 .soft
-                .is_some_and(|soft| self.start.elapsed() * 2 > soft)
+                .is_some_and(|soft| self.start.elapsed() * 2 > soft.mul_f64(factor))
     }
 
     /// One iteration at `depth` over `lines` root lines; `None` when it was aborted (a
@@ -667,12 +788,17 @@ impl<G: Game> Worker<'_, '_, G> {
         }
         self.seldepth = 0;
         self.unresolved = false;
-        for line in 0..lines {
-            self.search_root(root, depth, line);
-            // Stable: on an abort, unsearched moves keep their place behind the best.
-            self.root_moves[line..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
-            if self.aborted {
-                break;
+        let last = self.root_moves[0].previous_score;
+        if ASPIRATION && lines == 1 && depth >= ASPIRATION_DEPTH && !score::is_decided(last) {
+            self.search_aspirated(root, depth, last);
+        } else {
+            for line in 0..lines {
+                self.search_root(root, depth, line, (-INFINITE, INFINITE));
+                // Stable: on an abort, unsearched moves keep their place behind the best.
+                self.root_moves[line..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+                if self.aborted {
+                    break;
+                }
             }
         }
         if self.aborted {
@@ -692,6 +818,43 @@ impl<G: Game> Worker<'_, '_, G> {
             depth,
             proven: !self.unresolved || score::is_mate(self.root_moves[0].score),
         })
+    }
+
+    /// One line searched in a window around `last`, the previous iteration's score, widened
+    /// on the side it fails (by half again each time, to the whole range once the bound
+    /// reaches the decided scores) until the score falls inside: most iterations then
+    /// search with a narrow window, which cuts more.
+    fn search_aspirated(&mut self, root: &G::Position, depth: u32, last: i32) {
+        let mut delta = ASPIRATION_DELTA;
+        let (mut alpha, mut beta) = (last - delta, last + delta);
+        loop {
+            self.unresolved = false;
+            for rm in &mut self.root_moves {
+                rm.score = -INFINITE;
+            }
+            self.search_root(root, depth, 0, (alpha, beta));
+            self.root_moves
+                .sort_by_key(|rm| std::cmp::Reverse(rm.score));
+            if self.aborted {
+                return;
+            }
+            let score = self.root_moves[0].score;
+            delta += delta / 2;
+            if score <= alpha {
+                alpha = (score - delta).max(-INFINITE);
+                beta = (alpha + beta) / 2;
+            } else if score >= beta {
+                beta = (score + delta).min(INFINITE);
+            } else {
+                return;
+            }
+            if score::is_decided(alpha) {
+                alpha = -INFINITE;
+            }
+            if score::is_decided(beta) {
+                beta = INFINITE;
+            }
+        }
     }
 
     /// The main thread takes over the deepest helper result when it reaches `depth`: its
@@ -764,10 +927,13 @@ impl<G: Game> Worker<'_, '_, G> {
         }
     }
 
-    fn search_root(&mut self, root: &G::Position, depth: u32, line: usize) {
+    /// Search the root moves from `line` on at `depth` in the window `(alpha, beta)`: the
+    /// first with the window, the others with a null window first. A move at `beta` or
+    /// more ends the search (a fail high); when none beats `alpha`, the first move keeps
+    /// its bound (a fail low).
+    fn search_root(&mut self, root: &G::Position, depth: u32, line: usize, window: (i32, i32)) {
         let player = self.game.to_move(root);
-        let mut alpha = -INFINITE;
-        let beta = INFINITE;
+        let (mut alpha, beta) = window;
         self.pv[0].clear();
         for i in line..self.root_moves.len() {
             let mv = self.root_moves[i].mv;
@@ -796,10 +962,13 @@ impl<G: Game> Worker<'_, '_, G> {
                 rm.pv.push(mv);
                 rm.pv.extend_from_slice(&self.pv[1]);
                 alpha = alpha.max(score);
+                if score >= beta {
+                    break;
+                }
             }
         }
         let best = &self.root_moves[line];
-        if line == 0 {
+        if line == 0 && window.0 < best.score && best.score < beta {
             self.tt.store(
                 self.game.hash(root),
                 depth,
@@ -1026,17 +1195,35 @@ impl<G: Game> Worker<'_, '_, G> {
             }
         }
 
+        if NULL_MOVE
+            && !pv_node
+            && depth >= NULL_MIN_DEPTH
+            && let Some(score) = self.try_null_move(pos, depth, beta, ply)
+        {
+            return score;
+        }
+
         let mut moves = std::mem::take(&mut self.frames[ply].moves);
         let mut order = std::mem::take(&mut self.frames[ply].order);
         game.legal_moves(pos, &mut moves);
         let killer = self.frames[ply].killer;
         let history_base = player.index() * HISTORY_KEYS;
+        let counter_slot = if COUNTER_MOVE && ply > 0 {
+            self.frames[ply - 1]
+                .move_key
+                .map(|key| history_base + key % HISTORY_KEYS)
+        } else {
+            None
+        };
+        let counter = counter_slot.and_then(|slot| self.counters[slot]);
         order.clear();
         for (i, &mv) in moves.iter().enumerate() {
             let hint = if Some(i as u16) == tt_move {
                 i32::MAX
             } else if Some(mv) == killer {
                 i32::MAX - 1
+            } else if Some(mv) == counter {
+                i32::MAX - 2
             } else {
                 game.order_hint(pos, mv)
             };
@@ -1049,6 +1236,13 @@ impl<G: Game> Worker<'_, '_, G> {
             ));
         }
 
+        // Near the leaves, outside the PV: the static evaluation, against which late quiet
+        // moves are pruned (see below).
+        let futility = if SHALLOW_PRUNING && !pv_node && depth <= 3 && !score::is_decided(alpha) {
+            Some(score::clamp_eval(game.evaluate(pos)))
+        } else {
+            None
+        };
         let outer_unresolved = self.unresolved;
         self.unresolved = false;
         let original_alpha = alpha;
@@ -1060,6 +1254,20 @@ impl<G: Game> Worker<'_, '_, G> {
             let mv = moves[index as usize];
             // A move the game does not single out, late in the order: probably poor.
             let quiet = order[k].0 >> 32 == 0;
+            // Late-move and futility pruning: near the leaves, a quiet move late in the
+            // order, or one that would need more than a margin above the evaluation to
+            // reach alpha, is not searched (a judgement: the node is then unresolved).
+            if quiet
+                && k > 0
+                && let Some(eval) = futility
+                && (k >= 3 + (depth * depth) as usize || eval + 150 * depth as i32 <= alpha)
+            {
+                self.unresolved = true;
+                continue;
+            }
+            if COUNTER_MOVE {
+                self.frames[ply].move_key = game.history_key(pos, mv);
+            }
             let mut child = pos.clone();
             game.play(&mut child, mv);
             let same = game.to_move(&child) == player;
@@ -1069,7 +1277,15 @@ impl<G: Game> Worker<'_, '_, G> {
             } else {
                 // Late move reductions: search late quiet moves shallower first, and fully
                 // only if they surprise.
-                let reduction = if quiet && k >= 3 && depth >= 3 {
+                let reduction = if LMR_TABLE {
+                    if quiet && k >= 2 && depth >= 3 {
+                        // A quiet move's key is its history score, offset to be positive.
+                        let history = (order[k].0 & 0xFFFF_FFFF) as i32 - HISTORY_MAX;
+                        late_move_reduction(depth, k, pv_node, history)
+                    } else {
+                        0
+                    }
+                } else if quiet && k >= 3 && depth >= 3 {
                     if k >= 6 && depth >= 6 { 2 } else { 1 }
                 } else {
                     0
@@ -1103,6 +1319,11 @@ impl<G: Game> Worker<'_, '_, G> {
                     self.update_pv(ply, mv);
                     if score >= beta {
                         self.frames[ply].killer = Some(mv);
+                        if let Some(slot) = counter_slot
+                            && quiet
+                        {
+                            self.counters[slot] = Some(mv);
+                        }
                         if quiet {
                             self.reward_cutoff(pos, &moves, &order[..=k], history_base, depth);
                         }
@@ -1133,6 +1354,71 @@ impl<G: Game> Worker<'_, '_, G> {
         self.frames[ply].moves = moves;
         self.frames[ply].order = order;
         if aborted { 0 } else { best }
+    }
+
+    /// Null-move pruning: when the mover, at least `beta` by the evaluation, may pass
+    /// ([`Game::null_move`]), the opponent moves twice in a row in a shallower null-window
+    /// search; if the mover still stands at `beta` or more, the node is cut: its value
+    /// is that bound (a judgement, never a proof). Never two passes in a row, nor near a
+    /// decided `beta`; from [`NULL_VERIFY_DEPTH`] on, a fail-high is checked by a search of
+    /// the node itself at the reduced depth, without passes for a while.
+    fn try_null_move(
+        &mut self,
+        pos: &G::Position,
+        depth: u32,
+        beta: i32,
+        ply: usize,
+    ) -> Option<i32> {
+        let game = self.game;
+        if ply < self.null_min_ply
+            || score::is_decided(beta)
+            || (ply > 0 && self.frames[ply - 1].passed)
+        {
+            return None;
+        }
+        let eval = score::clamp_eval(game.evaluate(pos));
+        if eval < beta {
+            return None;
+        }
+        let passed = game.null_move(pos)?;
+        let reduction = 3 + depth / 3 + ((eval - beta) / 200).clamp(0, 2) as u32;
+        let reduced = depth.saturating_sub(1 + reduction);
+        let unresolved = self.unresolved;
+        let floor = self.null_floor;
+        self.frames[ply].passed = true;
+        self.frames[ply].move_key = None;
+        self.push_key(&passed);
+        self.null_floor = self.keys.len().saturating_sub(1);
+        let score = self.child(&passed, reduced, beta - 1, beta, ply + 1, false);
+        self.pop_key();
+        self.null_floor = floor;
+        self.frames[ply].passed = false;
+        if self.aborted {
+            return Some(0);
+        }
+        if score < beta {
+            self.unresolved = unresolved;
+            return None;
+        }
+        if depth >= NULL_VERIFY_DEPTH {
+            let min_ply = self.null_min_ply;
+            self.null_min_ply = ply + 3 * reduced as usize / 4 + 1;
+            let verified = self.negamax_inner(pos, reduced.max(1), beta - 1, beta, ply);
+            self.null_min_ply = min_ply;
+            if self.aborted {
+                return Some(0);
+            }
+            if verified < beta {
+                self.unresolved = unresolved;
+                return None;
+            }
+        }
+        self.unresolved = true;
+        Some(if score::is_decided(score) {
+            beta
+        } else {
+            score
+        })
     }
 
     /// History update after the quiet move `tried.last()` caused a cut-off: it gains, the
@@ -1211,7 +1497,8 @@ impl<G: Game> Worker<'_, '_, G> {
             return false;
         };
         let window = self.game.reversible_plies(pos).min(earlier.len());
-        earlier[earlier.len() - window..].contains(&key)
+        let from = (earlier.len() - window).max(self.null_floor);
+        earlier.get(from..).is_some_and(|keys| keys.contains(&key))
     }
 
     #[inline]

@@ -658,6 +658,19 @@ impl Game for Fanorona {
         )
     }
 
+    /// A pass when no capture is due (a compulsory capture makes a pass no test of the
+    /// position): the other side moves on the same board, and the turn counts as one
+    /// without a capture.
+    fn null_move(&self, pos: &FanoronaPosition) -> Option<FanoronaPosition> {
+        if !self.is_quiet(pos) {
+            return None;
+        }
+        let mut passed = *pos;
+        passed.side = passed.side.other();
+        passed.quiet = passed.quiet.saturating_add(1);
+        Some(passed)
+    }
+
     fn hash(&self, pos: &FanoronaPosition) -> u64 {
         // The quiet counter changes the game only when a limit is set; the points use bits
         // 0..45, so the state fits above them.
