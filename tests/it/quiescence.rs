@@ -167,3 +167,64 @@ fn kalah_depth_one_scores_equal_an_unpruned_quiescence_minimax() {
         total.1
     );
 }
+
+/// `Game::null_move` (null-move pruning's pass) is offered exactly where the game's
+/// `is_quiet` says nothing forcing is at hand (and, in Kalah, not while the pie rule's swap
+/// is pending), and the passed position is the same board with the other side to move.
+fn passes_only_when_quiet<G: Game>(g: &G, games: usize, seed: u64) -> (usize, usize) {
+    let mut rng = Rng::new(seed);
+    let (mut offered, mut refused) = (0, 0);
+    for _ in 0..games {
+        crate::support::selfplay::play_out(g, g.start_position(), |_, pos, moves| {
+            if moves.is_empty() {
+                return None;
+            }
+            match g.null_move(pos) {
+                Some(passed) => {
+                    offered += 1;
+                    assert!(
+                        g.is_quiet(pos),
+                        "a pass offered with a forcing move at hand"
+                    );
+                    assert_eq!(g.to_move(&passed), g.to_move(pos).other());
+                    assert_ne!(g.hash(&passed), g.hash(pos));
+                    // The board is the same: after a second pass the position is back
+                    // (a quiet counter aside).
+                    let back = g.null_move(&passed).map(|p| g.to_move(&p));
+                    assert!(back.is_none_or(|side| side == g.to_move(pos)));
+                }
+                None => {
+                    refused += 1;
+                }
+            }
+            Some(*rng.pick(moves))
+        });
+    }
+    (offered, refused)
+}
+
+#[test]
+fn a_pass_is_offered_only_with_nothing_forcing_at_hand() {
+    let fanorona = passes_only_when_quiet(&games::fanorona(Size::Dimy, &[]), 40, 1);
+    let kalah = passes_only_when_quiet(&games::kalah(&["pie=true"]), 40, 2);
+    let afrika = passes_only_when_quiet(&games::afrika(&[]), 20, 3);
+    let anywoli = passes_only_when_quiet(&games::anywoli(&[]), 20, 4);
+    for (name, (offered, refused)) in [
+        ("fanorona", fanorona),
+        ("kalah", kalah),
+        ("afrika", afrika),
+        ("anywoli", anywoli),
+    ] {
+        assert!(
+            offered > 20 && refused > 20,
+            "{name}: {offered} offered, {refused} refused"
+        );
+    }
+    // Where the mover is quiet a pass is offered (Kalah's first North turn under the pie
+    // rule aside).
+    let g = games::fanorona(Size::Dimy, &[]);
+    let quiet = games::at(&g, "B4/5/5/5/4W w 0");
+    assert!(g.is_quiet(&quiet) && g.null_move(&quiet).is_some());
+    let capture_due = games::at(&g, "5/5/1W1B1/5/5 w 0");
+    assert!(!g.is_quiet(&capture_due) && g.null_move(&capture_due).is_none());
+}
