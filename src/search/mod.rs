@@ -195,6 +195,9 @@ struct Frame<M> {
     /// [`Game::history_key`] of the move being searched at this ply (`None` for a pass):
     /// the next ply's counter-move slot.
     move_key: Option<usize>,
+    /// The table move left out of this node's search while singular extension asks whether
+    /// any other move comes near it.
+    excluded: Option<u16>,
 }
 
 // Issue 49's candidates, each behind a switch so that each is built and measured alone
@@ -206,7 +209,24 @@ const NULL_MOVE: bool = false;
 const LMR_TABLE: bool = false;
 const TIME_STABILITY: bool = false;
 const SHALLOW_PRUNING: bool = false;
+/// With [`SHALLOW_PRUNING`]: the futility half (against the static evaluation) as well as
+/// the move-count half.
+const FUTILITY: bool = true;
 const COUNTER_MOVE: bool = false;
+const IIR: bool = false;
+const ONE_REPLY: bool = false;
+const SINGULAR: bool = false;
+const QUIESCENCE_TT: bool = false;
+
+/// Singular extensions from this depth left on: the table's move, searched before to at
+/// least `depth - 3`, is extended by a ply when every other move, searched to half the
+/// depth, falls short of its score by `SINGULAR_MARGIN` per ply of depth.
+const SINGULAR_DEPTH: u32 = 8;
+const SINGULAR_MARGIN: i32 = 2;
+
+/// Internal iterative reduction: a node this deep that the table knows no move for is
+/// searched a ply shallower (its ordering is poor, and the next iteration finds it again).
+const IIR_DEPTH: u32 = 4;
 
 /// Null-move pruning ([`Game::null_move`]) from this depth left on.
 const NULL_MIN_DEPTH: u32 = 3;
@@ -514,6 +534,7 @@ pub fn search<G: Game>(
                 killer: None,
                 passed: false,
                 move_key: None,
+                excluded: None,
             })
             .collect(),
         history: vec![0; 2 * HISTORY_KEYS],
@@ -1075,9 +1096,36 @@ impl<G: Game> Worker<'_, '_, G> {
         if qply >= QUIESCENCE_PLIES {
             return score::clamp_eval(game.evaluate(pos));
         }
+        // The table in the quiescence: a bound another search left here settles the node
+        // before its evaluation is computed (the threads share these nodes too).
+        let key = if QUIESCENCE_TT { game.hash(pos) } else { 0 };
+        if QUIESCENCE_TT
+            && beta - alpha == 1
+            && let Some(entry) = self.tt.probe(key)
+        {
+            let s = score::from_tt(entry.score, ply);
+            let cut = match entry.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+            };
+            if cut {
+                return s;
+            }
+        }
+        let original_alpha = alpha;
         let (eval, horizon) = game.evaluate_at_horizon(pos);
         let stand = score::clamp_eval(eval);
         if horizon == Horizon::Quiet || stand >= beta {
+            if QUIESCENCE_TT {
+                let bound = if stand >= beta {
+                    Bound::Lower
+                } else {
+                    Bound::Exact
+                };
+                self.tt
+                    .store(key, 0, score::to_tt(stand, ply), bound, None, false);
+            }
             return stand;
         }
         alpha = alpha.max(stand);
@@ -1124,7 +1172,21 @@ impl<G: Game> Worker<'_, '_, G> {
         }
         self.frames[ply].moves = moves;
         self.frames[ply].order = order;
-        if self.aborted { 0 } else { best }
+        if self.aborted {
+            return 0;
+        }
+        if QUIESCENCE_TT {
+            let bound = if best >= beta {
+                Bound::Lower
+            } else if best > original_alpha {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            self.tt
+                .store(key, 0, score::to_tt(best, ply), bound, None, false);
+        }
+        best
     }
 
     /// A child in the quiescence search, from the parent's view (as [`Worker::child`]).
@@ -1172,7 +1234,8 @@ impl<G: Game> Worker<'_, '_, G> {
         // Every node with depth left asks the table (the horizon's quiescence searches do
         // not): under a node one ply from the horizon there is a quiescence search, worth
         // the cache miss (equal nodes: Fanorona +12.5 ± 14.1, no regression elsewhere).
-        let use_tt = depth >= 1;
+        let excluded = self.frames[ply].excluded;
+        let use_tt = depth >= 1 && excluded.is_none();
         let key = if use_tt { game.hash(pos) } else { 0 };
         let mut tt_move = None;
         let entry = if use_tt { self.tt.probe(key) } else { None };
@@ -1195,8 +1258,34 @@ impl<G: Game> Worker<'_, '_, G> {
             }
         }
 
+        let mut singular = false;
+        if SINGULAR
+            && ply > 0
+            && depth >= SINGULAR_DEPTH
+            && let Some(entry) = entry
+            && let Some(tt_index) = entry.move_index
+            && entry.bound != Bound::Upper
+            && entry.depth + 3 >= depth
+            && !score::is_decided(score::from_tt(entry.score, ply))
+        {
+            let singular_beta = score::from_tt(entry.score, ply) - SINGULAR_MARGIN * depth as i32;
+            self.frames[ply].excluded = Some(tt_index);
+            let value =
+                self.negamax_inner(pos, (depth - 1) / 2, singular_beta - 1, singular_beta, ply);
+            self.frames[ply].excluded = None;
+            self.pv[ply].clear();
+            singular = !self.aborted && value < singular_beta;
+        }
+
+        let depth = if IIR && excluded.is_none() && depth >= IIR_DEPTH && tt_move.is_none() {
+            depth - 1
+        } else {
+            depth
+        };
+
         if NULL_MOVE
             && !pv_node
+            && excluded.is_none()
             && depth >= NULL_MIN_DEPTH
             && let Some(score) = self.try_null_move(pos, depth, beta, ply)
         {
@@ -1236,13 +1325,10 @@ impl<G: Game> Worker<'_, '_, G> {
             ));
         }
 
-        // Near the leaves, outside the PV: the static evaluation, against which late quiet
-        // moves are pruned (see below).
-        let futility = if SHALLOW_PRUNING && !pv_node && depth <= 3 && !score::is_decided(alpha) {
-            Some(score::clamp_eval(game.evaluate(pos)))
-        } else {
-            None
-        };
+        // Near the leaves, outside the PV, late quiet moves are pruned (see below); the
+        // static evaluation they are measured against is taken when the first is reached.
+        let shallow = SHALLOW_PRUNING && !pv_node && depth <= 3 && !score::is_decided(alpha);
+        let mut static_eval = None;
         let outer_unresolved = self.unresolved;
         self.unresolved = false;
         let original_alpha = alpha;
@@ -1251,6 +1337,9 @@ impl<G: Game> Worker<'_, '_, G> {
         for k in 0..order.len() {
             select_next(&mut order, k);
             let index = order[k].1;
+            if Some(index) == excluded {
+                continue;
+            }
             let mv = moves[index as usize];
             // A move the game does not single out, late in the order: probably poor.
             let quiet = order[k].0 >> 32 == 0;
@@ -1259,8 +1348,13 @@ impl<G: Game> Worker<'_, '_, G> {
             // reach alpha, is not searched (a judgement: the node is then unresolved).
             if quiet
                 && k > 0
-                && let Some(eval) = futility
-                && (k >= 3 + (depth * depth) as usize || eval + 150 * depth as i32 <= alpha)
+                && shallow
+                && (k >= 3 + (depth * depth) as usize
+                    || FUTILITY
+                        && *static_eval
+                            .get_or_insert_with(|| score::clamp_eval(game.evaluate(pos)))
+                            + 150 * depth as i32
+                            <= alpha)
             {
                 self.unresolved = true;
                 continue;
@@ -1273,7 +1367,15 @@ impl<G: Game> Worker<'_, '_, G> {
             let same = game.to_move(&child) == player;
             self.push_key(&child);
             let score = if k == 0 {
-                self.child(&child, depth - 1, alpha, beta, ply + 1, same)
+                // One reply: a move the mover must play (one legal move; in Fanorona, often
+                // a forced capture) costs no depth.
+                let next =
+                    if (ONE_REPLY && moves.len() == 1) || (singular && Some(index) == tt_move) {
+                        depth
+                    } else {
+                        depth - 1
+                    };
+                self.child(&child, next, alpha, beta, ply + 1, same)
             } else {
                 // Late move reductions: search late quiet moves shallower first, and fully
                 // only if they surprise.

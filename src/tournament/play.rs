@@ -426,7 +426,7 @@ fn ask_move(
                         return Err(Fault::new(
                             Termination::TimeForfeit,
                             format!(
-                                "lost on time: took {} ms, had {} ms",
+                                "lost on time: took {} ms, had {}",
                                 elapsed.as_millis(),
                                 time_had(clock, seat.spec, margin)
                             ),
@@ -455,7 +455,7 @@ fn ask_move(
                         Fault::new(
                             Termination::TimeForfeit,
                             format!(
-                                "lost on time: no move within {} ms",
+                                "lost on time: no move within {}",
                                 time_had(clock, seat.spec, margin)
                             ),
                             restart,
