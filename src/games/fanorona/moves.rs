@@ -20,12 +20,17 @@ pub const MAX_STEPS: usize = 22;
 //   6..11   number of steps (1..=22)
 //   11      capture flag (0: paika, 1: chain of captures)
 //   12..100 step i at 12 + 4i: bits 0..3 direction, bit 3 withdrawal (else approach)
+//   100..105 stones the whole turn captures (0 for a paika): known when the turn is made,
+//            so that ordering captures by their size need not play them
 const LEN_SHIFT: u32 = 6;
 const CAPTURE_BIT: u32 = 11;
 const STEPS_SHIFT: u32 = 12;
 const STEP_BITS: u32 = 4;
 const WITHDRAWAL_BIT: u128 = 8;
-const _: () = assert!(STEPS_SHIFT + STEP_BITS * MAX_STEPS as u32 <= 128);
+const CAPTURED_SHIFT: u32 = 100;
+const _: () = assert!(STEPS_SHIFT + STEP_BITS * MAX_STEPS as u32 <= CAPTURED_SHIFT);
+// A side has at most 22 stones, so a turn captures at most 22: 5 bits.
+const _: () = assert!(CAPTURED_SHIFT + 5 <= 128);
 const _: () = assert!(MAX_STEPS < 32); // fits the 5-bit step count
 
 /// How one step of a turn moves or captures.
@@ -37,8 +42,28 @@ pub enum StepKind {
 }
 
 /// One whole turn, packed (see the bit layout above); `Copy + Eq`, 16 bytes.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy)]
 pub struct FanoronaMove(u128);
+
+/// Bits that say which turn a move is: all but the captured count. The count follows from
+/// the position, so two moves are the same turn when their steps are: a killer move, kept
+/// from a sibling position, is the same turn here whatever it captured there.
+const IDENTITY: u128 = (1 << CAPTURED_SHIFT) - 1;
+
+impl PartialEq for FanoronaMove {
+    #[inline(always)]
+    fn eq(&self, other: &FanoronaMove) -> bool {
+        (self.0 ^ other.0) & IDENTITY == 0
+    }
+}
+
+impl Eq for FanoronaMove {}
+
+impl std::hash::Hash for FanoronaMove {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.0 & IDENTITY).hash(state);
+    }
+}
 
 impl FanoronaMove {
     /// A paika from `from` in direction `d`.
@@ -51,12 +76,24 @@ impl FanoronaMove {
         FanoronaMove(from as u128 | 1 << CAPTURE_BIT)
     }
 
-    /// This chain with one more capture step in direction `d`.
+    /// This chain with one more capture step in direction `d`, which captures `captured`
+    /// stones.
     #[inline(always)]
-    pub fn with_capture(self, d: usize, withdrawal: bool) -> FanoronaMove {
+    pub fn with_capture(self, d: usize, withdrawal: bool, captured: u32) -> FanoronaMove {
         let len = self.len() as u32;
         let step = d as u128 | if withdrawal { WITHDRAWAL_BIT } else { 0 };
-        FanoronaMove(self.0 + (1 << LEN_SHIFT) + (step << (STEPS_SHIFT + STEP_BITS * len)))
+        FanoronaMove(
+            self.0
+                + (1 << LEN_SHIFT)
+                + (step << (STEPS_SHIFT + STEP_BITS * len))
+                + ((captured as u128) << CAPTURED_SHIFT),
+        )
+    }
+
+    /// Enemy stones the whole turn captures (0 for a paika).
+    #[inline(always)]
+    pub fn captured(self) -> u32 {
+        (self.0 >> CAPTURED_SHIFT) as u32
     }
 
     #[inline(always)]
@@ -250,16 +287,18 @@ fn push_chains<const FILES: u32>(
         while steps != 0 {
             let i = steps.trailing_zeros() as usize;
             steps &= steps - 1;
-            let mv = chain.mv.with_capture(LOCAL_DIRECTIONS[i], withdraws);
+            let to = g.local_step(chain.at, i);
+            let line = captured_line(g, chain.enemy, chain.at, to, i, withdraws);
+            let mv = chain
+                .mv
+                .with_capture(LOCAL_DIRECTIONS[i], withdraws, line.count_ones());
             moves.push(mv);
             if single {
                 continue;
             }
-            let to = g.local_step(chain.at, i);
             let (next_approach, next_withdrawal) =
                 g.captures_on::<FILES>(to, chain.free, chain.enemy, local_axis(i));
             if next_approach | next_withdrawal != 0 {
-                let line = captured_line(g, chain.enemy, chain.at, to, i, withdraws);
                 let next = Chain {
                     at: to,
                     free: (chain.free | line) & !(1u64 << to),

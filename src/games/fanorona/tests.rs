@@ -665,10 +665,11 @@ fn render_draws_the_lines() {
 fn move_encoding_holds_the_longest_chain() {
     let mut mv = FanoronaMove::chain_start(44);
     for i in 0..MAX_STEPS {
-        mv = mv.with_capture(i % 8, i % 3 == 0);
+        mv = mv.with_capture(i % 8, i % 3 == 0, 1);
     }
     assert_eq!(mv.from(), 44);
     assert_eq!(mv.len(), MAX_STEPS);
+    assert_eq!(mv.captured(), MAX_STEPS as u32);
     for i in 0..MAX_STEPS {
         let kind = if i % 3 == 0 {
             StepKind::Withdrawal
@@ -740,4 +741,39 @@ fn pursuit_counts_the_stones_of_the_side_ahead_near_the_other_side() {
     assert_eq!(pursuit("9/9/3BW4/9/2W5B w 0"), 0);
     let crowded = "BBBBBBBBB/BBB6/3BW4/9/WWWWWWWWW w 0";
     assert_eq!(pursuit(crowded), 0);
+}
+
+/// Every generated turn knows what it captures: the count it carries (which orders the
+/// captures) is what playing it removes, on random games of every size; a parsed move
+/// carries the same count, so it equals the generated one.
+#[test]
+fn a_turn_carries_the_stones_it_captures() {
+    let mut random = random_words(0x9e37_79b9_7f4a_7c15);
+    let mut captures_seen = 0;
+    for size in [Size::Tsivy, Size::Dimy, Size::Telo] {
+        let g = game(size, &[]);
+        for _ in 0..40 {
+            let mut pos = g.start_position();
+            let mut moves = Vec::new();
+            for _ in 0..200 {
+                g.legal_moves(&pos, &mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                for &mv in &moves {
+                    let mut after = pos;
+                    g.play(&mut after, mv);
+                    let taken = pos.enemy().count_ones() - after.own().count_ones();
+                    assert_eq!(mv.captured(), taken, "{}", g.format_move(&pos, mv));
+                    assert_eq!(mv.captured() > 0, mv.is_capture());
+                    let text = g.format_move(&pos, mv);
+                    assert_eq!(g.parse_move(&pos, &text), Ok(mv), "{text}");
+                    captures_seen += usize::from(mv.is_capture());
+                }
+                let pick = moves[(random() % moves.len() as u64) as usize];
+                g.play(&mut pos, pick);
+            }
+        }
+    }
+    assert!(captures_seen > 1000, "{captures_seen}");
 }
