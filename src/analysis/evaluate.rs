@@ -130,6 +130,7 @@ pub fn analyse_position(
         threads: 1,
         multipv: 1,
         move_overhead: 0,
+        contempt: 0,
     };
     let search = |limits: &Limits| {
         let tt = TranspositionTable::new(spec.hash_mb)?;

@@ -38,6 +38,7 @@ pub fn run(depth: Option<u32>, control: &SearchControl, out: &mut dyn FnMut(&str
         threads: 1,
         multipv: 1,
         move_overhead: 0,
+        contempt: 0,
     };
     let start = Instant::now();
     let mut nodes = 0;

@@ -208,6 +208,7 @@ impl Searcher {
             threads: 1,
             multipv: 1,
             move_overhead: 0,
+            contempt: 0,
         };
         let summary = session.search(
             &self.limits,

@@ -18,7 +18,7 @@ use crate::memory::{MAX_HASH_MB, MAX_THREADS, MemoryLimits, max_hash_mb, release
 use crate::registry;
 use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
-use crate::search::{SearchControl, SearchSettings};
+use crate::search::{MAX_CONTEMPT, SearchControl, SearchSettings};
 use crate::session::Session;
 use crate::solve::table::SolveTable;
 use crate::tablebase::TableError;
@@ -367,6 +367,9 @@ impl Server {
             format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"),
             "option name Ponder type check default false".to_string(),
             "option name Move Overhead type spin default 30 min 0 max 5000".to_string(),
+            format!(
+                "option name Contempt type spin default 0 min -{MAX_CONTEMPT} max {MAX_CONTEMPT}"
+            ),
             "option name Clear Hash type button".to_string(),
             format!("option name UCI_Variant type combo default {variant}{variants}"),
             format!("option name GameOptions type string default {game_options}"),
@@ -397,6 +400,19 @@ impl Server {
             "threads" => spin(1, MAX_THREADS).map(|n| self.set_threads(n)),
             "multipv" => spin(1, MAX_MULTIPV).map(|n| self.settings.multipv = n),
             "move overhead" => spin(0, 5000).map(|n| self.settings.move_overhead = n as u64),
+            "contempt" => {
+                let text = value.unwrap_or("");
+                match text.trim().parse::<i32>() {
+                    Ok(n) if (-MAX_CONTEMPT..=MAX_CONTEMPT).contains(&n) => {
+                        self.settings.contempt = n;
+                        Ok(())
+                    }
+                    _ => Err(format!(
+                        "option 'Contempt': '{text}' is not a number in \
+                         -{MAX_CONTEMPT}..{MAX_CONTEMPT}"
+                    )),
+                }
+            }
             "ponder" => match value.map(str::to_ascii_lowercase).as_deref() {
                 Some("true") => {
                     self.ponder = true;

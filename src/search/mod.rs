@@ -115,6 +115,12 @@ pub struct SearchSettings {
     pub multipv: usize,
     /// Milliseconds kept back from every time budget for communication delays.
     pub move_overhead: u64,
+    /// What a draw is worth to the side the search is for, below zero (in evaluation
+    /// units, 100 = one point): with a positive contempt the engine prefers a playable
+    /// position a little worse than level to a draw by repetition or by the rules. Only in
+    /// games scored as won, drawn or lost, and without tables (elsewhere an end's value is
+    /// exact).
+    pub contempt: i32,
 }
 
 impl Default for SearchSettings {
@@ -123,6 +129,7 @@ impl Default for SearchSettings {
             threads: 1,
             multipv: 1,
             move_overhead: 30,
+            contempt: 0,
         }
     }
 }
@@ -204,6 +211,9 @@ struct Frame<M> {
 // (docs/strength.md, "Command F"). All are off, and the search is the one measured before,
 // until a candidate wins its SPRT at equal time; the rejected ones go once every game has
 // measured them.
+/// The largest contempt, in evaluation units: five points, far from any decided score.
+pub const MAX_CONTEMPT: i32 = 500;
+
 const ASPIRATION: bool = false;
 const NULL_MOVE: bool = false;
 const LMR_TABLE: bool = false;
@@ -396,6 +406,8 @@ struct Worker<'a, 'i, G: Game> {
     /// A game end scores its exact final value ([`score::exact_at`]), not a bare result:
     /// in games scored by points, or with tables.
     exact_ends: bool,
+    /// What a draw scores for each player to move ([`SearchSettings::contempt`]).
+    draw_score: [i32; 2],
     shared: &'a Shared<'a>,
     is_main: bool,
     start: Instant,
@@ -509,6 +521,16 @@ pub fn search<G: Game>(
         tt,
         tables,
         exact_ends: tables.is_some() || !game.win_draw_loss(),
+        draw_score: {
+            let contempt = if tables.is_none() && game.win_draw_loss() {
+                settings.contempt.clamp(-MAX_CONTEMPT, MAX_CONTEMPT)
+            } else {
+                0
+            };
+            let mut scores = [contempt; 2];
+            scores[player.index()] = -contempt;
+            scores
+        },
         shared: &shared,
         is_main: id == 0,
         start,
@@ -1050,7 +1072,7 @@ impl<G: Game> Worker<'_, '_, G> {
             self.unresolved = true;
             let outcome = game.repetition_outcome(pos);
             if outcome.result == GameResult::Draw {
-                return Some(0);
+                return Some(self.draw_score[player.index()]);
             }
             let margin = outcome.margin(player).halves() * 50;
             return Some(score::clamp_eval(margin));
@@ -1058,6 +1080,11 @@ impl<G: Game> Worker<'_, '_, G> {
         if let Some(outcome) = game.outcome(pos) {
             if self.exact_ends {
                 return Some(score::exact_at(game.final_value(&outcome, player), ply));
+            }
+            if outcome.result == GameResult::Draw && self.draw_score[0] != 0 {
+                // A draw scored with contempt is a judgement, not the game's value.
+                self.unresolved = true;
+                return Some(self.draw_score[player.index()]);
             }
             return Some(score::terminal(&outcome, player, ply));
         }

@@ -156,3 +156,44 @@ fn fanorona_protocol_positions_moves_and_errors() {
     assert!(out.contains("response false"), "{out}");
     assert!(out.contains("Fen: BBB/B1W/WWW w 0 wb"), "{out}");
 }
+
+/// `Contempt`: a draw (here by the quiet limit, the only end at hand) is worth minus the
+/// contempt to the side the engine searches for, whichever side that is, and is then a
+/// judgement (no `wdl`, which marks a proven value); 0 and proven by default; a value out of range is refused
+/// and the last good one kept.
+#[test]
+fn contempt_scores_a_draw_below_zero_for_the_side_searched_for() {
+    let mut engine = Engine::start(&[]);
+    engine.send("newgame fanorona");
+    engine.send("setoption name GameOptions value quiet-limit=10");
+    let score_at = |engine: &mut Engine, side: &str| {
+        engine.send(&format!("position fen B8/9/9/9/8W {side} 9"));
+        let lines = engine.ask("go depth 3", "bestmove");
+        last_score(&lines).to_string()
+    };
+    let neutral = score_at(&mut engine, "w");
+    assert_eq!(field(&neutral, "cp"), Some("0"), "{neutral}");
+    assert!(
+        neutral.contains(" wdl 0 1000 0 "),
+        "a proven draw: {neutral}"
+    );
+    engine.send("setoption name Contempt value 37");
+    for side in ["w", "b"] {
+        let info = score_at(&mut engine, side);
+        assert_eq!(field(&info, "cp"), Some("-37"), "{side}: {info}");
+        assert!(!info.contains(" wdl "), "a judgement, not a proof: {info}");
+    }
+    let refused = engine.ask("setoption name Contempt value 501", "info string");
+    assert!(
+        refused
+            .iter()
+            .any(|l| l.contains("error: option 'Contempt'") && l.contains("-500..500")),
+        "{refused:?}"
+    );
+    let info = score_at(&mut engine, "w");
+    assert_eq!(
+        field(&info, "cp"),
+        Some("-37"),
+        "the last good value stays: {info}"
+    );
+}

@@ -503,6 +503,7 @@ impl Generator {
                     .to_string(),
             ),
             "move overhead" => Some(self.rng.range(0, 5000).to_string()),
+            "contempt" => Some(self.rng.range(-600, 600).to_string()),
             "clear hash" => None,
             "uci_variant" => Some(if self.rng.one_in(6) {
                 self.rng

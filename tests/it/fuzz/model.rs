@@ -296,6 +296,9 @@ impl Model {
             "threads" => spin(1, 256),
             "multipv" => spin(1, 64),
             "move overhead" => spin(0, 5000),
+            "contempt" => value
+                .and_then(|v| v.trim().parse::<i32>().ok())
+                .is_some_and(|n| (-500..=500).contains(&n)),
             "ponder" => match value.map(str::to_ascii_lowercase).as_deref() {
                 Some("true") => {
                     self.ponder = true;
@@ -358,7 +361,7 @@ impl Model {
         if ok
             && matches!(
                 key.as_str(),
-                "hash" | "threads" | "multipv" | "move overhead" | "ponder"
+                "hash" | "threads" | "multipv" | "move overhead" | "contempt" | "ponder"
             )
         {
             let line = line.trim_end_matches(['\r', '\n']).to_string();

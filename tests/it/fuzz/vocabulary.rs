@@ -58,6 +58,7 @@ pub(super) const OPTION_NAMES: &[&str] = &[
     "MultiPV",
     "Ponder",
     "Move Overhead",
+    "Contempt",
     "Clear Hash",
     "UCI_Variant",
     "GameOptions",
