@@ -215,7 +215,7 @@ struct Frame<M> {
 pub const MAX_CONTEMPT: i32 = 500;
 
 const ASPIRATION: bool = false;
-const NULL_MOVE: bool = false;
+const NULL_MOVE: bool = true;
 const LMR_TABLE: bool = false;
 const TIME_STABILITY: bool = false;
 const SHALLOW_PRUNING: bool = false;
@@ -226,7 +226,6 @@ const COUNTER_MOVE: bool = false;
 const IIR: bool = false;
 const ONE_REPLY: bool = false;
 const SINGULAR: bool = false;
-const QUIESCENCE_TT: bool = false;
 
 /// Singular extensions from this depth left on: the table's move, searched before to at
 /// least `depth - 3`, is extended by a ply when every other move, searched to half the
@@ -1123,36 +1122,9 @@ impl<G: Game> Worker<'_, '_, G> {
         if qply >= QUIESCENCE_PLIES {
             return score::clamp_eval(game.evaluate(pos));
         }
-        // The table in the quiescence: a bound another search left here settles the node
-        // before its evaluation is computed (the threads share these nodes too).
-        let key = if QUIESCENCE_TT { game.hash(pos) } else { 0 };
-        if QUIESCENCE_TT
-            && beta - alpha == 1
-            && let Some(entry) = self.tt.probe(key)
-        {
-            let s = score::from_tt(entry.score, ply);
-            let cut = match entry.bound {
-                Bound::Exact => true,
-                Bound::Lower => s >= beta,
-                Bound::Upper => s <= alpha,
-            };
-            if cut {
-                return s;
-            }
-        }
-        let original_alpha = alpha;
         let (eval, horizon) = game.evaluate_at_horizon(pos);
         let stand = score::clamp_eval(eval);
         if horizon == Horizon::Quiet || stand >= beta {
-            if QUIESCENCE_TT {
-                let bound = if stand >= beta {
-                    Bound::Lower
-                } else {
-                    Bound::Exact
-                };
-                self.tt
-                    .store(key, 0, score::to_tt(stand, ply), bound, None, false);
-            }
             return stand;
         }
         alpha = alpha.max(stand);
@@ -1199,21 +1171,7 @@ impl<G: Game> Worker<'_, '_, G> {
         }
         self.frames[ply].moves = moves;
         self.frames[ply].order = order;
-        if self.aborted {
-            return 0;
-        }
-        if QUIESCENCE_TT {
-            let bound = if best >= beta {
-                Bound::Lower
-            } else if best > original_alpha {
-                Bound::Exact
-            } else {
-                Bound::Upper
-            };
-            self.tt
-                .store(key, 0, score::to_tt(best, ply), bound, None, false);
-        }
-        best
+        if self.aborted { 0 } else { best }
     }
 
     /// A child in the quiescence search, from the parent's view (as [`Worker::child`]).

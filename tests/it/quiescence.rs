@@ -169,8 +169,8 @@ fn kalah_depth_one_scores_equal_an_unpruned_quiescence_minimax() {
 }
 
 /// `Game::null_move` (null-move pruning's pass) is offered exactly where the game's
-/// `is_quiet` says nothing forcing is at hand (and, in Kalah, not while the pie rule's swap
-/// is pending), and the passed position is the same board with the other side to move.
+/// `is_quiet` says nothing forcing is at hand, and the passed position is the same board
+/// with the other side to move; games where the pruning lost offer none.
 fn passes_only_when_quiet<G: Game>(g: &G, games: usize, seed: u64) -> (usize, usize) {
     let mut rng = Rng::new(seed);
     let (mut offered, mut refused) = (0, 0);
@@ -205,26 +205,42 @@ fn passes_only_when_quiet<G: Game>(g: &G, games: usize, seed: u64) -> (usize, us
 
 #[test]
 fn a_pass_is_offered_only_with_nothing_forcing_at_hand() {
-    let fanorona = passes_only_when_quiet(&games::fanorona(Size::Dimy, &[]), 40, 1);
-    let kalah = passes_only_when_quiet(&games::kalah(&["pie=true"]), 40, 2);
-    let afrika = passes_only_when_quiet(&games::afrika(&[]), 20, 3);
-    let anywoli = passes_only_when_quiet(&games::anywoli(&[]), 20, 4);
+    // Afrika passes when quiet; the other games never (null-move pruning lost Elo in Kalah
+    // and Fanorona, and is not proven in Anywoli: docs/strength.md).
+    let (offered, refused) = passes_only_when_quiet(&games::afrika(&[]), 20, 3);
+    assert!(
+        offered > 20 && refused > 20,
+        "afrika: {offered} offered, {refused} refused"
+    );
     for (name, (offered, refused)) in [
-        ("fanorona", fanorona),
-        ("kalah", kalah),
-        ("afrika", afrika),
-        ("anywoli", anywoli),
+        (
+            "fanorona",
+            passes_only_when_quiet(&games::fanorona(Size::Dimy, &[]), 10, 1),
+        ),
+        (
+            "kalah",
+            passes_only_when_quiet(&games::kalah(&["pie=true"]), 10, 2),
+        ),
+        (
+            "anywoli",
+            passes_only_when_quiet(&games::anywoli(&[]), 10, 4),
+        ),
     ] {
-        assert!(
-            offered > 20 && refused > 20,
-            "{name}: {offered} offered, {refused} refused"
-        );
+        assert!(offered == 0 && refused > 20, "{name}: {offered} offered");
     }
-    // Where the mover is quiet a pass is offered (Kalah's first North turn under the pie
-    // rule aside).
-    let g = games::fanorona(Size::Dimy, &[]);
-    let quiet = games::at(&g, "B4/5/5/5/4W w 0");
-    assert!(g.is_quiet(&quiet) && g.null_move(&quiet).is_some());
-    let capture_due = games::at(&g, "5/5/1W1B1/5/5 w 0");
-    assert!(!g.is_quiet(&capture_due) && g.null_move(&capture_due).is_none());
+    // Where the mover is quiet a pass is offered; with a capture due, none.
+    let g = games::afrika(&[]);
+    let mut quiet_seen = false;
+    let mut due_seen = false;
+    crate::support::selfplay::play_out(&g, g.start_position(), |_, pos, moves| {
+        if moves.is_empty() {
+            return None;
+        }
+        let quiet = g.is_quiet(pos);
+        assert_eq!(g.null_move(pos).is_some(), quiet);
+        quiet_seen |= quiet;
+        due_seen |= !quiet;
+        moves.first().copied()
+    });
+    assert!(quiet_seen && due_seen);
 }

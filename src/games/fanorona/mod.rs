@@ -658,18 +658,9 @@ impl Game for Fanorona {
         )
     }
 
-    /// A pass when no capture is due (a compulsory capture makes a pass no test of the
-    /// position): the other side moves on the same board, and the turn counts as one
-    /// without a capture.
-    fn null_move(&self, pos: &FanoronaPosition) -> Option<FanoronaPosition> {
-        if !self.is_quiet(pos) {
-            return None;
-        }
-        let mut passed = *pos;
-        passed.side = passed.side.other();
-        passed.quiet = passed.quiet.saturating_add(1);
-        Some(passed)
-    }
+    // No `null_move`: null-move pruning lost 35 to 82 Elo (docs/strength.md, Fanorona):
+    // a paika often gives the opponent a capture, so passing would be the best move and is
+    // no test of the position.
 
     fn hash(&self, pos: &FanoronaPosition) -> u64 {
         // The quiet counter changes the game only when a limit is set; the points use bits
