@@ -207,12 +207,14 @@ struct Frame<M> {
     excluded: Option<u16>,
 }
 
-// Issue 49's candidates, each behind a switch so that each is built and measured alone
-// (docs/strength.md, "Command F"). All are off, and the search is the one measured before,
-// until a candidate wins its SPRT at equal time; the rejected ones go once every game has
-// measured them.
 /// The largest contempt, in evaluation units: five points, far from any decided score.
 pub const MAX_CONTEMPT: i32 = 500;
+
+// Issue 49's candidates, each behind a switch so that each is built and measured alone
+// (docs/strength.md, commands I and J). A switch is on once its candidate has won its SPRT
+// at equal time: null-move pruning (only the games whose `Game::null_move` offers a pass,
+// Afrika). The others are off: the search is the one measured before; the rejected ones go
+// once every game has measured them.
 
 const ASPIRATION: bool = false;
 const NULL_MOVE: bool = true;
