@@ -1465,11 +1465,12 @@ impl<G: Game> Worker<'_, '_, G> {
         {
             return None;
         }
+        // The pass first: in a game that offers none this costs no evaluation.
+        let passed = game.null_move(pos)?;
         let eval = score::clamp_eval(game.evaluate(pos));
         if eval < beta {
             return None;
         }
-        let passed = game.null_move(pos)?;
         let reduction = 3 + depth / 3 + ((eval - beta) / 200).clamp(0, 2) as u32;
         let reduced = depth.saturating_sub(1 + reduction);
         let unresolved = self.unresolved;
