@@ -451,7 +451,8 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// position: a game with no such notion, or a mover with a forcing move due (a
     /// compulsory capture), or where passing would be a likely best move (zugzwang). The
     /// search never plays two passes in a row, and a pass is never part of a line it
-    /// reports.
+    /// reports. A game offers passes only once the pruning has won its SPRT there
+    /// (docs/strength.md: Afrika does; in Kalah and Fanorona it lost).
     fn null_move(&self, _pos: &Self::Position) -> Option<Self::Position> {
         None
     }

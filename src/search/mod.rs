@@ -202,9 +202,6 @@ struct Frame<M> {
     /// [`Game::history_key`] of the move being searched at this ply (`None` for a pass):
     /// the next ply's counter-move slot.
     move_key: Option<usize>,
-    /// The table move left out of this node's search while singular extension asks whether
-    /// any other move comes near it.
-    excluded: Option<u16>,
 }
 
 /// The largest contempt, in evaluation units: five points, far from any decided score.
@@ -213,8 +210,9 @@ pub const MAX_CONTEMPT: i32 = 500;
 // Issue 49's candidates, each behind a switch so that each is built and measured alone
 // (docs/strength.md, commands I and J). A switch is on once its candidate has won its SPRT
 // at equal time: null-move pruning (only the games whose `Game::null_move` offers a pass,
-// Afrika). The others are off: the search is the one measured before; the rejected ones go
-// once every game has measured them.
+// Afrika). The others are off: the search is the one measured before; each goes once every
+// game has measured it. Internal iterative reductions, singular and one-reply extensions,
+// all rejected at equal time in Fanorona, were removed outright (their code: 72dd84a).
 
 const ASPIRATION: bool = false;
 const NULL_MOVE: bool = true;
@@ -225,19 +223,6 @@ const SHALLOW_PRUNING: bool = false;
 /// the move-count half.
 const FUTILITY: bool = true;
 const COUNTER_MOVE: bool = false;
-const IIR: bool = false;
-const ONE_REPLY: bool = false;
-const SINGULAR: bool = false;
-
-/// Singular extensions from this depth left on: the table's move, searched before to at
-/// least `depth - 3`, is extended by a ply when every other move, searched to half the
-/// depth, falls short of its score by `SINGULAR_MARGIN` per ply of depth.
-const SINGULAR_DEPTH: u32 = 8;
-const SINGULAR_MARGIN: i32 = 2;
-
-/// Internal iterative reduction: a node this deep that the table knows no move for is
-/// searched a ply shallower (its ordering is poor, and the next iteration finds it again).
-const IIR_DEPTH: u32 = 4;
 
 /// Null-move pruning ([`Game::null_move`]) from this depth left on.
 const NULL_MIN_DEPTH: u32 = 3;
@@ -395,7 +380,7 @@ struct Worker<'a, 'i, G: Game> {
     reported: u32,
     reported_move: Option<G::Move>,
     /// How the best move and score moved over the last iterations: what the clock's soft
-    /// limit is stretched or shrunk by ([`Stability::time_factor`]).
+    /// limit is stretched or shrunk by ([`Stability::update`]).
     stability: Stability<G::Move>,
     /// 0 for the main thread, 1.. for the helpers.
     id: usize,
@@ -557,7 +542,6 @@ pub fn search<G: Game>(
                 killer: None,
                 passed: false,
                 move_key: None,
-                excluded: None,
             })
             .collect(),
         history: vec![0; 2 * HISTORY_KEYS],
@@ -1221,8 +1205,7 @@ impl<G: Game> Worker<'_, '_, G> {
         // Every node with depth left asks the table (the horizon's quiescence searches do
         // not): under a node one ply from the horizon there is a quiescence search, worth
         // the cache miss (equal nodes: Fanorona +12.5 ± 14.1, no regression elsewhere).
-        let excluded = self.frames[ply].excluded;
-        let use_tt = depth >= 1 && excluded.is_none();
+        let use_tt = depth >= 1;
         let key = if use_tt { game.hash(pos) } else { 0 };
         let mut tt_move = None;
         let entry = if use_tt { self.tt.probe(key) } else { None };
@@ -1245,34 +1228,8 @@ impl<G: Game> Worker<'_, '_, G> {
             }
         }
 
-        let mut singular = false;
-        if SINGULAR
-            && ply > 0
-            && depth >= SINGULAR_DEPTH
-            && let Some(entry) = entry
-            && let Some(tt_index) = entry.move_index
-            && entry.bound != Bound::Upper
-            && entry.depth + 3 >= depth
-            && !score::is_decided(score::from_tt(entry.score, ply))
-        {
-            let singular_beta = score::from_tt(entry.score, ply) - SINGULAR_MARGIN * depth as i32;
-            self.frames[ply].excluded = Some(tt_index);
-            let value =
-                self.negamax_inner(pos, (depth - 1) / 2, singular_beta - 1, singular_beta, ply);
-            self.frames[ply].excluded = None;
-            self.pv[ply].clear();
-            singular = !self.aborted && value < singular_beta;
-        }
-
-        let depth = if IIR && excluded.is_none() && depth >= IIR_DEPTH && tt_move.is_none() {
-            depth - 1
-        } else {
-            depth
-        };
-
         if NULL_MOVE
             && !pv_node
-            && excluded.is_none()
             && depth >= NULL_MIN_DEPTH
             && let Some(score) = self.try_null_move(pos, depth, beta, ply)
         {
@@ -1324,9 +1281,6 @@ impl<G: Game> Worker<'_, '_, G> {
         for k in 0..order.len() {
             select_next(&mut order, k);
             let index = order[k].1;
-            if Some(index) == excluded {
-                continue;
-            }
             let mv = moves[index as usize];
             // A move the game does not single out, late in the order: probably poor.
             let quiet = order[k].0 >> 32 == 0;
@@ -1354,15 +1308,7 @@ impl<G: Game> Worker<'_, '_, G> {
             let same = game.to_move(&child) == player;
             self.push_key(&child);
             let score = if k == 0 {
-                // One reply: a move the mover must play (one legal move; in Fanorona, often
-                // a forced capture) costs no depth.
-                let next =
-                    if (ONE_REPLY && moves.len() == 1) || (singular && Some(index) == tt_move) {
-                        depth
-                    } else {
-                        depth - 1
-                    };
-                self.child(&child, next, alpha, beta, ply + 1, same)
+                self.child(&child, depth - 1, alpha, beta, ply + 1, same)
             } else {
                 // Late move reductions: search late quiet moves shallower first, and fully
                 // only if they surprise.
