@@ -26,6 +26,8 @@ pub enum Event {
     JobDone,
     /// A line longer than [`MAX_LINE_BYTES`] was skipped.
     Overlong,
+    /// A hash table's pages are in place (a waiting `isready` may be answered).
+    HashReady,
 }
 
 /// The longest input line read (1 MiB: a position with a move list of 100,000 moves fits);
@@ -104,22 +106,29 @@ pub fn run(
     loop {
         // Past the end of input a finite search still runs to its end (protocol.md,
         // "Lines"), unless nobody reads its answer any more: then it is stopped and the
-        // engine leaves, instead of running on as an orphan of a GUI that has gone.
-        let event = if server.input_ended() {
-            match inbox.recv_timeout(READER_POLL) {
+        // engine leaves, instead of running on as an orphan of a GUI that has gone. An
+        // `isready` waiting for a new hash table is answered by its deadline at the latest.
+        let wake = [
+            server.input_ended().then_some(READER_POLL),
+            server.ready_wait_left(),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let event = match wake {
+            Some(wait) => match inbox.recv_timeout(wait) {
                 Ok(event) => Some(event),
                 Err(mpsc::RecvTimeoutError::Timeout) => None,
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            }
-        } else {
-            match inbox.recv() {
+            },
+            None => match inbox.recv() {
                 Ok(event) => Some(event),
                 Err(_) => break,
-            }
+            },
         };
         match event {
             Some(event) => server.handle(event),
-            None => server.check_reader(),
+            None => server.tick(),
         }
         if server.finished() {
             break;

@@ -30,6 +30,10 @@ pub const DEFAULT_HASH_MB: usize = 16;
 pub const MAX_MULTIPV: usize = 64;
 /// How long `quit` waits for a stopped job to end before the process leaves without it.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(50);
+/// The longest `isready` waits, while no search runs, for a new hash table's pages (about
+/// 1 GB at the 0.5 GB/s of a virtual machine that backs memory on first touch): long
+/// enough for any usual `Hash`, short of any client's timeout.
+pub const MAX_READY_WAIT: Duration = Duration::from_secs(2);
 
 /// A search, perft or bench running on its own thread.
 struct Job {
@@ -83,6 +87,11 @@ pub struct Server {
     job: Option<Job>,
     /// Commands (and errors to report) waiting for the running job, in arrival order.
     pending: VecDeque<Queued>,
+    /// An `isready` waits for the hash table's pages until this moment (see
+    /// [`MAX_READY_WAIT`]); the commands after it wait in `pending`.
+    ready_wait: Option<Instant>,
+    /// The current table's wait is spent: a later `isready` is answered at once.
+    ready_waited: bool,
     eof: bool,
     quit: bool,
 }
@@ -108,6 +117,8 @@ impl Server {
             ponder: false,
             job: None,
             pending: VecDeque::new(),
+            ready_wait: None,
+            ready_waited: false,
             eof: false,
             quit: false,
         })
@@ -116,14 +127,54 @@ impl Server {
     /// Have the pages of the hash table supplied on a background thread (called once the
     /// input is read, so that a process allowed few threads spends none on this first).
     pub fn populate_hash_in_background(&self) {
-        TranspositionTable::populate_in_background(&self.tt);
+        TranspositionTable::populate_in_background(&self.tt, self.hash_ready_notice());
+    }
+
+    /// What the populating thread calls when the table's pages are in place.
+    fn hash_ready_notice(&self) -> impl FnOnce() + Send + 'static {
+        let events = self.events.clone();
+        move || {
+            let _ = events.send(Event::HashReady);
+        }
+    }
+
+    /// How long until a waiting `isready` must be answered, if one waits.
+    pub fn ready_wait_left(&self) -> Option<Duration> {
+        self.ready_wait
+            .map(|until| until.saturating_duration_since(Instant::now()))
+    }
+
+    /// Nothing arrived in time: answer a waiting `isready` whose deadline has come, and go
+    /// on with what waited behind it; past the end of input, see whether anyone still reads.
+    pub fn tick(&mut self) {
+        if self.eof {
+            self.check_reader();
+        }
+        self.run_pending();
+    }
+
+    /// Answer the waiting `isready` once the table's pages are in place or its deadline has
+    /// come; `true` while it still waits.
+    fn still_waiting_for_hash(&mut self) -> bool {
+        let Some(until) = self.ready_wait else {
+            return false;
+        };
+        if self.tt.is_populated() || Instant::now() >= until {
+            self.ready_wait = None;
+            self.out.line("readyok");
+            return false;
+        }
+        true
     }
 
     /// Has the session ended (`quit`, or end of input with nothing left to do)?
     pub fn finished(&self) -> bool {
         self.quit
             || self.out.is_closed()
-            || (self.eof && self.job.is_none() && self.pending.is_empty())
+            || (self.eof
+                && self.job.is_none()
+                && self.pending.is_empty()
+                && self.ready_wait.is_none())
     }
 
     /// Has the input ended?
@@ -196,8 +247,14 @@ impl Server {
                     let _ = job.handle.join();
                 }
             }
+            Event::HashReady => {}
         }
-        while self.job.is_none() && !self.quit {
+        self.run_pending();
+    }
+
+    /// Run the commands that waited, in order, as far as nothing holds them back.
+    fn run_pending(&mut self) {
+        while self.job.is_none() && !self.quit && !self.still_waiting_for_hash() {
             let Some(queued) = self.pending.pop_front() else {
                 break;
             };
@@ -231,6 +288,23 @@ impl Server {
 
     fn dispatch(&mut self, command: Request) {
         match command {
+            // Idle, with a new table's pages still coming: answer when they are in place (at
+            // most MAX_READY_WAIT), so that the first search after `isready` does not pay
+            // for them. Otherwise, and always while a search runs, at once.
+            Request::IsReady
+                if self.job.is_none()
+                    && self.pending.is_empty()
+                    && self.ready_wait.is_none()
+                    && !self.ready_waited
+                    && !self.tt.is_populated() =>
+            {
+                self.ready_waited = true;
+                self.ready_wait = Some(Instant::now() + MAX_READY_WAIT);
+            }
+            // Behind a waiting one, in turn.
+            Request::IsReady if self.ready_wait.is_some() => {
+                self.pending.push_back(Queued::new(Ok(command)))
+            }
             Request::IsReady => self.out.line("readyok"),
             // `stop` and `ponderhit` concern every search sent before them: the running one
             // at once, and one still queued (behind a finite search, or behind a search that
@@ -272,7 +346,9 @@ impl Server {
     /// Must a command that arrives now wait its turn? Yes behind queued commands, behind a
     /// finite job, and (unless it only reads) behind an open-ended search.
     fn must_wait(&self) -> bool {
-        !self.pending.is_empty() || self.job.as_ref().is_some_and(|j| !j.open_ended)
+        !self.pending.is_empty()
+            || self.ready_wait.is_some()
+            || self.job.as_ref().is_some_and(|j| !j.open_ended)
     }
 
     fn execute(&mut self, command: Request) {
@@ -485,8 +561,9 @@ impl Server {
     /// table's pages are supplied by the operating system on another background thread.
     fn install_table(&mut self, table: TranspositionTable) {
         let table = Arc::new(table);
-        TranspositionTable::populate_in_background(&table);
+        TranspositionTable::populate_in_background(&table, self.hash_ready_notice());
         release_in_background(std::mem::replace(&mut self.tt, table));
+        self.ready_waited = false;
     }
 
     /// `--tablebases DIR` on the command line: as `setoption name TablebasePath value DIR`.

@@ -5,7 +5,7 @@
 //! their index in the position's legal-move list (move generation is deterministic), so the
 //! table knows no game's move type.
 
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use crate::memory::ZeroedArray;
@@ -47,6 +47,9 @@ pub struct TranspositionTable {
     /// Mixed into every key: [`forget`](Self::forget) changes it, so that no entry written
     /// before matches any key after.
     salt: AtomicU64,
+    /// The background thread has had every page supplied (or has given up: the pages then
+    /// come on first touch).
+    populated: AtomicBool,
 }
 
 impl TranspositionTable {
@@ -62,6 +65,7 @@ impl TranspositionTable {
             slots,
             generation: AtomicU8::new(0),
             salt: AtomicU64::new(0),
+            populated: AtomicBool::new(false),
         })
     }
 
@@ -99,15 +103,30 @@ impl TranspositionTable {
     /// (with huge pages each fault zeroes 2 MiB and may wait for the kernel to compact
     /// memory: the first move after a new table took 4 to 10 times its movetime). The
     /// contents do not change, so a search may run meanwhile. The thread stops early when
-    /// the table is dropped.
-    pub fn populate_in_background(table: &Arc<TranspositionTable>) {
+    /// the table is dropped; `done` is called when every page is in place (or when they
+    /// cannot be supplied ahead), unless the table was dropped first.
+    pub fn populate_in_background(
+        table: &Arc<TranspositionTable>,
+        done: impl FnOnce() + Send + 'static,
+    ) {
         let weak = Arc::downgrade(table);
         let spawned = std::thread::Builder::new()
             .name("hash-populate".to_string())
-            .spawn(move || populate(weak));
+            .spawn(move || {
+                if populate(weak) {
+                    done();
+                }
+            });
         if let Err(e) = spawned {
             log::warn!("cannot start a thread to populate the hash table: {e}");
+            table.populated.store(true, Ordering::Release);
         }
+    }
+
+    /// Are the table's pages in place (see
+    /// [`populate_in_background`](Self::populate_in_background))?
+    pub fn is_populated(&self) -> bool {
+        self.populated.load(Ordering::Acquire)
     }
 
     /// Called once per search, so that entries from older searches are replaced first.
@@ -207,23 +226,25 @@ impl TranspositionTable {
 /// lets go of the table, so that a dropped table is unmapped soon.
 const POPULATE_CHUNK_SLOTS: usize = (8 << 20) / ENTRY_BYTES;
 
-fn populate(weak: Weak<TranspositionTable>) {
+/// Supply the table's pages chunk by chunk; `false` if the table was dropped first.
+fn populate(weak: Weak<TranspositionTable>) -> bool {
     let mut start = 0;
     while let Some(table) = weak.upgrade() {
         let len = table.slots.len();
-        if start >= len {
-            return;
-        }
         let end = (start + POPULATE_CHUNK_SLOTS).min(len);
-        if !table.slots.populate(start..end) {
-            log::debug!(
-                "the hash table's pages come on first touch: {}",
-                std::io::Error::last_os_error()
-            );
-            return;
+        if start >= len || !table.slots.populate(start..end) {
+            if start < len {
+                log::debug!(
+                    "the hash table's pages come on first touch: {}",
+                    std::io::Error::last_os_error()
+                );
+            }
+            table.populated.store(true, Ordering::Release);
+            return true;
         }
         start = end;
     }
+    false
 }
 
 fn unpack(data: u64) -> TtEntry {
@@ -274,9 +295,25 @@ mod tests {
     fn populating_changes_no_entry() {
         let tt = Arc::new(TranspositionTable::new(4).unwrap());
         tt.store(42, 7, -1234, Bound::Lower, Some(3), false);
-        populate(Arc::downgrade(&tt));
+        assert!(!tt.is_populated());
+        assert!(populate(Arc::downgrade(&tt)));
+        assert!(tt.is_populated());
         let e = tt.probe(42).unwrap();
         assert_eq!((e.score, e.depth, e.move_index), (-1234, 7, Some(3)));
+    }
+
+    #[test]
+    fn the_background_thread_says_when_the_pages_are_in_place() {
+        let tt = Arc::new(TranspositionTable::new(16).unwrap());
+        let (tx, rx) = std::sync::mpsc::channel();
+        TranspositionTable::populate_in_background(&tt, move || {
+            let _ = tx.send(());
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(30)).unwrap();
+        assert!(tt.is_populated());
+        // A table dropped before its pages are supplied: nobody is told.
+        let gone = Arc::downgrade(&Arc::new(TranspositionTable::new(1).unwrap()));
+        assert!(!populate(gone));
     }
 
     #[test]
