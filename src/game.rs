@@ -395,6 +395,23 @@ pub trait Game: Clone + Send + Sync + 'static {
 
     fn bench(&self) -> BenchSpec;
 
+    // Training data (`sowfan datagen`): positions kept in a compact binary form.
+
+    /// `pos` in a compact binary form, appended to `out` (at most 65,535 bytes), read back
+    /// by [`Game::unpack_position`]. The default is the position string's bytes; a game may
+    /// store less (Fanorona: its two bitboards and counters, 20 bytes).
+    fn pack_position(&self, pos: &Self::Position, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.format_position(pos).as_bytes());
+    }
+
+    /// The position that [`Game::pack_position`] wrote. The bytes come from a file, so
+    /// they are hostile input: anything that is not a position of this game is an error.
+    fn unpack_position(&self, bytes: &[u8]) -> Result<Self::Position, PositionError> {
+        let text = std::str::from_utf8(bytes)
+            .map_err(|_| PositionError::new("a packed position that is not UTF-8 text"))?;
+        self.parse_position(text)
+    }
+
     // Tuning (`src/tune/`): the evaluation as weights × features.
 
     /// The evaluation's terms, in the order of [`Game::eval_features`]: `evaluate` is

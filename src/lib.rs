@@ -17,13 +17,15 @@
 //! 9. what the tools share: [`protocol`] (the text protocol on stdin/stdout), [`client`]
 //!    (an external engine driven over the protocol), [`openings`] (where the games of a
 //!    match, and the positions of a check, start), [`records`] (match records, written and
-//!    read through one schema);
+//!    read through one schema), [`training_data`] (self-play positions for learning an
+//!    evaluation, written and read);
 //! 10. the tools' work, none importing another: [`tournament`] (`sowfan match`), [`check`]
 //!     (an engine's protocol compliance), [`analysis`] (`sowfan analyse`: recorded games
 //!     judged move by move), [`accuracy`] (`sowfan accuracy`: engines' moves against perfect
 //!     play), [`play`] (a game against the engine in a terminal), [`tune`]
 //!     (evaluation weights fitted to records), [`table_tools`] (`sowfan tablebase`: build,
-//!     verify, list, merge), [`prove`] (`sowfan solve`: a proof from the command line);
+//!     verify, list, merge), [`prove`] (`sowfan solve`: a proof from the command line),
+//!     [`datagen`] (`sowfan datagen`: self-play games written as training data);
 //! 11. [`commands`]: each tool's command line, one file a subcommand (its clap arguments,
 //!     its run, its exit status), none importing another;
 //! 12. `main.rs`: parses the command line and dispatches.
@@ -36,6 +38,7 @@ pub mod cli;
 pub mod client;
 pub mod commands;
 pub mod compositions;
+pub mod datagen;
 pub mod game;
 pub mod games;
 pub mod memory;
@@ -53,4 +56,5 @@ pub mod solve;
 pub mod table_tools;
 pub mod tablebase;
 pub mod tournament;
+pub mod training_data;
 pub mod tune;

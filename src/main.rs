@@ -1,5 +1,5 @@
 //! The `sowfan` command: the protocol on stdin/stdout, or a tool (perft, bench, match,
-//! check, solve, tablebase, tune, analyse, accuracy, play). Each tool owns its arguments, its run and
+//! check, solve, tablebase, tune, datagen, analyse, accuracy, play). Each tool owns its arguments, its run and
 //! its exit status (src/commands/, one file a tool); this file sets up logging, parses and
 //! dispatches.
 
@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use sowfan::commands::{
-    accuracy, analyse, bench, check, perft, play, solve, tablebase, tournament, tune,
+    accuracy, analyse, bench, check, datagen, perft, play, solve, tablebase, tournament, tune,
 };
 use sowfan::{analysis, cli, protocol, registry};
 
@@ -50,6 +50,7 @@ enum Tool {
     #[command(subcommand)]
     Tablebase(tablebase::TablebaseCommand),
     Tune(tune::TuneArgs),
+    Datagen(datagen::DatagenArgs),
     Analyse(analysis::AnalyseArgs),
     Accuracy(sowfan::accuracy::AccuracyArgs),
     Play(sowfan::play::PlayArgs),
@@ -80,6 +81,7 @@ fn main() -> ExitCode {
         Some(Tool::Solve(args)) => solve::run(args),
         Some(Tool::Tablebase(command)) => tablebase::run(command),
         Some(Tool::Tune(args)) => tune::run(args),
+        Some(Tool::Datagen(args)) => datagen::run(args),
         Some(Tool::Analyse(args)) => analyse::run(args),
         Some(Tool::Accuracy(args)) => accuracy::run(args),
         Some(Tool::Play(args)) => play::run(args),

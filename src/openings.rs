@@ -140,6 +140,94 @@ pub fn build(
     }
 }
 
+/// `--openings` words: `plies=<k> [balanced=<points>] [probe-nodes=<n>]`, or `file=<path>
+/// [order=sequential|random]`.
+pub fn parse_openings(words: &[String]) -> Result<OpeningsSpec, String> {
+    let usage = "expected --openings plies=<k> [balanced=<points>] [probe-nodes=<n>] or \
+                 --openings file=<path> [order=sequential|random]";
+    let mut plies = None;
+    let mut file = None;
+    let mut random_order = None;
+    let mut balanced = None;
+    let mut probe_nodes = None;
+    for word in words {
+        match word.split_once('=') {
+            Some(("plies", v)) => {
+                plies = Some(
+                    v.parse::<usize>()
+                        .ok()
+                        .filter(|&k| k <= MAX_PLIES)
+                        .ok_or_else(|| {
+                            format!(
+                                "plies={v}: expected a number of moves, 0..={}; {usage}",
+                                MAX_PLIES
+                            )
+                        })?,
+                )
+            }
+            Some(("balanced", v)) => {
+                let points = v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|p| p.is_finite() && *p >= 0.0 && *p <= 1000.0)
+                    .ok_or_else(|| {
+                        format!(
+                            "balanced={v}: expected the largest score in points (0 to 1000) a \
+                             kept opening may leave, e.g. balanced=2; {usage}"
+                        )
+                    })?;
+                balanced = Some((points * 100.0).round() as i32);
+            }
+            Some(("probe-nodes", v)) => {
+                probe_nodes = Some(
+                    v.parse::<u64>()
+                        .ok()
+                        .filter(|n| (1..=1_000_000_000).contains(n))
+                        .ok_or_else(|| {
+                            format!(
+                                "probe-nodes={v}: expected the nodes of each balance search \
+                                 (1 to 1000000000); {usage}"
+                            )
+                        })?,
+                )
+            }
+            Some(("file", v)) => file = Some(PathBuf::from(v)),
+            Some(("order", "sequential")) => random_order = Some(false),
+            Some(("order", "random")) => random_order = Some(true),
+            _ => return Err(format!("--openings: bad '{word}'; {usage}")),
+        }
+    }
+    match (plies, file) {
+        (Some(plies), None) => {
+            if random_order.is_some() {
+                return Err(format!("--openings: order= applies to file= only; {usage}"));
+            }
+            if probe_nodes.is_some() && balanced.is_none() {
+                return Err(format!(
+                    "--openings: probe-nodes= needs balanced=<points>; {usage}"
+                ));
+            }
+            let balance = balanced.map(|max_centipoints| Balance {
+                max_centipoints,
+                nodes: probe_nodes.unwrap_or(Balance::DEFAULT_NODES),
+            });
+            Ok(OpeningsSpec::Random { plies, balance })
+        }
+        (None, Some(path)) => {
+            if balanced.is_some() || probe_nodes.is_some() {
+                return Err(format!(
+                    "--openings: balanced= and probe-nodes= apply to plies= only; {usage}"
+                ));
+            }
+            Ok(OpeningsSpec::File {
+                path,
+                random_order: random_order.unwrap_or(false),
+            })
+        }
+        _ => Err(format!("--openings: give either plies= or file=; {usage}")),
+    }
+}
+
 /// The longest random opening, in moves: every game here is decided long before (a Kalah
 /// game takes tens of moves; Fanorona's quiet limit draws after 100 turns without capture).
 pub const MAX_PLIES: usize = 1000;
@@ -175,6 +263,38 @@ pub fn random_opening(
             base.spec()
         ))
     }
+}
+
+/// Opening number `index` of the random openings of (`spec`, `seed`), on its own: the
+/// same line whatever else is asked, in any order, on any thread (for self-play data made
+/// game by game and resumed). `tt` is the balance probe's table. File openings are not
+/// numbered this way: an error.
+pub fn opening_number(
+    spec: &OpeningsSpec,
+    base: &dyn Session,
+    seed: u64,
+    index: usize,
+    tt: &TranspositionTable,
+    stop: &AtomicBool,
+) -> Result<Opening, String> {
+    match spec {
+        OpeningsSpec::Random {
+            plies,
+            balance: Some(balance),
+        } => balanced_opening(base, *plies, balance, seed, index, tt, stop),
+        OpeningsSpec::Random {
+            plies,
+            balance: None,
+        } => random_opening(base, *plies, &mut rng(index_seed(seed, index))),
+        OpeningsSpec::File { .. } => {
+            Err("openings from a file: give plies=<k> [balanced=<points>] here".to_string())
+        }
+    }
+}
+
+/// The generator seed of opening `index` of a set made with `seed`.
+fn index_seed(seed: u64, index: usize) -> u64 {
+    seed ^ (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// `count` balanced random openings, searched on up to `workers` threads. Opening `i` is
@@ -254,7 +374,7 @@ fn balanced_opening(
     tt: &TranspositionTable,
     stop: &AtomicBool,
 ) -> Result<Opening, String> {
-    let mut rng = rng(seed ^ (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut rng = rng(index_seed(seed, index));
     let limits = Limits {
         nodes: Some(balance.nodes),
         ..Limits::default()

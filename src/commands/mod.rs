@@ -10,6 +10,7 @@ pub mod accuracy;
 pub mod analyse;
 pub mod bench;
 pub mod check;
+pub mod datagen;
 pub mod perft;
 pub mod play;
 pub mod solve;

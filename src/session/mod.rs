@@ -87,6 +87,17 @@ pub trait Session: Send {
     /// The evaluation's terms (weights), for tuning.
     fn eval_terms(&self) -> &'static [EvalTerm];
 
+    /// The current position in the game's compact binary form (see
+    /// [`crate::game::Game::pack_position`]).
+    fn packed_position(&self) -> Vec<u8>;
+
+    /// The position string of a packed position (hostile bytes: an error when they are no
+    /// position of this game).
+    fn unpack_to_fen(&self, bytes: &[u8]) -> Result<String, crate::game::PositionError>;
+
+    /// Nothing forcing pending in the current position (see [`crate::game::Game::is_quiet`]).
+    fn is_quiet(&self) -> bool;
+
     /// The evaluation's features of the current position, if it is quiet and not over,
     /// scaled by [`crate::game::Game::eval_scale`] (so that the evaluation is their
     /// weighted sum).
@@ -288,6 +299,21 @@ impl<G: Game> Session for GameSession<G> {
 
     fn stones_in_play(&self) -> Option<u32> {
         self.game.stones_in_play(&self.position)
+    }
+
+    fn packed_position(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.game.pack_position(&self.position, &mut out);
+        out
+    }
+
+    fn unpack_to_fen(&self, bytes: &[u8]) -> Result<String, crate::game::PositionError> {
+        let pos = self.game.unpack_position(bytes)?;
+        Ok(self.game.format_position(&pos))
+    }
+
+    fn is_quiet(&self) -> bool {
+        self.game.is_quiet(&self.position)
     }
 
     fn check_table_file(&self, path: &Path) -> Result<Header, TableError> {

@@ -7,95 +7,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::client::spec::EngineSpec;
-use crate::openings::{Balance, OpeningsSpec};
-
-/// `--openings` words: `plies=<k> [balanced=<points>] [probe-nodes=<n>]`, or `file=<path>
-/// [order=sequential|random]`.
-pub fn parse_openings(words: &[String]) -> Result<OpeningsSpec, String> {
-    let usage = "expected --openings plies=<k> [balanced=<points>] [probe-nodes=<n>] or \
-                 --openings file=<path> [order=sequential|random]";
-    let mut plies = None;
-    let mut file = None;
-    let mut random_order = None;
-    let mut balanced = None;
-    let mut probe_nodes = None;
-    for word in words {
-        match word.split_once('=') {
-            Some(("plies", v)) => {
-                plies = Some(
-                    v.parse::<usize>()
-                        .ok()
-                        .filter(|&k| k <= crate::openings::MAX_PLIES)
-                        .ok_or_else(|| {
-                            format!(
-                                "plies={v}: expected a number of moves, 0..={}; {usage}",
-                                crate::openings::MAX_PLIES
-                            )
-                        })?,
-                )
-            }
-            Some(("balanced", v)) => {
-                let points = v
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|p| p.is_finite() && *p >= 0.0 && *p <= 1000.0)
-                    .ok_or_else(|| {
-                        format!(
-                            "balanced={v}: expected the largest score in points (0 to 1000) a \
-                             kept opening may leave, e.g. balanced=2; {usage}"
-                        )
-                    })?;
-                balanced = Some((points * 100.0).round() as i32);
-            }
-            Some(("probe-nodes", v)) => {
-                probe_nodes = Some(
-                    v.parse::<u64>()
-                        .ok()
-                        .filter(|n| (1..=1_000_000_000).contains(n))
-                        .ok_or_else(|| {
-                            format!(
-                                "probe-nodes={v}: expected the nodes of each balance search \
-                                 (1 to 1000000000); {usage}"
-                            )
-                        })?,
-                )
-            }
-            Some(("file", v)) => file = Some(PathBuf::from(v)),
-            Some(("order", "sequential")) => random_order = Some(false),
-            Some(("order", "random")) => random_order = Some(true),
-            _ => return Err(format!("--openings: bad '{word}'; {usage}")),
-        }
-    }
-    match (plies, file) {
-        (Some(plies), None) => {
-            if random_order.is_some() {
-                return Err(format!("--openings: order= applies to file= only; {usage}"));
-            }
-            if probe_nodes.is_some() && balanced.is_none() {
-                return Err(format!(
-                    "--openings: probe-nodes= needs balanced=<points>; {usage}"
-                ));
-            }
-            let balance = balanced.map(|max_centipoints| Balance {
-                max_centipoints,
-                nodes: probe_nodes.unwrap_or(Balance::DEFAULT_NODES),
-            });
-            Ok(OpeningsSpec::Random { plies, balance })
-        }
-        (None, Some(path)) => {
-            if balanced.is_some() || probe_nodes.is_some() {
-                return Err(format!(
-                    "--openings: balanced= and probe-nodes= apply to plies= only; {usage}"
-                ));
-            }
-            Ok(OpeningsSpec::File {
-                path,
-                random_order: random_order.unwrap_or(false),
-            })
-        }
-        _ => Err(format!("--openings: give either plies= or file=; {usage}")),
-    }
-}
+use crate::openings::OpeningsSpec;
+pub use crate::openings::parse_openings;
 
 /// A sequential probability ratio test: H0 "the first engine is elo0 stronger" against
 /// H1 "elo1 stronger", with false-positive rate `alpha` and false-negative rate `beta`.
@@ -199,6 +112,7 @@ pub fn pairings(engines: usize, kind: TournamentKind) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::openings::Balance;
 
     /// Words split at spaces; `~` stands for a space inside a word.
     fn words(text: &str) -> Vec<String> {

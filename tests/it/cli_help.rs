@@ -20,6 +20,7 @@ const COMMANDS: &[&[&str]] = &[
     &["tablebase", "merge"],
     &["tablebase", "bench"],
     &["tune"],
+    &["datagen"],
     &["analyse"],
     &["accuracy"],
     &["play"],

@@ -43,6 +43,7 @@ const LAYERS: &[(&str, &[(&str, &str)])] = &[
             ("client/", "client"),
             ("records/", "records"),
             ("openings.rs", "openings"),
+            ("training_data/", "training data"),
         ],
     ),
     (
@@ -56,6 +57,7 @@ const LAYERS: &[(&str, &[(&str, &str)])] = &[
             ("tune/", "tune tool"),
             ("table_tools/", "tablebase tool"),
             ("prove/", "solve tool"),
+            ("datagen/", "datagen tool"),
         ],
     ),
     (
@@ -72,6 +74,7 @@ const LAYERS: &[(&str, &[(&str, &str)])] = &[
             ("commands/accuracy.rs", "accuracy command"),
             ("commands/play.rs", "play command"),
             ("commands/tune.rs", "tune command"),
+            ("commands/datagen.rs", "datagen command"),
         ],
     ),
     ("main", &[("main.rs", "main")]),

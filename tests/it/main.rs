@@ -9,6 +9,7 @@ mod anywoli;
 mod behaviours;
 mod check;
 mod cli_help;
+mod datagen;
 mod docs;
 mod fanorona;
 mod fuzz;

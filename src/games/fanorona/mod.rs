@@ -48,6 +48,8 @@ pub const OPTIONS: &[OptionSpec] = &[
 
 const WHITE: usize = 0;
 const BLACK: usize = 1;
+/// The size of a position packed for training data (see `Game::pack_position`).
+const PACKED_BYTES: usize = 20;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FanoronaPosition {
@@ -789,6 +791,78 @@ impl Game for Fanorona {
                     )));
                 }
             };
+        }
+        Ok(FanoronaPosition {
+            stones,
+            side,
+            quiet,
+            first_pending,
+        })
+    }
+
+    /// White's and Black's stones (8 bytes each, little-endian), the side to move (0 White,
+    /// 1 Black), the turns without capture (2 bytes) and the first turns to come (bit 0
+    /// White, bit 1 Black): 20 bytes.
+    fn pack_position(&self, pos: &FanoronaPosition, out: &mut Vec<u8>) {
+        out.extend_from_slice(&pos.stones[WHITE].to_le_bytes());
+        out.extend_from_slice(&pos.stones[BLACK].to_le_bytes());
+        out.push(pos.side.index() as u8);
+        out.extend_from_slice(&(pos.quiet.min(u32::from(u16::MAX)) as u16).to_le_bytes());
+        out.push(pos.first_pending);
+    }
+
+    fn unpack_position(&self, bytes: &[u8]) -> Result<FanoronaPosition, PositionError> {
+        let bytes: &[u8; PACKED_BYTES] = bytes.try_into().map_err(|_| {
+            PositionError::new(format!(
+                "a packed {} position has {PACKED_BYTES} bytes, not {}",
+                self.size.game_name(),
+                bytes.len()
+            ))
+        })?;
+        let word = |at: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&bytes[at..at + 8]);
+            u64::from_le_bytes(b)
+        };
+        let stones = [word(0), word(8)];
+        if (stones[WHITE] | stones[BLACK]) & !self.g.all != 0 {
+            return Err(PositionError::new(
+                "a packed position with stones off the board",
+            ));
+        }
+        if stones[WHITE] & stones[BLACK] != 0 {
+            return Err(PositionError::new(
+                "a packed position with two stones on one point",
+            ));
+        }
+        let limit = self.size.stones_per_side();
+        if stones.iter().any(|s| s.count_ones() > limit) {
+            return Err(PositionError::new(format!(
+                "a packed position with more than {limit} stones of one side"
+            )));
+        }
+        let side = match bytes[16] {
+            0 => Player::P1,
+            1 => Player::P2,
+            other => {
+                return Err(PositionError::new(format!(
+                    "a packed position with side to move {other} (0 White, 1 Black)"
+                )));
+            }
+        };
+        let quiet = u32::from(u16::from_le_bytes([bytes[17], bytes[18]]));
+        if self.quiet_limit.is_some_and(|limit| quiet > limit) {
+            return Err(PositionError::new(format!(
+                "a packed position with {quiet} turns without capture, past the quiet-limit"
+            )));
+        }
+        let first_pending = bytes[19];
+        let allowed = if self.first_capture_single { 0b11 } else { 0 };
+        if first_pending & !allowed != 0 {
+            return Err(PositionError::new(format!(
+                "a packed position with first turns to come {first_pending:#b}, not allowed \
+                 by these rules"
+            )));
         }
         Ok(FanoronaPosition {
             stones,

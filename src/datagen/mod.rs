@@ -1,0 +1,410 @@
+//! The work of `sowfan datagen`: games of the engine against itself at a fixed node count,
+//! from random balanced openings, on several threads, their positions written with the
+//! search's score and the game's result as training data ([`crate::training_data`]).
+//!
+//! Game number `i` depends on nothing but the settings and `i`: its opening is opening `i`
+//! of the seed ([`crate::openings::opening_number`]), and every search starts from an empty
+//! table. So the data are the same whatever the threads, and a run that was interrupted
+//! goes on where it stopped: the games already in the file are skipped.
+//!
+//! Kept: positions after the opening where nothing forcing is at hand (the evaluation is
+//! asked only there: `Game::is_quiet`), scored by a search that reached no decision. A
+//! search that finds the game decided (a proven result, or endgame tables with
+//! `--tablebases`) ends the game with that result: such positions teach nothing an
+//! evaluation is for.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
+
+use crate::cli::CancelToken;
+use crate::game::{GameResult, Player};
+use crate::openings::{self, OpeningsSpec};
+use crate::registry;
+use crate::search::limits::Limits;
+use crate::search::tt::TranspositionTable;
+use crate::search::value::Value;
+use crate::search::{SearchControl, SearchSettings};
+use crate::session::Session;
+use crate::training_data::{self, GameBlock, Header, Sample, Writer};
+
+/// Play games of the engine against itself and write their positions as training data.
+///
+/// Example: sowfan datagen fanorona --output fanorona.data --games 2000 --nodes 5000
+///
+/// The file says how it was made (game, nodes, seed, openings); running the same command
+/// again goes on with the games it does not hold yet, up to --games. Ctrl-C stops at once;
+/// the games finished are kept.
+#[derive(Debug, Clone, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct DatagenArgs {
+    /// The game (and options), as after `newgame`.
+    #[arg(value_name = "GAME [KEY=VALUE ...]", required = true)]
+    pub game: Vec<String>,
+    /// The training data file (created, or continued when it exists).
+    #[arg(long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Games the file holds when done.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub games: u64,
+    /// Nodes of each move's search.
+    #[arg(long, default_value_t = 5000, value_name = "N")]
+    pub nodes: u64,
+    /// Games played at a time (default: the machine's processors).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Hash table of each game, in MB.
+    #[arg(long, default_value_t = 16, value_name = "MB")]
+    pub hash: usize,
+    /// Seed of the openings.
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    pub seed: u64,
+    /// Random openings: plies=<k> [balanced=<points>] [probe-nodes=<n>], as in `match`.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE", default_values_t = ["plies=6".to_string(), "balanced=2".to_string()])]
+    pub openings: Vec<String>,
+    /// Endgame tables: a position they cover ends the game with their result.
+    #[arg(long, value_name = "DIR")]
+    pub tablebases: Option<PathBuf>,
+}
+
+/// What stopped the run early.
+pub const INTERRUPTED: &str = "interrupted";
+
+/// A game longer than this is left out (no game of these rules gets near it).
+const MAX_GAME_PLIES: usize = 4000;
+
+/// What a run did.
+#[derive(Debug, Clone)]
+pub struct DatagenSummary {
+    pub games: u64,
+    pub positions: u64,
+    pub seconds: f64,
+    /// Games and positions the file holds now.
+    pub file_games: u64,
+    pub file_positions: u64,
+    /// Games over [`MAX_GAME_PLIES`], left out.
+    pub dropped: u64,
+    pub interrupted: bool,
+}
+
+impl DatagenSummary {
+    pub fn report(&self) -> String {
+        let rate = |n: u64| n as f64 / self.seconds.max(1e-9);
+        format!(
+            "{} games, {} positions in {:.1} s ({:.0} positions/s, {:.2} games/s){}; the file \
+             holds {} games, {} positions{}",
+            self.games,
+            self.positions,
+            self.seconds,
+            rate(self.positions),
+            rate(self.games),
+            if self.dropped > 0 {
+                format!(
+                    "; {} games over {MAX_GAME_PLIES} plies left out",
+                    self.dropped
+                )
+            } else {
+                String::new()
+            },
+            self.file_games,
+            self.file_positions,
+            if self.interrupted {
+                " (interrupted: run the same command to go on)"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+/// The header of the data `args` make: what decides the games' content.
+fn header_for(args: &DatagenArgs, session: &dyn Session) -> Header {
+    let tables = match (&args.tablebases, session.table_rules()) {
+        (Some(_), Some(rules)) => rules,
+        _ => "none".to_string(),
+    };
+    Header {
+        fields: vec![
+            ("game".into(), session.spec()),
+            ("nodes".into(), args.nodes.to_string()),
+            ("seed".into(), args.seed.to_string()),
+            ("openings".into(), args.openings.join(" ")),
+            ("tables".into(), tables),
+            ("hash".into(), args.hash.to_string()),
+            (
+                "kept".into(),
+                "quiet positions after the opening, not decided".into(),
+            ),
+            ("sowfan".into(), env!("SOWFAN_VERSION").into()),
+        ],
+    }
+}
+
+/// The header keys that must agree for a file to be continued.
+const SAME_DATA: [&str; 6] = ["game", "nodes", "seed", "openings", "tables", "hash"];
+
+pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary, String> {
+    let mut base = registry::create_from_spec(&args.game.join(" ")).map_err(|e| e.to_string())?;
+    let spec = openings::parse_openings(&args.openings)?;
+    if matches!(spec, OpeningsSpec::File { .. }) {
+        return Err(
+            "--openings: datagen plays random openings: plies=<k> [balanced=<points>]".into(),
+        );
+    }
+    if args.nodes == 0 {
+        return Err("--nodes must be at least 1".into());
+    }
+    crate::memory::check_hash_mb("--hash", args.hash)?;
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = crate::memory::check_threads("--threads", threads)?;
+    if let Some(dir) = &args.tablebases {
+        let tables = base
+            .open_tables(dir)
+            .map_err(|e| format!("--tablebases: {e}"))?
+            .ok_or_else(|| format!("--tablebases: {} has no endgame tables", base.spec()))?;
+        base.set_tables(Some(tables));
+    }
+    let header = header_for(args, base.as_ref());
+
+    // A new file, or the one there continued when it holds the same data.
+    let (writer, done, file_positions) = if args.output.exists() {
+        let scan = training_data::scan(&args.output).map_err(|e| e.to_string())?;
+        for key in SAME_DATA {
+            if scan.header.get(key) != header.get(key) {
+                return Err(format!(
+                    "'{}' holds other data: its {key} is '{}', this run's '{}'; give another \
+                     --output to start anew",
+                    args.output.display(),
+                    scan.header.get(key).unwrap_or(""),
+                    header.get(key).unwrap_or("")
+                ));
+            }
+        }
+        if scan.good_length < scan.file_length {
+            log::warn!(
+                "'{}': {} bytes of an unfinished game at the end are cut off",
+                args.output.display(),
+                scan.file_length - scan.good_length
+            );
+        }
+        let writer = Writer::resume(&args.output, &scan).map_err(|e| e.to_string())?;
+        (writer, scan.done, scan.positions)
+    } else {
+        let writer = Writer::create(&args.output, &header).map_err(|e| e.to_string())?;
+        (writer, BTreeSet::new(), 0)
+    };
+    let to_play: Vec<u64> = (0..args.games).filter(|i| !done.contains(i)).collect();
+    let file_games = done.len() as u64;
+
+    let progress = crate::cli::progress_bar(
+        to_play.len() as u64,
+        "datagen {bar:30.cyan/blue} {pos}/{len} games {msg} [{elapsed_precise} < {eta}]",
+    );
+    let shared = Shared {
+        next: AtomicUsize::new(0),
+        positions: AtomicU64::new(0),
+        games: AtomicU64::new(0),
+        dropped: AtomicU64::new(0),
+        failed: AtomicBool::new(false),
+        error: Mutex::new(None),
+        writer: Mutex::new(writer),
+    };
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for index in 0..threads.min(to_play.len()) {
+            let session = base.clone_box();
+            let (shared, to_play, progress, spec) = (&shared, &to_play, &progress, &spec);
+            let spawned = std::thread::Builder::new()
+                .name(format!("datagen-{index}"))
+                .spawn_scoped(scope, move || {
+                    let result = work(args, spec, session, to_play, shared, stop, &|positions| {
+                        progress.inc(1);
+                        let total = shared.positions.load(Ordering::Relaxed);
+                        let rate = total as f64 / started.elapsed().as_secs_f64().max(1e-3);
+                        progress.set_message(format!(
+                            "{total} positions ({rate:.0}/s, last {positions})"
+                        ));
+                    });
+                    if let Err(e) = result {
+                        shared.fail(e);
+                    }
+                });
+            if let Err(e) = spawned {
+                shared.fail(format!("cannot start a datagen thread: {e}"));
+            }
+        }
+    });
+    progress.finish_and_clear();
+    if let Some(error) = shared.error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(error);
+    }
+    let games = shared.games.load(Ordering::Relaxed);
+    let positions = shared.positions.load(Ordering::Relaxed);
+    Ok(DatagenSummary {
+        games,
+        positions,
+        seconds: started.elapsed().as_secs_f64(),
+        file_games: file_games + games,
+        file_positions: file_positions + positions,
+        dropped: shared.dropped.load(Ordering::Relaxed),
+        interrupted: stop.is_cancelled(),
+    })
+}
+
+/// What the threads share.
+struct Shared {
+    next: AtomicUsize,
+    positions: AtomicU64,
+    games: AtomicU64,
+    dropped: AtomicU64,
+    failed: AtomicBool,
+    error: Mutex<Option<String>>,
+    writer: Mutex<Writer>,
+}
+
+impl Shared {
+    fn fail(&self, error: String) {
+        self.failed.store(true, Ordering::Relaxed);
+        let mut slot = self.error.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert(error);
+    }
+
+    fn go_on(&self, stop: &CancelToken) -> bool {
+        !stop.is_cancelled() && !self.failed.load(Ordering::Relaxed)
+    }
+}
+
+/// One thread: the next game not yet played, until none is left or the run stops.
+fn work(
+    args: &DatagenArgs,
+    spec: &OpeningsSpec,
+    mut session: Box<dyn Session>,
+    to_play: &[u64],
+    shared: &Shared,
+    stop: &CancelToken,
+    played: &(dyn Fn(usize) + Sync),
+) -> Result<(), String> {
+    let tt = TranspositionTable::new(args.hash)?;
+    let probe_tt = TranspositionTable::new(2)?;
+    let base = session.clone_box();
+    while shared.go_on(stop) {
+        let Some(&number) = to_play.get(shared.next.fetch_add(1, Ordering::Relaxed)) else {
+            return Ok(());
+        };
+        let opening = match openings::opening_number(
+            spec,
+            base.as_ref(),
+            args.seed,
+            number as usize,
+            &probe_tt,
+            stop.flag(),
+        ) {
+            Ok(opening) => opening,
+            Err(_) if !shared.go_on(stop) => return Ok(()),
+            Err(e) => return Err(format!("game {number}: {e}")),
+        };
+        let moves: Vec<&str> = opening.moves.iter().map(String::as_str).collect();
+        session
+            .set_position(opening.fen.as_deref(), &moves)
+            .map_err(|e| format!("game {number}: the opening: {e}"))?;
+        tt.clear();
+        let Some(block) = play_game(
+            args,
+            session.as_mut(),
+            &tt,
+            number,
+            moves.len(),
+            shared,
+            stop,
+        )?
+        else {
+            continue;
+        };
+        let count = block.samples.len();
+        shared
+            .writer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .append(&block)
+            .map_err(|e| e.to_string())?;
+        shared.games.fetch_add(1, Ordering::Relaxed);
+        shared.positions.fetch_add(count as u64, Ordering::Relaxed);
+        played(count);
+    }
+    Ok(())
+}
+
+/// Play game `number` out from the session's position. `None` when it was stopped or
+/// left out (too long).
+fn play_game(
+    args: &DatagenArgs,
+    session: &mut dyn Session,
+    tt: &TranspositionTable,
+    number: u64,
+    opening_plies: usize,
+    shared: &Shared,
+    stop: &CancelToken,
+) -> Result<Option<GameBlock>, String> {
+    let limits = Limits {
+        nodes: Some(args.nodes),
+        ..Limits::default()
+    };
+    let settings = SearchSettings::default();
+    let mut samples = Vec::new();
+    let mut ply = opening_plies;
+    let winner: Option<Player> = loop {
+        if !shared.go_on(stop) {
+            return Ok(None);
+        }
+        if let Some(outcome) = session.outcome() {
+            break match outcome.result {
+                GameResult::Draw => None,
+                result => result.winner(),
+            };
+        }
+        if ply >= MAX_GAME_PLIES {
+            shared.dropped.fetch_add(1, Ordering::Relaxed);
+            return Ok(None);
+        }
+        let control = SearchControl::new(false);
+        let summary = session.search(&limits, &settings, tt, None, &control, &mut |_| {})?;
+        let mover = session.to_move();
+        match Value::from_search(summary.score, summary.proven) {
+            Value::Cp(cp) => {
+                if session.is_quiet() {
+                    samples.push(Sample {
+                        packed: session.packed_position(),
+                        score: cp.clamp(i16::MIN.into(), i16::MAX.into()) as i16,
+                        ply: ply.min(usize::from(u16::MAX)) as u16,
+                        mover: mover.index() as u8,
+                    });
+                }
+            }
+            // Decided: the search's result is the game's.
+            Value::Exact(0) => break None,
+            Value::Win => break Some(mover),
+            Value::Loss => break Some(mover.other()),
+            Value::Exact(halves) | Value::Bound(halves) => {
+                break Some(if halves > 0 { mover } else { mover.other() });
+            }
+        }
+        session
+            .play_moves(&[summary.bestmove.as_str()])
+            .map_err(|e| format!("game {number}: the search's move {}: {e}", summary.bestmove))?;
+        ply += 1;
+    };
+    let result = match winner {
+        None => 0,
+        Some(Player::P1) => 1,
+        Some(Player::P2) => -1,
+    };
+    Ok(Some(GameBlock {
+        number,
+        result,
+        samples,
+    }))
+}
