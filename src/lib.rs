@@ -7,7 +7,8 @@
 //! 1. the contract: [`game`] (the `Game` trait, `Points`, `Outcome`, `MAX_PLY`);
 //! 2. generic utilities: [`options`] (game options), [`compositions`] (ranking of pit
 //!    contents), [`memory`] (big zeroed tables, memory limits, prefetch), [`cli`] (Ctrl-C
-//!    token, exit status, game words);
+//!    token, exit status, game words), [`nnue`] (a learned evaluation: its network file and
+//!    integer inference);
 //! 3. [`games`]: one module per game, the only place that knows a rule;
 //! 4. [`tablebase`]: endgame tables, read and built, generic over `Game`;
 //! 5. [`perft`], [`search`], [`solve`]: generic over `Game`;
@@ -25,7 +26,8 @@
 //!     play), [`play`] (a game against the engine in a terminal), [`tune`]
 //!     (evaluation weights fitted to records), [`table_tools`] (`sowfan tablebase`: build,
 //!     verify, list, merge), [`prove`] (`sowfan solve`: a proof from the command line),
-//!     [`datagen`] (`sowfan datagen`: self-play games written as training data);
+//!     [`datagen`] (`sowfan datagen`: self-play games written as training data), [`train`]
+//!     (`sowfan train`: a network fitted to training data);
 //! 11. [`commands`]: each tool's command line, one file a subcommand (its clap arguments,
 //!     its run, its exit status), none importing another;
 //! 12. `main.rs`: parses the command line and dispatches.
@@ -42,6 +44,7 @@ pub mod datagen;
 pub mod game;
 pub mod games;
 pub mod memory;
+pub mod nnue;
 pub mod openings;
 pub mod options;
 pub mod perft;
@@ -56,5 +59,6 @@ pub mod solve;
 pub mod table_tools;
 pub mod tablebase;
 pub mod tournament;
+pub mod train;
 pub mod training_data;
 pub mod tune;

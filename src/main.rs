@@ -1,5 +1,5 @@
 //! The `sowfan` command: the protocol on stdin/stdout, or a tool (perft, bench, match,
-//! check, solve, tablebase, tune, datagen, analyse, accuracy, play). Each tool owns its arguments, its run and
+//! check, solve, tablebase, tune, datagen, train, analyse, accuracy, play). Each tool owns its arguments, its run and
 //! its exit status (src/commands/, one file a tool); this file sets up logging, parses and
 //! dispatches.
 
@@ -10,7 +10,8 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use sowfan::commands::{
-    accuracy, analyse, bench, check, datagen, perft, play, solve, tablebase, tournament, tune,
+    accuracy, analyse, bench, check, datagen, perft, play, solve, tablebase, tournament, train,
+    tune,
 };
 use sowfan::{analysis, cli, protocol, registry};
 
@@ -51,6 +52,7 @@ enum Tool {
     Tablebase(tablebase::TablebaseCommand),
     Tune(tune::TuneArgs),
     Datagen(datagen::DatagenArgs),
+    Train(train::TrainArgs),
     Analyse(analysis::AnalyseArgs),
     Accuracy(sowfan::accuracy::AccuracyArgs),
     Play(sowfan::play::PlayArgs),
@@ -82,6 +84,7 @@ fn main() -> ExitCode {
         Some(Tool::Tablebase(command)) => tablebase::run(command),
         Some(Tool::Tune(args)) => tune::run(args),
         Some(Tool::Datagen(args)) => datagen::run(args),
+        Some(Tool::Train(args)) => train::run(args),
         Some(Tool::Analyse(args)) => analyse::run(args),
         Some(Tool::Accuracy(args)) => accuracy::run(args),
         Some(Tool::Play(args)) => play::run(args),

@@ -16,4 +16,5 @@ pub mod play;
 pub mod solve;
 pub mod tablebase;
 pub mod tournament;
+pub mod train;
 pub mod tune;

@@ -30,6 +30,8 @@ pub const DEFAULT_HASH_MB: usize = 16;
 pub const MAX_MULTIPV: usize = 64;
 /// How long `quit` waits for a stopped job to end before the process leaves without it.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(50);
+/// The largest network file read (`EvalFile`): far above any network of these games.
+pub const MAX_NETWORK_BYTES: u64 = 64 << 20;
 /// The longest `isready` waits, while no search runs, for a new hash table's pages (about
 /// 1 GB at the 0.5 GB/s of a virtual machine that backs memory on first touch): long
 /// enough for any usual `Hash`, short of any client's timeout.
@@ -83,6 +85,10 @@ pub struct Server {
     /// The last "no tables" said (rules and directory), so that it is said once.
     absence_said: Option<String>,
     settings: SearchSettings,
+    /// `EvalFile`: the network file's path and bytes (checked when loaded).
+    network: Option<(PathBuf, Arc<Vec<u8>>)>,
+    /// `Eval network`: evaluate with `network` (else the hand-written evaluation).
+    use_network: bool,
     ponder: bool,
     job: Option<Job>,
     /// Commands (and errors to report) waiting for the running job, in arrival order.
@@ -114,6 +120,8 @@ impl Server {
             game_chosen: game.is_some(),
             absence_said: None,
             settings: SearchSettings::default(),
+            network: None,
+            use_network: true,
             ponder: false,
             job: None,
             pending: VecDeque::new(),
@@ -449,6 +457,8 @@ impl Server {
             "option name Clear Hash type button".to_string(),
             format!("option name UCI_Variant type combo default {variant}{variants}"),
             format!("option name GameOptions type string default {game_options}"),
+            "option name Eval type combo default network var network var classic".to_string(),
+            "option name EvalFile type string default <empty>".to_string(),
             format!(
                 "option name TablebasePath type string default {}",
                 self.tablebase_path
@@ -512,6 +522,20 @@ impl Server {
                 self.load_tables();
                 Ok(())
             }
+            "evalfile" => self.set_eval_file(value.unwrap_or("").trim()),
+            "eval" => match value.map(str::to_ascii_lowercase).as_deref() {
+                Some("classic") => {
+                    self.use_network = false;
+                    self.apply_network();
+                    Ok(())
+                }
+                Some("network") => {
+                    self.use_network = true;
+                    self.apply_network();
+                    Ok(())
+                }
+                _ => Err("option 'Eval' takes network or classic".to_string()),
+            },
             "gameoptions" => {
                 let text = value.unwrap_or("").trim();
                 let text = if text == "<empty>" { "" } else { text };
@@ -528,7 +552,8 @@ impl Server {
             _ => {
                 self.out.info_string(&format!(
                     "warning: unknown option '{name}' (options: Hash, Threads, MultiPV, Ponder, \
-                     Move Overhead, Clear Hash, UCI_Variant, GameOptions, TablebasePath)"
+                     Move Overhead, Contempt, Clear Hash, UCI_Variant, GameOptions, Eval, \
+                     EvalFile, TablebasePath)"
                 ));
                 Ok(())
             }
@@ -578,6 +603,78 @@ impl Server {
         self.solve_tt = None;
         self.game_chosen = true;
         self.load_tables();
+        self.apply_network();
+    }
+
+    /// `EvalFile`: load a network and evaluate with it in the game it is made for;
+    /// `<empty>` (or nothing) goes back to the game's own network. A file that cannot be
+    /// read, or is no network, changes nothing.
+    fn set_eval_file(&mut self, text: &str) -> Result<(), String> {
+        if text.is_empty() || text == "<empty>" {
+            self.network = None;
+            self.apply_network();
+            return Ok(());
+        }
+        let path = PathBuf::from(text);
+        let cannot =
+            |e: &dyn std::fmt::Display| format!("option 'EvalFile': cannot read '{text}': {e}");
+        let meta = std::fs::metadata(&path).map_err(|e| cannot(&e))?;
+        // Not a device or a pipe: reading one could wait or never end.
+        if !meta.is_file() {
+            return Err(cannot(&"not a regular file"));
+        }
+        let mut bytes = Vec::new();
+        std::fs::File::open(&path)
+            .and_then(|file| {
+                use std::io::Read;
+                file.take(MAX_NETWORK_BYTES + 1).read_to_end(&mut bytes)
+            })
+            .map_err(|e| cannot(&e))?;
+        if bytes.len() as u64 > MAX_NETWORK_BYTES {
+            return Err(format!(
+                "option 'EvalFile': '{text}' has more than {MAX_NETWORK_BYTES} bytes: no network is that large"
+            ));
+        }
+        crate::nnue::Network::check(&bytes).map_err(|e| {
+            format!("option 'EvalFile': '{text}': {e}; the evaluation stays as it was")
+        })?;
+        // Kept for the game it is made for, also when another game is played now (a GUI
+        // may send the options before the game).
+        self.network = Some((path, Arc::new(bytes)));
+        self.use_network = true;
+        self.apply_network();
+        Ok(())
+    }
+
+    /// Give the session the evaluation chosen: with `Eval network`, the `EvalFile`
+    /// network where it fits this game, else the game's own network (if it has one); with
+    /// `Eval classic`, the hand-written evaluation.
+    fn apply_network(&mut self) {
+        if !self.use_network {
+            let _ = self.session.set_network(None);
+            return;
+        }
+        if let Some((path, bytes)) = &self.network {
+            match self.session.set_network(Some(bytes)) {
+                Ok(()) => return,
+                Err(e) => self.out.info_string(&format!(
+                    "warning: EvalFile '{}' is not for {} ({e}): {}",
+                    path.display(),
+                    self.session.spec(),
+                    if self.session.default_network().is_some() {
+                        "its own network evaluates"
+                    } else {
+                        "it evaluates by hand"
+                    }
+                )),
+            }
+        }
+        let own = self.session.default_network();
+        if let Err(e) = self.session.set_network(own) {
+            let _ = self.session.set_network(None);
+            self.out
+                .info_string(&format!("warning: the game's own network: {e}"));
+        }
     }
 
     /// The default game is played without having been chosen: now its missing tables are

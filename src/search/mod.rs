@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::game::{Game, GameResult, HISTORY_KEYS, Horizon, Player, QUIESCENCE_PLIES};
+use crate::game::{Accumulator, Game, GameResult, HISTORY_KEYS, Horizon, Player, QUIESCENCE_PLIES};
 use crate::tablebase::Tables;
 use limits::{Limits, TimeBudget};
 use score::{INFINITE, MATE_BOUND, MAX_PLY};
@@ -427,6 +427,11 @@ struct Worker<'a, 'i, G: Game> {
     /// verified, so that the verification does not rest on passes itself).
     null_min_ply: usize,
     frames: Vec<Frame<G::Move>>,
+    /// The evaluation keeps an accumulator ([`Game::accumulates`]): one a ply, the root's
+    /// at 0, each child's updated from its parent's as the move is played (so going back
+    /// up needs no undo).
+    accumulates: bool,
+    accumulators: Vec<Accumulator>,
     /// Cut-off statistics by player and `Game::history_key`.
     history: Vec<i32>,
     /// The quiet move that last refuted each move (by player to move and the previous
@@ -535,6 +540,12 @@ pub fn search<G: Game>(
         keys: history.to_vec(),
         null_floor: 0,
         null_min_ply: 0,
+        accumulates: game.accumulates(),
+        accumulators: if game.accumulates() {
+            vec![Accumulator::default(); MAX_PLY + 2]
+        } else {
+            Vec::new()
+        },
         frames: (0..=MAX_PLY)
             .map(|_| Frame {
                 moves: Vec::new(),
@@ -963,10 +974,13 @@ impl<G: Game> Worker<'_, '_, G> {
         let player = self.game.to_move(root);
         let (mut alpha, beta) = window;
         self.pv[0].clear();
+        if self.accumulates {
+            self.game
+                .refresh_accumulator(root, &mut self.accumulators[0]);
+        }
         for i in line..self.root_moves.len() {
             let mv = self.root_moves[i].mv;
-            let mut child = root.clone();
-            self.game.play(&mut child, mv);
+            let child = self.play(root, mv, 0);
             let same = self.game.to_move(&child) == player;
             self.push_key(&child);
             let score = if i == line {
@@ -1081,9 +1095,46 @@ impl<G: Game> Worker<'_, '_, G> {
         }
         if ply >= MAX_PLY - 1 {
             self.unresolved = true;
-            return Some(score::clamp_eval(game.evaluate(pos)));
+            return Some(score::clamp_eval(self.evaluate(pos, ply)));
         }
         None
+    }
+
+    /// `pos` after `mv`, played from `ply`: with an accumulating evaluation, the child's
+    /// accumulator (at `ply + 1`) is updated from `pos`'s.
+    #[inline]
+    fn play(&mut self, pos: &G::Position, mv: G::Move, ply: usize) -> G::Position {
+        let mut child = pos.clone();
+        self.game.play(&mut child, mv);
+        if self.accumulates {
+            let (parents, children) = self.accumulators.split_at_mut(ply + 1);
+            self.game
+                .update_accumulator(pos, mv, &child, &parents[ply], &mut children[0]);
+        }
+        child
+    }
+
+    /// The static evaluation of `pos` at `ply`.
+    #[inline]
+    fn evaluate(&self, pos: &G::Position, ply: usize) -> i32 {
+        if self.accumulates {
+            self.game
+                .evaluate_accumulated(pos, &self.accumulators[ply])
+                .0
+        } else {
+            self.game.evaluate(pos)
+        }
+    }
+
+    /// [`Game::evaluate_at_horizon`] of `pos` at `ply`, with its accumulator when the
+    /// evaluation keeps one.
+    #[inline]
+    fn evaluate_at_horizon(&self, pos: &G::Position, ply: usize) -> (i32, Horizon) {
+        if self.accumulates {
+            self.game.evaluate_accumulated(pos, &self.accumulators[ply])
+        } else {
+            self.game.evaluate_at_horizon(pos)
+        }
     }
 
     /// The search past the horizon ([`Game::evaluate_at_horizon`]): the evaluation is the
@@ -1106,9 +1157,9 @@ impl<G: Game> Worker<'_, '_, G> {
         // promise more are searched.
         self.unresolved = true;
         if qply >= QUIESCENCE_PLIES {
-            return score::clamp_eval(game.evaluate(pos));
+            return score::clamp_eval(self.evaluate(pos, ply));
         }
-        let (eval, horizon) = game.evaluate_at_horizon(pos);
+        let (eval, horizon) = self.evaluate_at_horizon(pos, ply);
         let stand = score::clamp_eval(eval);
         if horizon == Horizon::Quiet || stand >= beta {
             return stand;
@@ -1135,8 +1186,7 @@ impl<G: Game> Worker<'_, '_, G> {
         for k in 0..order.len() {
             select_next(&mut order, k);
             let mv = moves[order[k].1 as usize];
-            let mut child = pos.clone();
-            game.play(&mut child, mv);
+            let child = self.play(pos, mv, ply);
             let same = game.to_move(&child) == player;
             self.push_key(&child);
             let score = self.quiesce_child(&child, alpha, beta, ply + 1, qply + 1, same);
@@ -1293,7 +1343,7 @@ impl<G: Game> Worker<'_, '_, G> {
                 && (k >= 3 + (depth * depth) as usize
                     || FUTILITY
                         && *static_eval
-                            .get_or_insert_with(|| score::clamp_eval(game.evaluate(pos)))
+                            .get_or_insert_with(|| score::clamp_eval(self.evaluate(pos, ply)))
                             + 150 * depth as i32
                             <= alpha)
             {
@@ -1303,8 +1353,7 @@ impl<G: Game> Worker<'_, '_, G> {
             if COUNTER_MOVE {
                 self.frames[ply].move_key = game.history_key(pos, mv);
             }
-            let mut child = pos.clone();
-            game.play(&mut child, mv);
+            let child = self.play(pos, mv, ply);
             let same = game.to_move(&child) == player;
             self.push_key(&child);
             let score = if k == 0 {
@@ -1413,7 +1462,11 @@ impl<G: Game> Worker<'_, '_, G> {
         }
         // The pass first: in a game that offers none this costs no evaluation.
         let passed = game.null_move(pos)?;
-        let eval = score::clamp_eval(game.evaluate(pos));
+        let eval = score::clamp_eval(self.evaluate(pos, ply));
+        if self.accumulates {
+            // A pass moves no stone.
+            self.accumulators[ply + 1] = self.accumulators[ply];
+        }
         if eval < beta {
             return None;
         }

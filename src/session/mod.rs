@@ -98,6 +98,28 @@ pub trait Session: Send {
     /// Nothing forcing pending in the current position (see [`crate::game::Game::is_quiet`]).
     fn is_quiet(&self) -> bool;
 
+    /// The features a view of the game's network has (0: none); see
+    /// [`crate::game::Game::network_inputs`].
+    fn network_inputs(&self) -> usize;
+
+    /// What a network file must be made for ([`crate::game::Game::network_id`]).
+    fn network_id(&self) -> String;
+
+    /// The network features of a packed position, from P1's view and from P2's (cleared
+    /// first).
+    fn packed_features(
+        &self,
+        bytes: &[u8],
+        views: &mut [Vec<u16>; 2],
+    ) -> Result<(), crate::game::PositionError>;
+
+    /// Evaluate with this network file's bytes from now on, or with the hand-written
+    /// evaluation (`None`); see [`crate::game::Game::set_network`].
+    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String>;
+
+    /// The game's own network, if it has one ([`crate::game::Game::default_network`]).
+    fn default_network(&self) -> Option<&'static [u8]>;
+
     /// The evaluation's features of the current position, if it is quiet and not over,
     /// scaled by [`crate::game::Game::eval_scale`] (so that the evaluation is their
     /// weighted sum).
@@ -314,6 +336,35 @@ impl<G: Game> Session for GameSession<G> {
 
     fn is_quiet(&self) -> bool {
         self.game.is_quiet(&self.position)
+    }
+
+    fn network_inputs(&self) -> usize {
+        self.game.network_inputs()
+    }
+
+    fn network_id(&self) -> String {
+        self.game.network_id()
+    }
+
+    fn packed_features(
+        &self,
+        bytes: &[u8],
+        views: &mut [Vec<u16>; 2],
+    ) -> Result<(), crate::game::PositionError> {
+        let pos = self.game.unpack_position(bytes)?;
+        for (view, out) in [Player::P1, Player::P2].into_iter().zip(views.iter_mut()) {
+            out.clear();
+            self.game.network_features(&pos, view, out);
+        }
+        Ok(())
+    }
+
+    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
+        self.game.set_network(bytes)
+    }
+
+    fn default_network(&self) -> Option<&'static [u8]> {
+        self.game.default_network()
     }
 
     fn check_table_file(&self, path: &Path) -> Result<Header, TableError> {

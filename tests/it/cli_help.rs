@@ -21,6 +21,7 @@ const COMMANDS: &[&[&str]] = &[
     &["tablebase", "bench"],
     &["tune"],
     &["datagen"],
+    &["train"],
     &["analyse"],
     &["accuracy"],
     &["play"],

@@ -21,6 +21,7 @@ const LAYERS: &[(&str, &[(&str, &str)])] = &[
             ("compositions.rs", "compositions"),
             ("memory.rs", "memory"),
             ("cli.rs", "cli"),
+            ("nnue.rs", "nnue"),
         ],
     ),
     ("games", &[("games/", "games")]),
@@ -58,6 +59,7 @@ const LAYERS: &[(&str, &[(&str, &str)])] = &[
             ("table_tools/", "tablebase tool"),
             ("prove/", "solve tool"),
             ("datagen/", "datagen tool"),
+            ("train/", "train tool"),
         ],
     ),
     (
@@ -75,6 +77,7 @@ const LAYERS: &[(&str, &[(&str, &str)])] = &[
             ("commands/play.rs", "play command"),
             ("commands/tune.rs", "tune command"),
             ("commands/datagen.rs", "datagen command"),
+            ("commands/train.rs", "train command"),
         ],
     ),
     ("main", &[("main.rs", "main")]),

@@ -18,6 +18,7 @@ mod hostile_tables;
 mod kalah;
 mod layers;
 mod ludii_plugin;
+mod nnue;
 mod numbers_that_lie;
 mod play;
 mod protocol;

@@ -6,7 +6,7 @@
 //! captures: `Forced`) and Kalah (captures and extra moves the mover may decline:
 //! `Optional`, with extra moves that keep the mover).
 
-use sowfan::game::{Game, Horizon, QUIESCENCE_PLIES};
+use sowfan::game::{Accumulator, Game, Horizon, QUIESCENCE_PLIES};
 use sowfan::games::fanorona::Size;
 use sowfan::search::limits::Limits;
 use sowfan::search::tt::TranspositionTable;
@@ -33,7 +33,7 @@ fn quiescence<G: Game>(
             score::exact_at(g.final_value(&outcome, mover), ply)
         });
     }
-    let stand = score::clamp_eval(g.evaluate(pos));
+    let stand = score::clamp_eval(static_eval(g, pos));
     let horizon = g.horizon(pos);
     if qply >= QUIESCENCE_PLIES || horizon == Horizon::Quiet {
         return Some(stand);
@@ -55,6 +55,18 @@ fn quiescence<G: Game>(
         });
     }
     Some(best)
+}
+
+/// The evaluation the search uses: the network's from an accumulator computed afresh (the
+/// search updates its own move by move), else the hand-written one.
+fn static_eval<G: Game>(g: &G, pos: &G::Position) -> i32 {
+    if g.accumulates() {
+        let mut acc = Accumulator::default();
+        g.refresh_accumulator(pos, &mut acc);
+        g.evaluate_accumulated(pos, &acc).0
+    } else {
+        g.evaluate(pos)
+    }
 }
 
 /// Random positions of `g` (random games of a length in `plies`), each searched to depth 1

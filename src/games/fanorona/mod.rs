@@ -14,11 +14,14 @@ mod tests;
 
 use std::fmt::Write;
 
+use std::sync::Arc;
+
 use crate::game::{
-    BenchSpec, EvalTerm, Game, GameResult, Horizon, MAX_TABLE_DISTANCE, MoveError, Outcome, Player,
-    Points, PositionError, TableValues, eval_weights,
+    Accumulator, BenchSpec, EvalTerm, Game, GameResult, Horizon, MAX_TABLE_DISTANCE, MoveError,
+    Outcome, Player, Points, PositionError, TableValues, eval_weights,
 };
 use crate::memory::mix64 as mix;
+use crate::nnue::Network;
 use crate::options::{GameOptions, OptionKind, OptionSpec};
 pub use board::Size;
 use board::{Geometry, NONE, opposite};
@@ -48,6 +51,8 @@ pub const OPTIONS: &[OptionSpec] = &[
 
 const WHITE: usize = 0;
 const BLACK: usize = 1;
+/// The 9×5 board's network (see `Game::default_network`).
+const TSIVY_NETWORK: &[u8] = include_bytes!("tsivy.nnue");
 /// The size of a position packed for training data (see `Game::pack_position`).
 const PACKED_BYTES: usize = 20;
 
@@ -88,6 +93,17 @@ impl FanoronaPosition {
     }
 }
 
+/// The points of a set of stones, lowest first.
+fn bits(mut set: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (set != 0).then(|| {
+            let point = set.trailing_zeros() as usize;
+            set &= set - 1;
+            point
+        })
+    })
+}
+
 fn colour_name(player: Player) -> &'static str {
     match player {
         Player::P1 => "White",
@@ -104,6 +120,9 @@ pub struct Fanorona {
     quiet_limit: Option<u32>,
     options: GameOptions,
     start: FanoronaPosition,
+    /// The learned evaluation, when one is chosen (`setoption name Eval`); `None`: the
+    /// hand-written one.
+    network: Option<Arc<Network>>,
 }
 
 impl Fanorona {
@@ -124,7 +143,48 @@ impl Fanorona {
                 quiet: 0,
                 first_pending: if first_capture_single { 0b11 } else { 0 },
             },
+            network: None,
         }
+        .with_default_network()
+    }
+
+    /// The game evaluating with its embedded network, where it has one.
+    fn with_default_network(mut self) -> Fanorona {
+        if let Some(bytes) = self.default_network() {
+            match Network::from_bytes(bytes, &self.network_id(), self.network_inputs()) {
+                Ok(net) => self.network = Some(Arc::new(net)),
+                Err(e) => log::warn!("the embedded network: {e}; evaluating by hand"),
+            }
+        }
+        self
+    }
+
+    /// The feature of a stone of `colour` on `point`, from `view`'s side: the point seen
+    /// from that side (Black's board turned half a turn, a symmetry of every board here),
+    /// and whether the stone is that side's own.
+    #[inline]
+    fn feature(&self, view: usize, colour: usize, point: usize) -> usize {
+        let points = self.g.points;
+        let seen = if view == WHITE {
+            point
+        } else {
+            points - 1 - point
+        };
+        if colour == view { seen } else { points + seen }
+    }
+
+    /// One view's accumulator from scratch.
+    fn refresh_view(
+        &self,
+        net: &Network,
+        pos: &FanoronaPosition,
+        view: usize,
+        acc: &mut Accumulator,
+    ) {
+        let features = [WHITE, BLACK].into_iter().flat_map(|colour| {
+            bits(pos.stones[colour]).map(move |point| self.feature(view, colour, point))
+        });
+        net.refresh(&mut acc.views[view], features);
     }
 
     /// The game with its default options.
@@ -658,6 +718,95 @@ impl Game for Fanorona {
             self.toward_the_quiet_draw(pos, WEIGHTS.score(&features)),
             horizon,
         )
+    }
+
+    /// A stone of either colour on any point, from each side's view: 2 × points.
+    fn network_inputs(&self) -> usize {
+        2 * self.g.points
+    }
+
+    fn network_id(&self) -> String {
+        format!("fanorona {}x{}", self.g.files, self.g.ranks)
+    }
+
+    fn network_features(&self, pos: &FanoronaPosition, view: Player, out: &mut Vec<u16>) {
+        for colour in [WHITE, BLACK] {
+            for point in bits(pos.stones[colour]) {
+                out.push(self.feature(view.index(), colour, point) as u16);
+            }
+        }
+    }
+
+    /// 9×5: trained by `sowfan train` on `sowfan datagen` games (docs/nnue.md); the
+    /// smaller boards evaluate by hand.
+    fn default_network(&self) -> Option<&'static [u8]> {
+        match self.size {
+            Size::Tsivy => Some(TSIVY_NETWORK),
+            Size::Dimy | Size::Telo => None,
+        }
+    }
+
+    fn accumulates(&self) -> bool {
+        self.network.is_some()
+    }
+
+    fn refresh_accumulator(&self, pos: &FanoronaPosition, acc: &mut Accumulator) {
+        if let Some(net) = &self.network {
+            for view in [WHITE, BLACK] {
+                self.refresh_view(net, pos, view, acc);
+            }
+        }
+    }
+
+    /// The stones a turn moved and captured: one stone leaves a point and arrives on
+    /// another, and the captured stones leave theirs.
+    fn update_accumulator(
+        &self,
+        before: &FanoronaPosition,
+        _mv: FanoronaMove,
+        after: &FanoronaPosition,
+        parent: &Accumulator,
+        child: &mut Accumulator,
+    ) {
+        let Some(net) = &self.network else {
+            return;
+        };
+        *child = *parent;
+        for view in [WHITE, BLACK] {
+            for colour in [WHITE, BLACK] {
+                let (old, new) = (before.stones[colour], after.stones[colour]);
+                for point in bits(old & !new) {
+                    net.sub(&mut child.views[view], self.feature(view, colour, point));
+                }
+                for point in bits(new & !old) {
+                    net.add(&mut child.views[view], self.feature(view, colour, point));
+                }
+            }
+        }
+    }
+
+    fn evaluate_accumulated(&self, pos: &FanoronaPosition, acc: &Accumulator) -> (i32, Horizon) {
+        let Some(net) = &self.network else {
+            return self.evaluate_at_horizon(pos);
+        };
+        let horizon = if self.is_quiet(pos) {
+            Horizon::Quiet
+        } else {
+            Horizon::Forced
+        };
+        let score = net.output(acc, pos.side.index());
+        (self.toward_the_quiet_draw(pos, score), horizon)
+    }
+
+    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
+        self.network = match bytes {
+            None => None,
+            Some(bytes) => Some(Arc::new(
+                Network::from_bytes(bytes, &self.network_id(), self.network_inputs())
+                    .map_err(|e| e.to_string())?,
+            )),
+        };
+        Ok(())
     }
 
     // No `null_move`: null-move pruning lost 35 to 82 Elo (docs/strength.md, Fanorona):

@@ -1,0 +1,33 @@
+//! `sowfan train`: a network fitted to training data; the work is in [`crate::train`].
+
+use std::process::ExitCode;
+
+use crate::cli::{cancel_on_interrupt, exit_status};
+pub use crate::train::TrainArgs;
+use crate::train::{INTERRUPTED, train};
+
+/// `sowfan train`: status 1 with the reason when the data or the settings are unusable, 130
+/// after Ctrl-C (the checkpoint of the last whole epoch is kept).
+pub fn run(args: TrainArgs) -> ExitCode {
+    let stop = cancel_on_interrupt("train");
+    match train(&args, &stop) {
+        Ok(summary) => {
+            println!(
+                "{} epochs over {} positions ({} kept for validation) in {:.1} s: validation \
+                 loss {:.6}; network written to '{}'",
+                summary.epochs,
+                summary.train_positions,
+                summary.validation_positions,
+                summary.seconds,
+                summary.validation_loss,
+                args.output.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(message) if message == INTERRUPTED => {
+            eprintln!("sowfan: train interrupted: no network written");
+            ExitCode::from(130)
+        }
+        Err(message) => exit_status(Err(message)),
+    }
+}

@@ -1,0 +1,347 @@
+//! A learned evaluation, efficiently updatable (NNUE): a first layer over a game's features
+//! (each a stone or seed count on a point, from one side's view), kept per position as an
+//! accumulator for both views and updated by the features a move changes, then a clipped
+//! ReLU and one output neuron over [mover's view, other view]. Integer arithmetic: 16-bit
+//! accumulator and first-layer weights (scaled by [`QA`]), 16-bit output weights (scaled by
+//! [`QB`]), a 32-bit sum; the loops are over fixed-size arrays, which the compiler
+//! vectorises.
+//!
+//! The float network the trainer fits is the same function: `out = Σ clamp(acc_mover, 0, 1)
+//! · w_mover + Σ clamp(acc_other, 0, 1) · w_other + b`, in points (1.0 = 100 centipoints).
+//!
+//! A network file is hostile input, like a table:
+//!
+//! ```text
+//! "SOWFANNN"  version: u16 = 1  id length: u16  id (the game and board it is for)
+//! inputs: u16  hidden: u16  first weights: i16 × inputs × hidden (input-major)
+//! first biases: i16 × hidden  output weights: i16 × 2 × hidden (mover's view, then the
+//! other)  output bias: i32  xxh3-64 of everything before: u64
+//! ```
+//!
+//! Little-endian. A file for another game or board, of another size or version, or whose
+//! checksum fails is refused with a message that says which.
+
+use thiserror::Error;
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::game::{ACCUMULATOR_WIDTH, Accumulator};
+
+/// The hidden layer's width: the accumulator's.
+pub const HIDDEN: usize = ACCUMULATOR_WIDTH;
+/// The first layer's scale: an activation of 1.0 is `QA`.
+pub const QA: i32 = 255;
+/// The output weights' scale.
+pub const QB: i32 = 64;
+/// The largest first-layer weight or bias the trainer allows: no accumulator of up to 64
+/// features leaves the 16-bit range (64 · 2 · 255 < 32,767).
+pub const MAX_FIRST_WEIGHT: f32 = 1.98;
+/// The largest output weight the trainer allows.
+pub const MAX_OUTPUT_WEIGHT: f32 = 8.0;
+/// The most inputs a network may have.
+pub const MAX_INPUTS: usize = 4096;
+
+const MAGIC: &[u8; 8] = b"SOWFANNN";
+pub const VERSION: u16 = 1;
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum NetworkError {
+    #[error("not a sowfan network (its first bytes are not SOWFANNN)")]
+    NotNetwork,
+    #[error("a network of version {0}; this sowfan reads version {VERSION}")]
+    Version(u16),
+    #[error("a network for '{found}', not for '{expected}'")]
+    OtherGame { found: String, expected: String },
+    #[error(
+        "a network of {found} inputs and {hidden} hidden; this game needs {expected} inputs and {HIDDEN} hidden"
+    )]
+    Size {
+        found: usize,
+        hidden: usize,
+        expected: usize,
+    },
+    #[error("a network file of {found} bytes; its sizes need {expected}")]
+    Length { found: usize, expected: usize },
+    #[error("the network fails its checksum (a damaged file)")]
+    Checksum,
+}
+
+/// A network's weights, quantised.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Network {
+    pub id: String,
+    pub inputs: usize,
+    /// `inputs × HIDDEN`, input-major: the column of input `i` is `w0[i * HIDDEN..]`.
+    pub w0: Vec<i16>,
+    pub b0: [i16; HIDDEN],
+    /// The mover's view's weights, then the other view's.
+    pub w1: [[i16; HIDDEN]; 2],
+    pub b1: i32,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Network({}, {} inputs, {HIDDEN} hidden)",
+            self.id, self.inputs
+        )
+    }
+}
+
+impl Network {
+    /// The file's bytes (see the module's documentation).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&(self.id.len() as u16).to_le_bytes());
+        out.extend_from_slice(self.id.as_bytes());
+        out.extend_from_slice(&(self.inputs as u16).to_le_bytes());
+        out.extend_from_slice(&(HIDDEN as u16).to_le_bytes());
+        for w in self
+            .w0
+            .iter()
+            .chain(&self.b0)
+            .chain(self.w1.iter().flatten())
+        {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out.extend_from_slice(&self.b1.to_le_bytes());
+        let sum = xxh3_64(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// Check a network file whatever its game (magic, version, sizes, checksum) and say
+    /// which game and board it is for.
+    pub fn check(bytes: &[u8]) -> Result<String, NetworkError> {
+        if bytes.len() < 14 || &bytes[..8] != MAGIC {
+            return Err(NetworkError::NotNetwork);
+        }
+        let id_len = usize::from(u16::from_le_bytes([bytes[10], bytes[11]]));
+        let id = bytes
+            .get(12..12 + id_len)
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default();
+        let inputs = bytes
+            .get(12 + id_len..14 + id_len)
+            .map_or(0, |b| usize::from(u16::from_le_bytes([b[0], b[1]])));
+        Network::from_bytes(bytes, &id, inputs).map(|net| net.id)
+    }
+
+    /// Read a network for the game whose network id is `id` and which has `inputs`
+    /// features a view.
+    pub fn from_bytes(bytes: &[u8], id: &str, inputs: usize) -> Result<Network, NetworkError> {
+        if bytes.len() < 14 || &bytes[..8] != MAGIC {
+            return Err(NetworkError::NotNetwork);
+        }
+        let u16_at = |at: usize| {
+            bytes
+                .get(at..at + 2)
+                .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        };
+        let version = u16_at(8).unwrap_or(0);
+        if version != VERSION {
+            return Err(NetworkError::Version(version));
+        }
+        let id_len = usize::from(u16_at(10).unwrap_or(0));
+        let short = |expected: usize| NetworkError::Length {
+            found: bytes.len(),
+            expected,
+        };
+        let found_id = bytes
+            .get(12..12 + id_len)
+            .ok_or_else(|| short(12 + id_len + 4))?;
+        let found_id = String::from_utf8_lossy(found_id).into_owned();
+        if found_id != id {
+            return Err(NetworkError::OtherGame {
+                found: found_id,
+                expected: id.to_string(),
+            });
+        }
+        let at = 12 + id_len;
+        let (found_inputs, hidden) = match (u16_at(at), u16_at(at + 2)) {
+            (Some(i), Some(h)) => (usize::from(i), usize::from(h)),
+            _ => return Err(short(at + 4)),
+        };
+        if found_inputs != inputs || hidden != HIDDEN {
+            return Err(NetworkError::Size {
+                found: found_inputs,
+                hidden,
+                expected: inputs,
+            });
+        }
+        let weights = inputs * HIDDEN + HIDDEN + 2 * HIDDEN;
+        let expected = at + 4 + 2 * weights + 4 + 8;
+        if bytes.len() != expected {
+            return Err(short(expected));
+        }
+        let (body, sum) = bytes.split_at(expected - 8);
+        if xxh3_64(body).to_le_bytes() != sum {
+            return Err(NetworkError::Checksum);
+        }
+        let mut values = body[at + 4..at + 4 + 2 * weights]
+            .chunks_exact(2)
+            .map(|b| i16::from_le_bytes([b[0], b[1]]));
+        let w0: Vec<i16> = values.by_ref().take(inputs * HIDDEN).collect();
+        let mut b0 = [0i16; HIDDEN];
+        for (slot, v) in b0.iter_mut().zip(values.by_ref()) {
+            *slot = v;
+        }
+        let mut w1 = [[0i16; HIDDEN]; 2];
+        for (slot, v) in w1.iter_mut().flatten().zip(values.by_ref()) {
+            *slot = v;
+        }
+        let tail = &body[at + 4 + 2 * weights..];
+        let b1 = i32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+        Ok(Network {
+            id: found_id,
+            inputs,
+            w0,
+            b0,
+            w1,
+            b1,
+        })
+    }
+
+    /// The accumulator of one view from scratch: the biases plus the active features'
+    /// columns (features out of range are ignored: the game gives none).
+    pub fn refresh(&self, view: &mut [i16; HIDDEN], features: impl IntoIterator<Item = usize>) {
+        *view = self.b0;
+        for feature in features {
+            self.add(view, feature);
+        }
+    }
+
+    #[inline]
+    fn column(&self, feature: usize) -> Option<&[i16; HIDDEN]> {
+        self.w0
+            .get(feature * HIDDEN..(feature + 1) * HIDDEN)
+            .and_then(|c| c.try_into().ok())
+    }
+
+    /// A feature turned on in one view.
+    #[inline]
+    pub fn add(&self, view: &mut [i16; HIDDEN], feature: usize) {
+        if let Some(column) = self.column(feature) {
+            for (a, w) in view.iter_mut().zip(column) {
+                *a = a.wrapping_add(*w);
+            }
+        }
+    }
+
+    /// A feature turned off in one view.
+    #[inline]
+    pub fn sub(&self, view: &mut [i16; HIDDEN], feature: usize) {
+        if let Some(column) = self.column(feature) {
+            for (a, w) in view.iter_mut().zip(column) {
+                *a = a.wrapping_sub(*w);
+            }
+        }
+    }
+
+    /// The evaluation in centipoints for the side whose view is `mover` (0 or 1).
+    #[inline]
+    pub fn output(&self, acc: &Accumulator, mover: usize) -> i32 {
+        let views = [&acc.views[mover & 1], &acc.views[(mover & 1) ^ 1]];
+        let mut sum = self.b1;
+        for (view, weights) in views.iter().zip(&self.w1) {
+            let mut part = 0i32;
+            for (a, w) in view.iter().zip(weights) {
+                part += i32::from((*a).clamp(0, QA as i16)) * i32::from(*w);
+            }
+            sum += part;
+        }
+        (i64::from(sum) * 100 / i64::from(QA * QB)) as i32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn network(inputs: usize) -> Network {
+        let mut w0 = vec![0i16; inputs * HIDDEN];
+        for (i, w) in w0.iter_mut().enumerate() {
+            *w = ((i * 37) % 200) as i16 - 100;
+        }
+        let mut w1 = [[0i16; HIDDEN]; 2];
+        for (i, w) in w1.iter_mut().flatten().enumerate() {
+            *w = (i % 50) as i16 - 25;
+        }
+        Network {
+            id: "test 3x3".into(),
+            inputs,
+            w0,
+            b0: [17; HIDDEN],
+            w1,
+            b1: 1234,
+        }
+    }
+
+    #[test]
+    fn a_network_reads_back_and_a_wrong_file_says_what_is_wrong() {
+        let net = network(18);
+        let bytes = net.to_bytes();
+        assert_eq!(Network::from_bytes(&bytes, "test 3x3", 18), Ok(net.clone()));
+        assert_eq!(
+            Network::from_bytes(b"hello", "test 3x3", 18),
+            Err(NetworkError::NotNetwork)
+        );
+        assert!(matches!(
+            Network::from_bytes(&bytes, "test 5x5", 18),
+            Err(NetworkError::OtherGame { .. })
+        ));
+        assert!(matches!(
+            Network::from_bytes(&bytes, "test 3x3", 50),
+            Err(NetworkError::Size { found: 18, .. })
+        ));
+        let mut damaged = bytes.clone();
+        damaged[40] ^= 4;
+        assert_eq!(
+            Network::from_bytes(&damaged, "test 3x3", 18),
+            Err(NetworkError::Checksum)
+        );
+        assert!(matches!(
+            Network::from_bytes(&bytes[..bytes.len() - 1], "test 3x3", 18),
+            Err(NetworkError::Length { .. })
+        ));
+        assert_eq!(Network::check(&bytes), Ok("test 3x3".to_string()));
+        assert_eq!(Network::check(&damaged), Err(NetworkError::Checksum));
+        assert_eq!(Network::check(b"SOWFANNN"), Err(NetworkError::NotNetwork));
+        let mut version = bytes;
+        version[8] = 7;
+        assert_eq!(
+            Network::from_bytes(&version, "test 3x3", 18),
+            Err(NetworkError::Version(7))
+        );
+    }
+
+    #[test]
+    fn updates_equal_a_refresh_and_the_output_follows_the_float_formula() {
+        let net = network(18);
+        let mut acc = Accumulator::default();
+        net.refresh(&mut acc.views[0], [1, 5, 9]);
+        net.refresh(&mut acc.views[1], [2, 12]);
+        let mut updated = acc;
+        net.sub(&mut updated.views[0], 5);
+        net.add(&mut updated.views[0], 7);
+        let mut fresh = Accumulator::default();
+        net.refresh(&mut fresh.views[0], [1, 7, 9]);
+        net.refresh(&mut fresh.views[1], [2, 12]);
+        assert_eq!(updated.views, fresh.views);
+        let float = |mover: usize| {
+            let mut sum = f64::from(net.b1) / f64::from(QA * QB);
+            for (v, view) in [mover, mover ^ 1].into_iter().enumerate() {
+                for i in 0..HIDDEN {
+                    let a = f64::from(acc.views[view][i]).clamp(0.0, f64::from(QA)) / f64::from(QA);
+                    sum += a * f64::from(net.w1[v][i]) / f64::from(QB);
+                }
+            }
+            sum * 100.0
+        };
+        for mover in [0, 1] {
+            assert!((f64::from(net.output(&acc, mover)) - float(mover)).abs() <= 1.0);
+        }
+    }
+}

@@ -1,0 +1,588 @@
+//! The work of `sowfan train`: a network ([`crate::nnue`]) fitted to training data
+//! ([`crate::training_data`]). The network is small (a first layer of
+//! [`HIDDEN`] over a game's features, one output), so the dense code is written here: a
+//! sparse first layer (a position has a few dozen active features), the gradient by hand,
+//! Adam, mini-batches split over threads in a fixed order (the same result on any number of
+//! threads), and a seeded shuffle. No numerics crate: one that served would bring a
+//! tensor runtime for a few hundred lines of arithmetic.
+//!
+//! The loss: the squared difference of `σ(output / K)` and a blend of `σ(score / K)` (the
+//! search's score) and the game's result (1, ½, 0 for the side to move), with
+//! `--lambda` the score's share. One game in 20 (by number) is kept out for validation.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::seq::SliceRandom;
+use rand::{RngExt, SeedableRng};
+
+use crate::cli::CancelToken;
+use crate::nnue::{HIDDEN, MAX_FIRST_WEIGHT, MAX_OUTPUT_WEIGHT, Network, QA, QB};
+use crate::registry;
+use crate::training_data::Reader;
+
+/// Fit a learned evaluation (a network file) to training data from `sowfan datagen`.
+///
+/// Example: sowfan train fanorona --data fanorona.data --output fanorona.nnue
+///
+/// With --checkpoint, the state after each epoch is kept there, and the same command run
+/// again goes on from it.
+#[derive(Debug, Clone, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct TrainArgs {
+    /// The game (and options), as after `newgame`.
+    #[arg(value_name = "GAME [KEY=VALUE ...]", required = true)]
+    pub game: Vec<String>,
+    /// Training data files (`sowfan datagen`), one or more.
+    #[arg(long, num_args = 1.., value_name = "FILE", required = true)]
+    pub data: Vec<PathBuf>,
+    /// The network file to write.
+    #[arg(long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Passes over the data.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub epochs: usize,
+    /// Positions a step.
+    #[arg(long, default_value_t = 4096, value_name = "N")]
+    pub batch: usize,
+    /// Adam's step size (divided by 10 for the last quarter of the epochs).
+    #[arg(long, default_value_t = 0.002, value_name = "R")]
+    pub rate: f32,
+    /// The score's share of the target (the result's is the rest).
+    #[arg(long, default_value_t = 0.5, value_name = "L")]
+    pub lambda: f32,
+    /// K of σ(centipoints / K).
+    #[arg(long, default_value_t = 200.0, value_name = "K")]
+    pub scale: f32,
+    /// Seed of the initial weights and the shuffles.
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    pub seed: u64,
+    /// Threads (default: the machine's processors).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Keep the state after each epoch here, and go on from it when it exists.
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<PathBuf>,
+}
+
+/// What stopped the training early.
+pub const INTERRUPTED: &str = "interrupted";
+
+/// Positions in memory: each one's features from both views, flat.
+#[derive(Default)]
+struct Samples {
+    features: Vec<u16>,
+    /// `starts[i]..starts[i + 1]` are sample `i`'s features: P1's view, then P2's.
+    starts: Vec<u32>,
+    /// Where P2's view begins within a sample's features.
+    splits: Vec<u32>,
+    mover: Vec<u8>,
+    /// The blended target, σ-space.
+    target: Vec<f32>,
+}
+
+impl Samples {
+    fn len(&self) -> usize {
+        self.mover.len()
+    }
+
+    fn views(&self, i: usize) -> [&[u16]; 2] {
+        let (start, split, end) = (
+            self.starts[i] as usize,
+            self.splits[i] as usize,
+            self.starts[i + 1] as usize,
+        );
+        [&self.features[start..split], &self.features[split..end]]
+    }
+}
+
+/// The float network (see `crate::nnue` for the function).
+#[derive(Clone)]
+struct Params {
+    w0: Vec<f32>,
+    b0: Vec<f32>,
+    w1: Vec<f32>,
+    b1: f32,
+}
+
+impl Params {
+    fn zeros(inputs: usize) -> Params {
+        Params {
+            w0: vec![0.0; inputs * HIDDEN],
+            b0: vec![0.0; HIDDEN],
+            w1: vec![0.0; 2 * HIDDEN],
+            b1: 0.0,
+        }
+    }
+
+    fn slices_mut(&mut self) -> [&mut [f32]; 4] {
+        [
+            &mut self.w0,
+            &mut self.b0,
+            &mut self.w1,
+            std::slice::from_mut(&mut self.b1),
+        ]
+    }
+
+    fn slices(&self) -> [&[f32]; 4] {
+        [&self.w0, &self.b0, &self.w1, std::slice::from_ref(&self.b1)]
+    }
+
+    fn add(&mut self, other: &Params) {
+        for (a, b) in self.slices_mut().into_iter().zip(other.slices()) {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        for a in self.slices_mut() {
+            a.fill(0.0);
+        }
+    }
+
+    /// The output (points) for sample views `[mover's, other's]`, with the accumulators.
+    fn forward(&self, views: [&[u16]; 2], acc: &mut [[f32; HIDDEN]; 2]) -> f32 {
+        let mut out = self.b1;
+        for (v, features) in views.iter().enumerate() {
+            acc[v].copy_from_slice(&self.b0);
+            for &f in *features {
+                let column = &self.w0[usize::from(f) * HIDDEN..][..HIDDEN];
+                for (a, w) in acc[v].iter_mut().zip(column) {
+                    *a += w;
+                }
+            }
+            let weights = &self.w1[v * HIDDEN..][..HIDDEN];
+            for (a, w) in acc[v].iter().zip(weights) {
+                out += a.clamp(0.0, 1.0) * w;
+            }
+        }
+        out
+    }
+
+    /// Add the gradient of the loss for one sample, whose output's gradient is `g`.
+    fn backward(&self, views: [&[u16]; 2], acc: &[[f32; HIDDEN]; 2], g: f32, grad: &mut Params) {
+        grad.b1 += g;
+        for (v, features) in views.iter().enumerate() {
+            let weights = &self.w1[v * HIDDEN..][..HIDDEN];
+            let mut delta = [0f32; HIDDEN];
+            for j in 0..HIDDEN {
+                let a = acc[v][j];
+                grad.w1[v * HIDDEN + j] += g * a.clamp(0.0, 1.0);
+                if a > 0.0 && a < 1.0 {
+                    delta[j] = g * weights[j];
+                }
+            }
+            for (b, d) in grad.b0.iter_mut().zip(&delta) {
+                *b += d;
+            }
+            for &f in *features {
+                let column = &mut grad.w0[usize::from(f) * HIDDEN..][..HIDDEN];
+                for (c, d) in column.iter_mut().zip(&delta) {
+                    *c += d;
+                }
+            }
+        }
+    }
+
+    fn quantise(&self, id: String, inputs: usize) -> Network {
+        let q = |x: f32, scale: i32| (x * scale as f32).round() as i16;
+        let mut b0 = [0i16; HIDDEN];
+        for (slot, b) in b0.iter_mut().zip(&self.b0) {
+            *slot = q(*b, QA);
+        }
+        let mut w1 = [[0i16; HIDDEN]; 2];
+        for (slot, w) in w1.iter_mut().flatten().zip(&self.w1) {
+            *slot = q(*w, QB);
+        }
+        Network {
+            id,
+            inputs,
+            w0: self.w0.iter().map(|w| q(*w, QA)).collect(),
+            b0,
+            w1,
+            b1: (self.b1 * (QA * QB) as f32).round() as i32,
+        }
+    }
+
+    fn clip(&mut self) {
+        for w in self.w0.iter_mut().chain(self.b0.iter_mut()) {
+            *w = w.clamp(-MAX_FIRST_WEIGHT, MAX_FIRST_WEIGHT);
+        }
+        for w in &mut self.w1 {
+            *w = w.clamp(-MAX_OUTPUT_WEIGHT, MAX_OUTPUT_WEIGHT);
+        }
+    }
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// What [`train`] reports.
+pub struct TrainSummary {
+    pub train_positions: usize,
+    pub validation_positions: usize,
+    pub epochs: usize,
+    pub validation_loss: f64,
+    pub seconds: f64,
+}
+
+/// Read the data: `(training, validation)`.
+fn read(args: &TrainArgs, stop: &CancelToken) -> Result<(Samples, Samples, usize, String), String> {
+    let session = registry::create_from_spec(&args.game.join(" ")).map_err(|e| e.to_string())?;
+    let inputs = session.network_inputs();
+    if inputs == 0 {
+        return Err(format!(
+            "{} has no learned evaluation to train",
+            session.spec()
+        ));
+    }
+    let mut sets = [Samples::default(), Samples::default()];
+    for set in &mut sets {
+        set.starts.push(0);
+    }
+    let mut views = [Vec::new(), Vec::new()];
+    for path in &args.data {
+        let mut reader = Reader::open(path).map_err(|e| e.to_string())?;
+        let made_for = reader.header.get("game").unwrap_or("").to_string();
+        let spec = registry::create_from_spec(&made_for)
+            .map(|s| s.network_id())
+            .unwrap_or_default();
+        if spec != session.network_id() {
+            return Err(format!(
+                "'{}' holds data of '{made_for}', not of {}",
+                path.display(),
+                session.network_id()
+            ));
+        }
+        while let Some(game) = reader.next_game().map_err(|e| e.to_string())? {
+            if stop.is_cancelled() {
+                return Err(INTERRUPTED.into());
+            }
+            let set = &mut sets[usize::from(game.number % 20 == 0)];
+            for sample in &game.samples {
+                session
+                    .packed_features(&sample.packed, &mut views)
+                    .map_err(|e| format!("'{}' game {}: {e}", path.display(), game.number))?;
+                if views.iter().flatten().any(|&f| usize::from(f) >= inputs) {
+                    return Err(format!(
+                        "'{}' game {}: a feature out of range",
+                        path.display(),
+                        game.number
+                    ));
+                }
+                let mover = usize::from(sample.mover & 1);
+                set.features.extend_from_slice(&views[mover]);
+                set.splits.push(set.features.len() as u32);
+                set.features.extend_from_slice(&views[mover ^ 1]);
+                set.starts.push(set.features.len() as u32);
+                set.mover.push(sample.mover);
+                let result = (f32::from(game.result_for(sample)) + 1.0) / 2.0;
+                let score = sigmoid(f32::from(sample.score) / args.scale);
+                set.target
+                    .push(args.lambda * score + (1.0 - args.lambda) * result);
+            }
+        }
+    }
+    let [training, validation] = sets;
+    Ok((training, validation, inputs, session.network_id()))
+}
+
+/// Mean loss of `params` over `set`, and with `grad` the summed gradient of `order`'s
+/// samples, split over threads in a fixed order.
+fn pass(
+    params: &Params,
+    set: &Samples,
+    order: &[u32],
+    scale: f32,
+    threads: usize,
+    grads: &mut [Params],
+    want_grad: bool,
+) -> f64 {
+    let chunk = order.len().div_ceil(threads.max(1)).max(1);
+    let losses: Vec<f64> = std::thread::scope(|scope| {
+        let handles: Vec<_> = order
+            .chunks(chunk)
+            .zip(grads.iter_mut())
+            .map(|(part, grad)| {
+                scope.spawn(move || {
+                    grad.clear();
+                    let mut acc = [[0f32; HIDDEN]; 2];
+                    let mut loss = 0f64;
+                    for &i in part {
+                        let i = i as usize;
+                        let views = set.views(i);
+                        let out = params.forward(views, &mut acc);
+                        let p = sigmoid(out * 100.0 / scale);
+                        let t = set.target[i];
+                        loss += f64::from((p - t) * (p - t));
+                        if want_grad {
+                            let g = 2.0 * (p - t) * p * (1.0 - p) * 100.0 / scale;
+                            params.backward(views, &acc, g, grad);
+                        }
+                    }
+                    loss
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or(f64::NAN))
+            .collect()
+    });
+    if want_grad {
+        let (first, rest) = grads.split_at_mut(1);
+        for g in rest.iter().take(losses.len().saturating_sub(1)) {
+            first[0].add(g);
+        }
+    }
+    losses.iter().sum::<f64>() / order.len().max(1) as f64
+}
+
+/// The training state kept between epochs.
+struct State {
+    params: Params,
+    m: Params,
+    v: Params,
+    step: u64,
+    epoch: usize,
+}
+
+const CHECKPOINT_MAGIC: &[u8; 8] = b"SOWFANCK";
+
+impl State {
+    fn to_bytes(&self, args_key: &str) -> Vec<u8> {
+        let mut out = CHECKPOINT_MAGIC.to_vec();
+        out.extend_from_slice(&(args_key.len() as u32).to_le_bytes());
+        out.extend_from_slice(args_key.as_bytes());
+        out.extend_from_slice(&self.step.to_le_bytes());
+        out.extend_from_slice(&(self.epoch as u64).to_le_bytes());
+        for p in [&self.params, &self.m, &self.v] {
+            for s in p.slices() {
+                for x in s {
+                    out.extend_from_slice(&x.to_le_bytes());
+                }
+            }
+        }
+        let sum = xxhash_rust::xxh3::xxh3_64(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    fn from_bytes(bytes: &[u8], args_key: &str, inputs: usize) -> Result<State, String> {
+        let bad = |why: &str| format!("the checkpoint {why}");
+        if bytes.len() < 20 || &bytes[..8] != CHECKPOINT_MAGIC {
+            return Err(bad("is not a sowfan training checkpoint"));
+        }
+        let (body, sum) = bytes.split_at(bytes.len() - 8);
+        if xxhash_rust::xxh3::xxh3_64(body).to_le_bytes() != sum {
+            return Err(bad("fails its checksum"));
+        }
+        let key_len = u32::from_le_bytes(body[8..12].try_into().unwrap_or([0; 4])) as usize;
+        let key = body
+            .get(12..12 + key_len)
+            .ok_or_else(|| bad("is cut short"))?;
+        if key != args_key.as_bytes() {
+            return Err(bad(&format!(
+                "was made by other settings ({}); delete it or give another --checkpoint",
+                String::from_utf8_lossy(key)
+            )));
+        }
+        let mut at = 12 + key_len;
+        let mut word = |n: usize| -> Result<&[u8], String> {
+            let w = body.get(at..at + n).ok_or_else(|| bad("is cut short"))?;
+            at += n;
+            Ok(w)
+        };
+        let step = u64::from_le_bytes(word(8)?.try_into().unwrap_or([0; 8]));
+        let epoch = u64::from_le_bytes(word(8)?.try_into().unwrap_or([0; 8])) as usize;
+        let mut sets = [
+            Params::zeros(inputs),
+            Params::zeros(inputs),
+            Params::zeros(inputs),
+        ];
+        for p in &mut sets {
+            for s in p.slices_mut() {
+                for x in s.iter_mut() {
+                    *x = f32::from_le_bytes(word(4)?.try_into().unwrap_or([0; 4]));
+                }
+            }
+        }
+        if at != body.len() {
+            return Err(bad("has a size these settings do not give"));
+        }
+        let [params, m, v] = sets;
+        Ok(State {
+            params,
+            m,
+            v,
+            step,
+            epoch,
+        })
+    }
+}
+
+/// Write `bytes` to `path` atomically: a temporary name, then a rename.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let temporary = path.with_extension("partial");
+    std::fs::write(&temporary, bytes)
+        .and_then(|_| std::fs::rename(&temporary, path))
+        .map_err(|e| format!("cannot write '{}': {e}", path.display()))
+}
+
+pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, String> {
+    if args.batch == 0 || args.epochs == 0 {
+        return Err("--batch and --epochs must be at least 1".into());
+    }
+    let positive = |x: f32| x.is_finite() && x > 0.0;
+    if !(0.0..=1.0).contains(&args.lambda) || !positive(args.scale) || !positive(args.rate) {
+        return Err("--lambda must be 0..1; --scale and --rate above 0".into());
+    }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = crate::memory::check_threads("--threads", threads)?;
+    let started = Instant::now();
+    let (training, validation, inputs, id) = read(args, stop)?;
+    if training.len() == 0 {
+        return Err("the data hold no training positions".into());
+    }
+    eprintln!(
+        "{} training and {} validation positions, {inputs} inputs × {HIDDEN} hidden, read in {:.1} s",
+        training.len(),
+        validation.len(),
+        started.elapsed().as_secs_f64()
+    );
+    // What decides the result, for the checkpoint: it is continued only by a run of the
+    // same settings (more --epochs may be asked; the rate's last-quarter step follows them).
+    let key = format!(
+        "{} inputs={inputs} batch={} rate={} lambda={} scale={} seed={} threads={threads} \
+         positions={}",
+        id,
+        args.batch,
+        args.rate,
+        args.lambda,
+        args.scale,
+        args.seed,
+        training.len()
+    );
+    let mut state = match args.checkpoint.as_deref().filter(|p| p.exists()) {
+        Some(path) => {
+            let bytes = std::fs::read(path)
+                .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+            let state = State::from_bytes(&bytes, &key, inputs)
+                .map_err(|e| format!("'{}': {e}", path.display()))?;
+            eprintln!(
+                "going on from '{}' after epoch {}",
+                path.display(),
+                state.epoch
+            );
+            state
+        }
+        None => {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed);
+            let mut params = Params::zeros(inputs);
+            for w in &mut params.w0 {
+                *w = rng.random_range(-0.1..0.1);
+            }
+            for b in &mut params.b0 {
+                *b = 0.1;
+            }
+            for w in &mut params.w1 {
+                *w = rng.random_range(-0.1..0.1);
+            }
+            State {
+                params,
+                m: Params::zeros(inputs),
+                v: Params::zeros(inputs),
+                step: 0,
+                epoch: 0,
+            }
+        }
+    };
+    let mut grads = vec![Params::zeros(inputs); threads];
+    let everything: Vec<u32> = (0..validation.len() as u32).collect();
+    let (beta1, beta2, epsilon) = (0.9f32, 0.999f32, 1e-8f32);
+    let mut validation_loss = f64::NAN;
+    while state.epoch < args.epochs {
+        let mut order: Vec<u32> = (0..training.len() as u32).collect();
+        let mut rng =
+            Xoshiro256PlusPlus::seed_from_u64(args.seed ^ ((state.epoch as u64 + 1) * 0x9E37_79B9));
+        order.shuffle(&mut rng);
+        let rate = if state.epoch * 4 >= args.epochs * 3 {
+            args.rate / 10.0
+        } else {
+            args.rate
+        };
+        let mut train_loss = 0f64;
+        for batch in order.chunks(args.batch) {
+            if stop.is_cancelled() {
+                return Err(INTERRUPTED.into());
+            }
+            train_loss += pass(
+                &state.params,
+                &training,
+                batch,
+                args.scale,
+                threads,
+                &mut grads,
+                true,
+            ) * batch.len() as f64;
+            state.step += 1;
+            let n = batch.len() as f32;
+            let (c1, c2) = (
+                1.0 - beta1.powi(state.step.min(100_000) as i32),
+                1.0 - beta2.powi(state.step.min(100_000) as i32),
+            );
+            let State { params, m, v, .. } = &mut state;
+            for (((p, g), m), v) in params
+                .slices_mut()
+                .into_iter()
+                .zip(grads[0].slices())
+                .zip(m.slices_mut())
+                .zip(v.slices_mut())
+            {
+                for i in 0..p.len() {
+                    let g = g[i] / n;
+                    m[i] = beta1 * m[i] + (1.0 - beta1) * g;
+                    v[i] = beta2 * v[i] + (1.0 - beta2) * g * g;
+                    p[i] -= rate * (m[i] / c1) / ((v[i] / c2).sqrt() + epsilon);
+                }
+            }
+            params.clip();
+        }
+        state.epoch += 1;
+        validation_loss = pass(
+            &state.params,
+            &validation,
+            &everything,
+            args.scale,
+            threads,
+            &mut grads,
+            false,
+        );
+        eprintln!(
+            "epoch {:>3}/{}: training loss {:.6}, validation loss {:.6} ({:.0} s)",
+            state.epoch,
+            args.epochs,
+            train_loss / training.len() as f64,
+            validation_loss,
+            started.elapsed().as_secs_f64()
+        );
+        if let Some(path) = &args.checkpoint {
+            write_atomically(path, &state.to_bytes(&key))?;
+        }
+    }
+    let network = state.params.quantise(id, inputs);
+    write_atomically(&args.output, &network.to_bytes())?;
+    Ok(TrainSummary {
+        train_positions: training.len(),
+        validation_positions: validation.len(),
+        epochs: state.epoch,
+        validation_loss,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}

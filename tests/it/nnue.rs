@@ -1,0 +1,206 @@
+//! The learned evaluation: the accumulator kept move by move equals one computed afresh,
+//! network files are hostile input, and `datagen` → `train` → `EvalFile` works end to end.
+
+use std::time::Duration;
+
+use sowfan::game::{Accumulator, Game};
+use sowfan::games::fanorona::Size;
+use sowfan::nnue::{HIDDEN, Network};
+
+use crate::support::rng::Rng;
+use crate::support::selfplay::play_out;
+use crate::support::{Engine, fresh_dir, games, run};
+
+/// A network with seeded weights for `game`.
+fn random_network<G: Game>(game: &G, rng: &mut Rng) -> Vec<u8> {
+    let inputs = game.network_inputs();
+    let mut small = || rng.below(301) as i16 - 150;
+    let w0 = (0..inputs * HIDDEN).map(|_| small()).collect();
+    let mut b0 = [0i16; HIDDEN];
+    b0.iter_mut().for_each(|b| *b = small());
+    let mut w1 = [[0i16; HIDDEN]; 2];
+    w1.iter_mut().flatten().for_each(|w| *w = small() / 4);
+    Network {
+        id: game.network_id(),
+        inputs,
+        w0,
+        b0,
+        w1,
+        b1: 999,
+    }
+    .to_bytes()
+}
+
+#[test]
+fn the_accumulator_kept_move_by_move_equals_a_fresh_one() {
+    let mut rng = Rng::new(50);
+    for size in [Size::Tsivy, Size::Dimy, Size::Telo] {
+        let mut game = games::fanorona(size, &[]);
+        // The 9×5 board evaluates with its embedded network unless told otherwise.
+        assert_eq!(game.accumulates(), size == Size::Tsivy);
+        assert_eq!(game.default_network().is_some(), size == Size::Tsivy);
+        let bytes = random_network(&game, &mut rng);
+        game.set_network(Some(&bytes)).expect("fits");
+        assert!(game.accumulates());
+        for _ in 0..20 {
+            let mut acc = Accumulator::default();
+            game.refresh_accumulator(&game.start_position(), &mut acc);
+            play_out(&game, game.start_position(), |ply, pos, moves| {
+                if ply > 0 {
+                    let mut fresh = Accumulator::default();
+                    game.refresh_accumulator(pos, &mut fresh);
+                    assert_eq!(acc, fresh, "{}", game.format_position(pos));
+                    assert_eq!(
+                        game.evaluate_accumulated(pos, &acc).1,
+                        game.evaluate_at_horizon(pos).1
+                    );
+                }
+                let mv = *moves.get(rng.below(moves.len().max(1)))?;
+                let mut after = *pos;
+                game.play(&mut after, mv);
+                let mut child = Accumulator::default();
+                game.update_accumulator(pos, mv, &after, &acc, &mut child);
+                acc = child;
+                (ply < 150).then_some(mv)
+            });
+        }
+        // A network for another board, a damaged one: refused, the evaluation unchanged.
+        let other = random_network(&games::fanorona(Size::Telo, &[]), &mut rng);
+        if size != Size::Telo {
+            let e = game.set_network(Some(&other)).unwrap_err();
+            assert!(e.contains("not for 'fanorona"), "{e}");
+        }
+        let mut damaged = bytes.clone();
+        damaged[100] ^= 1;
+        assert!(
+            game.set_network(Some(&damaged))
+                .unwrap_err()
+                .contains("checksum")
+        );
+        assert!(game.accumulates());
+        game.set_network(None).expect("hand-written");
+        assert!(!game.accumulates());
+    }
+    // The other games have no network.
+    let mut kalah = games::kalah(&[]);
+    assert_eq!(kalah.network_inputs(), 0);
+    assert!(kalah.set_network(Some(b"SOWFANNN")).is_err());
+}
+
+#[test]
+fn data_train_and_evalfile_work_end_to_end_and_training_resumes_exactly() {
+    let dir = fresh_dir("nnue");
+    let data = dir.join("dimy.data");
+    let limit = Duration::from_secs(120);
+    let made = run::sowfan(
+        "datagen",
+        &run::args(&format!(
+            "fanorona-dimy --games 12 --nodes 300 --threads 2 --output {}",
+            data.display()
+        )),
+        limit,
+    );
+    assert!(made.success, "{}", made.stderr);
+    let train = |epochs: u32, output: &str, checkpoint: Option<&str>| {
+        let mut words = format!(
+            "fanorona-dimy --data {} --output {} --epochs {epochs} --batch 64 --threads 2",
+            data.display(),
+            dir.join(output).display()
+        );
+        if let Some(c) = checkpoint {
+            words += &format!(" --checkpoint {}", dir.join(c).display());
+        }
+        run::sowfan("train", &run::args(&words), limit)
+    };
+    let straight = train(2, "straight.nnue", None);
+    assert!(straight.success, "{}", straight.stderr);
+    assert!(
+        straight.stderr.contains("validation loss"),
+        "{}",
+        straight.stderr
+    );
+    assert!(train(1, "first.nnue", Some("ck")).success);
+    let resumed = train(2, "resumed.nnue", Some("ck"));
+    assert!(
+        resumed.stderr.contains("going on from"),
+        "{}",
+        resumed.stderr
+    );
+    let read = |name: &str| std::fs::read(dir.join(name)).expect("network");
+    assert_eq!(read("straight.nnue"), read("resumed.nnue"));
+    // Another game's data, a file that is no data: refused.
+    let wrong = run::sowfan(
+        "train",
+        &run::args(&format!(
+            "fanorona --data {} --output {}",
+            data.display(),
+            dir.join("x.nnue").display()
+        )),
+        limit,
+    );
+    assert_eq!(wrong.code, Some(1), "{}", wrong.stderr);
+    assert!(
+        wrong.stderr.contains("holds data of 'fanorona-dimy'"),
+        "{}",
+        wrong.stderr
+    );
+
+    // The engine plays with it, and refuses what is no network for it. Each search in a
+    // fresh engine (a second search would find the first one's hash entries).
+    let net = dir.join("straight.nnue");
+    let load = format!("setoption name EvalFile value {}", net.display());
+    let depth5 = |setup: &str| {
+        let mut engine = Engine::start(&[]);
+        let mut lines = engine.ask(&format!("{setup}\nisready"), "readyok");
+        lines.extend(engine.ask("go depth 5", "bestmove"));
+        // The last depth-5 line without its timings (nps, time, hashfull).
+        let line = lines
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("info depth 5"))
+            .cloned()
+            .unwrap_or_default();
+        let mut kept = Vec::new();
+        let mut words = line.split_whitespace();
+        while let Some(word) = words.next() {
+            if matches!(word, "nps" | "time" | "hashfull") {
+                words.next();
+            } else {
+                kept.push(word.to_string());
+            }
+        }
+        (lines, kept.join(" "))
+    };
+    let (said, _) = depth5(&load);
+    assert!(
+        said.iter().any(|l| l.contains("is not for kalah")),
+        "{said:?}"
+    );
+    let (_, classic) = depth5("newgame fanorona-dimy\nsetoption name Eval value classic");
+    let (_, learned) = depth5(&format!("newgame fanorona-dimy\n{load}"));
+    let (_, first_options) = depth5(&format!("{load}\nnewgame fanorona-dimy"));
+    assert_ne!(classic, learned, "the network changes the search");
+    assert_eq!(
+        first_options, learned,
+        "a network set before the game applies to it"
+    );
+    for bad in [
+        "/nonexistent/x.nnue",
+        data.to_str().unwrap_or(""),
+        "/dev/zero",
+    ] {
+        let (said, kept) = depth5(&format!(
+            "newgame fanorona-dimy\n{load}\nsetoption name EvalFile value {bad}"
+        ));
+        assert!(
+            said.iter().any(|l| l.contains("error: option 'EvalFile'")),
+            "{said:?}"
+        );
+        assert_eq!(kept, learned, "a refused file keeps the network");
+    }
+    let (_, back) = depth5(&format!(
+        "newgame fanorona-dimy\n{load}\nsetoption name Eval value classic"
+    ));
+    assert_eq!(back, classic);
+    let _ = std::fs::remove_dir_all(&dir);
+}
