@@ -67,6 +67,10 @@ pub struct DatagenArgs {
     /// Endgame tables: a position they cover ends the game with their result.
     #[arg(long, value_name = "DIR")]
     pub tablebases: Option<PathBuf>,
+    /// The searches' evaluation: `network` (the game's own, where it has one) or
+    /// `classic` (the hand-written one), as the engine's `Eval` option.
+    #[arg(long, default_value = "network", value_name = "EVAL")]
+    pub eval: String,
 }
 
 /// What stopped the run early.
@@ -120,7 +124,7 @@ impl DatagenSummary {
 }
 
 /// The header of the data `args` make: what decides the games' content.
-fn header_for(args: &DatagenArgs, session: &dyn Session) -> Header {
+fn header_for(args: &DatagenArgs, session: &dyn Session, classic: bool) -> Header {
     let tables = match (&args.tablebases, session.table_rules()) {
         (Some(_), Some(rules)) => rules,
         _ => "none".to_string(),
@@ -133,6 +137,7 @@ fn header_for(args: &DatagenArgs, session: &dyn Session) -> Header {
             ("openings".into(), args.openings.join(" ")),
             ("tables".into(), tables),
             ("hash".into(), args.hash.to_string()),
+            ("evaluation".into(), evaluation(session, classic)),
             (
                 "kept".into(),
                 "quiet positions after the opening, not decided".into(),
@@ -142,8 +147,25 @@ fn header_for(args: &DatagenArgs, session: &dyn Session) -> Header {
     }
 }
 
+/// The evaluation the searches use: the game's own network (named by its checksum) or
+/// the hand-written one.
+fn evaluation(session: &dyn Session, classic: bool) -> String {
+    match session.default_network().filter(|_| !classic) {
+        Some(bytes) => format!("network {:016x}", xxhash_rust::xxh3::xxh3_64(bytes)),
+        None => "hand-written".to_string(),
+    }
+}
+
 /// The header keys that must agree for a file to be continued.
-const SAME_DATA: [&str; 6] = ["game", "nodes", "seed", "openings", "tables", "hash"];
+const SAME_DATA: [&str; 7] = [
+    "game",
+    "nodes",
+    "seed",
+    "openings",
+    "tables",
+    "hash",
+    "evaluation",
+];
 
 pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary, String> {
     let mut base = registry::create_from_spec(&args.game.join(" ")).map_err(|e| e.to_string())?;
@@ -156,6 +178,11 @@ pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary,
     if args.nodes == 0 {
         return Err("--nodes must be at least 1".into());
     }
+    let classic = match args.eval.as_str() {
+        "network" => false,
+        "classic" => true,
+        other => return Err(format!("--eval {other}: expected network or classic")),
+    };
     crate::memory::check_hash_mb("--hash", args.hash)?;
     let threads = args
         .threads
@@ -168,7 +195,10 @@ pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary,
             .ok_or_else(|| format!("--tablebases: {} has no endgame tables", base.spec()))?;
         base.set_tables(Some(tables));
     }
-    let header = header_for(args, base.as_ref());
+    if classic {
+        base.set_network(None)?;
+    }
+    let header = header_for(args, base.as_ref(), classic);
 
     // A new file, or the one there continued when it holds the same data.
     let (writer, done, file_positions) = if args.output.exists() {

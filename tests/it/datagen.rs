@@ -47,6 +47,7 @@ fn self_play_data_holds_quiet_undecided_positions_the_same_on_any_threads_and_re
     let header = Reader::open(&two).expect("open").header;
     assert_eq!(header.get("game"), Some("fanorona-dimy"));
     assert_eq!(header.get("nodes"), Some("400"));
+    assert_eq!(header.get("evaluation"), Some("hand-written"));
     let mut session = registry::create_from_spec("fanorona-dimy").expect("game");
     let mut positions = 0;
     for game in &data {
