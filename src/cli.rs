@@ -83,6 +83,21 @@ pub fn cancel_on_interrupt(what: &str) -> CancelToken {
 
 /// The exit status of a tool whose only failure is an error message: printed as
 /// `sowfan: <message>` on stderr, status 1.
+/// Write `bytes` to `path` whole or not at all: to a temporary name beside it (hidden, with
+/// the process id), then renamed over `path`; the temporary file is removed on failure.
+pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    let written = std::fs::write(&temporary, bytes).and_then(|_| std::fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
 pub fn exit_status(result: Result<(), String>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -32,8 +32,9 @@ pub const HIDDEN: usize = ACCUMULATOR_WIDTH;
 pub const QA: i32 = 255;
 /// The output weights' scale.
 pub const QB: i32 = 64;
-/// The largest first-layer weight or bias the trainer allows: no accumulator of up to 64
-/// features leaves the 16-bit range (64 · 2 · 255 < 32,767).
+/// The largest first-layer weight or bias the trainer allows: an accumulator of up to 60
+/// features and its bias stays within 16 bits (61 · 1.98 · 255 < 32,767; Fanorona has at
+/// most 44).
 pub const MAX_FIRST_WEIGHT: f32 = 1.98;
 /// The largest output weight the trainer allows.
 pub const MAX_OUTPUT_WEIGHT: f32 = 8.0;

@@ -292,21 +292,6 @@ impl ChartTarget {
     }
 }
 
-/// Write `text` to `path` whole or not at all: to a temporary name beside it, then renamed.
-fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    let written = std::fs::write(&temporary, text).and_then(|_| std::fs::rename(&temporary, path));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&temporary);
-        return Err(format!("cannot write the chart '{}': {e}", path.display()));
-    }
-    Ok(())
-}
-
 /// Tables for each rule set, opened once.
 struct TableCache {
     dir: Option<PathBuf>,
@@ -626,7 +611,8 @@ impl Printer {
                 start,
                 moves: &pending.moves,
             })?;
-            write_atomically(path, &svg)?;
+            crate::cli::write_atomically(path, svg.as_bytes())
+                .map_err(|e| format!("cannot write the chart '{}': {e}", path.display()))?;
         }
         match self.format {
             OutputFormat::Text => {

@@ -10,14 +10,14 @@
 //! search's score) and the game's result (1, ½, 0 for the side to move), with
 //! `--lambda` the score's share. One game in 20 (by number) is kept out for validation.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 
-use crate::cli::CancelToken;
+use crate::cli::{CancelToken, write_atomically};
 use crate::nnue::{HIDDEN, MAX_FIRST_WEIGHT, MAX_OUTPUT_WEIGHT, Network, QA, QB};
 use crate::registry;
 use crate::training_data::Reader;
@@ -425,14 +425,6 @@ impl State {
     }
 }
 
-/// Write `bytes` to `path` atomically: a temporary name, then a rename.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let temporary = path.with_extension("partial");
-    std::fs::write(&temporary, bytes)
-        .and_then(|_| std::fs::rename(&temporary, path))
-        .map_err(|e| format!("cannot write '{}': {e}", path.display()))
-}
-
 pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, String> {
     if args.batch == 0 || args.epochs == 0 {
         return Err("--batch and --epochs must be at least 1".into());
@@ -573,11 +565,13 @@ pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, Strin
             started.elapsed().as_secs_f64()
         );
         if let Some(path) = &args.checkpoint {
-            write_atomically(path, &state.to_bytes(&key))?;
+            write_atomically(path, &state.to_bytes(&key))
+                .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
         }
     }
     let network = state.params.quantise(id, inputs);
-    write_atomically(&args.output, &network.to_bytes())?;
+    write_atomically(&args.output, &network.to_bytes())
+        .map_err(|e| format!("cannot write '{}': {e}", args.output.display()))?;
     Ok(TrainSummary {
         train_positions: training.len(),
         validation_positions: validation.len(),

@@ -120,9 +120,7 @@ pub fn tune(args: &TuneArgs, stop: &CancelToken) -> Result<(), String> {
     let source = source_form(terms, &tuned);
     match &args.output {
         Some(path) => {
-            let temporary = path.with_extension("tmp");
-            std::fs::write(&temporary, &source)
-                .and_then(|_| std::fs::rename(&temporary, path))
+            crate::cli::write_atomically(path, source.as_bytes())
                 .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
             println!("Weights written to {}", path.display());
         }
