@@ -19,6 +19,7 @@ use crate::game::{
     eval_weights,
 };
 use crate::games::mancala::{self, Side};
+use crate::games::sowing_network::{SowingFeatures, SowingNetwork, SowingView};
 use crate::options::{GameOptions, OptionKind, OptionSpec};
 
 pub const NAME: &str = "afrika";
@@ -173,18 +174,65 @@ pub struct Afrika {
     /// Ranks the board seen from the mover (own row, then the opponent's): table indexes
     /// and exact keys.
     index: Compositions,
+    /// The learned evaluation, when one is chosen (`setoption name Eval`).
+    network: SowingNetwork,
 }
+
+/// The network's features: more than half the stones captured win.
+const NETWORK_LAYOUT: SowingFeatures = SowingFeatures {
+    pits: PITS,
+    pit_cap: 31,
+    store_cap: STONES / 2,
+    lead_cap: 24,
+};
 
 impl Afrika {
     pub fn new(options: GameOptions) -> Afrika {
-        Afrika {
+        let defaults = options.non_default().is_empty();
+        let mut afrika = Afrika {
             komi: options.points("komi"),
             target: options
                 .int_or_off("target")
                 .map(|t| Points::whole(t as i32)),
             options,
             index: Compositions::new(CELLS, STONES),
+            network: SowingNetwork::new(NETWORK_LAYOUT, NAME.to_string()),
+        };
+        if defaults {
+            let bytes = afrika.default_network();
+            afrika.network.set_default(bytes);
         }
+        afrika
+    }
+
+    /// `side`'s view of the board, for the network.
+    #[inline]
+    fn network_view(pos: &AfrikaPosition, side: Side) -> SowingView<'_, u8> {
+        let (own, other) = (first_cell(side), first_cell(side.other()));
+        SowingView {
+            own_row: &pos.cells[own..own + PITS],
+            other_row: &pos.cells[other..other + PITS],
+            own_store: u32::from(pos.captured[side.index()]),
+            other_store: u32::from(pos.captured[side.other().index()]),
+        }
+    }
+
+    /// The position after the captures due now (to a bounded length): captures are forced
+    /// and a tie only chooses among equal pits, so they are played out before a position
+    /// is judged.
+    #[inline]
+    fn after_captures_due(&self, pos: &AfrikaPosition) -> AfrikaPosition {
+        let mut quiet = *pos;
+        for _ in 0..CELLS {
+            if self.end_reason(&quiet).is_some() {
+                break;
+            }
+            match quiet.smallest_capture(quiet.side) {
+                Some(smallest) => quiet.capture_first_smallest(smallest),
+                None => break,
+            }
+        }
+        quiet
     }
 
     /// The board seen from the side to move: its own row, then the opponent's.
@@ -245,22 +293,12 @@ impl Afrika {
         pos.cells = board.to_le_bytes();
     }
 
-    /// The evaluation's features from the mover's view, in the order of [`TERMS`]. Captures
-    /// are forced and a tie only chooses among equal pits, so the captures due now are
-    /// played out (to a bounded length) before the position is judged.
+    /// The evaluation's features from the mover's view, in the order of [`TERMS`], after
+    /// the captures due ([`Afrika::after_captures_due`]).
     #[inline]
     fn features(&self, pos: &AfrikaPosition) -> [i32; 3] {
         let us = pos.side;
-        let mut quiet = *pos;
-        for _ in 0..CELLS {
-            if self.end_reason(&quiet).is_some() {
-                break;
-            }
-            match quiet.smallest_capture(quiet.side) {
-                Some(smallest) => quiet.capture_first_smallest(smallest),
-                None => break,
-            }
-        }
+        let quiet = self.after_captures_due(pos);
         let margin = self.side_points(&quiet, us) - self.side_points(&quiet, us.other());
         let rows = quiet.row_stones(us.other()) as i32 - quiet.row_stones(us) as i32;
         let tempo = if quiet.side == us { 1 } else { -1 };
@@ -368,8 +406,48 @@ impl Game for Afrika {
         ]
     }
 
+    /// With a network: the network's judgement of the position after the captures due,
+    /// for the side then to move (negated when that is the opponent).
     fn evaluate(&self, pos: &AfrikaPosition) -> i32 {
+        if self.network.network.is_some() {
+            let quiet = self.after_captures_due(pos);
+            let mover = quiet.side;
+            let views = [
+                Afrika::network_view(&quiet, mover),
+                Afrika::network_view(&quiet, mover.other()),
+            ];
+            if let Some(score) = self.network.evaluate(views) {
+                return if mover == pos.side { score } else { -score };
+            }
+        }
         WEIGHTS.score(&self.features(pos))
+    }
+
+    /// Each pit's stones and the captures, from each side's view (`sowing_network`).
+    fn network_inputs(&self) -> usize {
+        NETWORK_LAYOUT.inputs()
+    }
+
+    fn network_id(&self) -> String {
+        self.network.id.clone()
+    }
+
+    fn network_features(&self, pos: &AfrikaPosition, view: Player, out: &mut Vec<u16>) {
+        let side = match view {
+            Player::P1 => Side::North,
+            Player::P2 => Side::South,
+        };
+        self.network
+            .push_features(Afrika::network_view(pos, side), out);
+    }
+
+    /// None yet: Afrika evaluates by hand.
+    fn default_network(&self) -> Option<&'static [u8]> {
+        None
+    }
+
+    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
+        self.network.set(bytes)
     }
 
     fn eval_terms(&self) -> &'static [EvalTerm] {

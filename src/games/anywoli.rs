@@ -18,6 +18,7 @@ use crate::game::{
     PositionError, eval_weights,
 };
 use crate::games::mancala::{self, Side};
+use crate::games::sowing_network::{SowingFeatures, SowingNetwork, SowingView};
 use crate::options::{GameOptions, OptionKind, OptionSpec};
 
 pub const NAME: &str = "anywoli";
@@ -122,15 +123,26 @@ pub struct Anywoli {
     repetition: Option<u32>,
     quiet_limit: Option<u16>,
     options: GameOptions,
+    /// The learned evaluation, when one is chosen (`setoption name Eval`).
+    network: SowingNetwork,
 }
 
 impl Anywoli {
     pub fn new(options: GameOptions) -> Anywoli {
         let houses = options.int("houses") as usize;
-        Anywoli {
+        let seeds = options.int("seeds") as u8;
+        let layout = SowingFeatures {
+            pits: houses,
+            pit_cap: 15,
+            // More than half the seeds in a store win.
+            store_cap: houses as u32 * u32::from(seeds),
+            lead_cap: 32,
+        };
+        let defaults = options.non_default().is_empty();
+        let mut anywoli = Anywoli {
             houses,
             width: 2 * houses,
-            seeds: options.int("seeds") as u8,
+            seeds,
             last_four: match options.choice("last-four") {
                 "first-final-capture" => LastFour::FirstFinalCapture,
                 _ => LastFour::LastCapturer,
@@ -138,6 +150,23 @@ impl Anywoli {
             repetition: options.int_or_off("repetition").map(|n| n as u32),
             quiet_limit: options.int_or_off("quiet-limit").map(|n| n as u16),
             options,
+            network: SowingNetwork::new(layout, format!("anywoli {houses}x{seeds}")),
+        };
+        if defaults {
+            let bytes = anywoli.default_network();
+            anywoli.network.set_default(bytes);
+        }
+        anywoli
+    }
+
+    /// `side`'s view of the board, for the network.
+    #[inline]
+    fn network_view<'p>(&self, pos: &'p AnywoliPosition, side: Side) -> SowingView<'p, u8> {
+        SowingView {
+            own_row: self.row(pos, side),
+            other_row: self.row(pos, side.other()),
+            own_store: u32::from(pos.stores[side.index()]),
+            other_store: u32::from(pos.stores[side.other().index()]),
         }
     }
 
@@ -524,7 +553,41 @@ impl Game for Anywoli {
     }
 
     fn evaluate(&self, pos: &AnywoliPosition) -> i32 {
-        WEIGHTS.score(&self.features(pos))
+        let views = [
+            self.network_view(pos, pos.side),
+            self.network_view(pos, pos.side.other()),
+        ];
+        match self.network.evaluate(views) {
+            Some(score) => score,
+            None => WEIGHTS.score(&self.features(pos)),
+        }
+    }
+
+    /// Each house's seeds and the stores, from each side's view (`sowing_network`).
+    fn network_inputs(&self) -> usize {
+        self.network.layout.inputs()
+    }
+
+    fn network_id(&self) -> String {
+        self.network.id.clone()
+    }
+
+    fn network_features(&self, pos: &AnywoliPosition, view: Player, out: &mut Vec<u16>) {
+        let side = match view {
+            Player::P1 => Side::South,
+            Player::P2 => Side::North,
+        };
+        self.network
+            .push_features(self.network_view(pos, side), out);
+    }
+
+    /// None yet: Anywoli evaluates by hand.
+    fn default_network(&self) -> Option<&'static [u8]> {
+        None
+    }
+
+    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
+        self.network.set(bytes)
     }
 
     fn eval_terms(&self) -> &'static [EvalTerm] {

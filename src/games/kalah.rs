@@ -13,6 +13,7 @@ use crate::game::{
     PositionError, eval_weights,
 };
 use crate::games::mancala::{self, Side};
+use crate::games::sowing_network::{SowingFeatures, SowingNetwork, SowingView};
 use crate::options::{GameOptions, OptionKind, OptionSpec};
 
 pub const NAME: &str = "kalah";
@@ -112,6 +113,8 @@ pub struct Kalah {
     /// Ranks the pits seen from the mover (own row, then the opponent's): table indexes and
     /// exact keys.
     index: Compositions,
+    /// The learned evaluation, when one is chosen (`setoption name Eval`).
+    network: SowingNetwork,
 }
 
 impl Kalah {
@@ -132,9 +135,18 @@ impl Kalah {
                 *slot = n as u8;
             }
         }
-        Kalah {
+        let seeds = options.int("seeds") as u16;
+        let layout = SowingFeatures {
             pits,
-            seeds: options.int("seeds") as u16,
+            pit_cap: 15,
+            // More than half the seeds in a store win.
+            store_cap: pits as u32 * seeds as u32,
+            lead_cap: 16,
+        };
+        let defaults = options.non_default().is_empty();
+        let mut kalah = Kalah {
+            pits,
+            seeds,
             empty_capture: options.bool("empty-capture"),
             end_on_move: options.choice("end") == "on-move",
             leftovers_to_owner: options.choice("leftovers") == "owner",
@@ -142,6 +154,24 @@ impl Kalah {
             options,
             next,
             index: Compositions::new(2 * pits, MAX_SEEDS),
+            network: SowingNetwork::new(layout, format!("kalah {pits}x{seeds}")),
+        };
+        if defaults {
+            let bytes = kalah.default_network();
+            kalah.network.set_default(bytes);
+        }
+        kalah
+    }
+
+    /// `side`'s view of the board, for the network.
+    #[inline]
+    fn network_view<'p>(&self, pos: &'p KalahPosition, side: Side) -> SowingView<'p, u16> {
+        let r = self.rules();
+        SowingView {
+            own_row: &pos.cells[r.row(side)],
+            other_row: &pos.cells[r.row(side.other())],
+            own_store: u32::from(pos.cells[r.store(side)]),
+            other_store: u32::from(pos.cells[r.store(side.other())]),
         }
     }
 
@@ -668,7 +698,42 @@ impl Game for Kalah {
     }
 
     fn evaluate(&self, pos: &KalahPosition) -> i32 {
-        with_rules!(self, r => WEIGHTS.score(&r.features(pos)))
+        let views = [
+            self.network_view(pos, pos.side),
+            self.network_view(pos, pos.side.other()),
+        ];
+        match self.network.evaluate(views) {
+            Some(score) => score,
+            None => with_rules!(self, r => WEIGHTS.score(&r.features(pos))),
+        }
+    }
+
+    /// Each pit's seeds and the stores, from each side's view (`sowing_network`).
+    fn network_inputs(&self) -> usize {
+        self.network.layout.inputs()
+    }
+
+    fn network_id(&self) -> String {
+        self.network.id.clone()
+    }
+
+    fn network_features(&self, pos: &KalahPosition, view: Player, out: &mut Vec<u16>) {
+        let side = if (view == Player::P1) != pos.swapped {
+            Side::South
+        } else {
+            Side::North
+        };
+        self.network
+            .push_features(self.network_view(pos, side), out);
+    }
+
+    /// None yet: the rules' default board evaluates by hand.
+    fn default_network(&self) -> Option<&'static [u8]> {
+        None
+    }
+
+    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
+        self.network.set(bytes)
     }
 
     fn eval_terms(&self) -> &'static [EvalTerm] {

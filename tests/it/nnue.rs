@@ -81,10 +81,78 @@ fn the_accumulator_kept_move_by_move_equals_a_fresh_one() {
         game.set_network(None).expect("hand-written");
         assert!(!game.accumulates());
     }
-    // The other games have no network.
+    // A sowing game's network is no Fanorona one.
     let mut kalah = games::kalah(&[]);
-    assert_eq!(kalah.network_inputs(), 0);
+    let e = kalah
+        .set_network(Some(&bytes_of_tsivy(&mut rng)))
+        .unwrap_err();
+    assert!(e.contains("not for 'kalah 6x4'"), "{e}");
     assert!(kalah.set_network(Some(b"SOWFANNN")).is_err());
+}
+
+fn bytes_of_tsivy(rng: &mut Rng) -> Vec<u8> {
+    random_network(&games::tsivy(), rng)
+}
+
+/// What the search gets from a sowing game with a network equals the network's output over
+/// the features training reads (`network_features`), from the mover's view then the
+/// other's: what is trained is what plays. Afrika's evaluation first plays out the captures
+/// due, so only positions without one are compared there.
+fn check_sowing_network<G: Game>(mut game: G, rng: &mut Rng) {
+    let label = game.spec();
+    assert!(game.network_inputs() > 0, "{label}");
+    let bytes = random_network(&game, rng);
+    let net = Network::from_bytes(&bytes, &game.network_id(), game.network_inputs()).expect("fits");
+    let classic = game.evaluate(&game.start_position());
+    game.set_network(Some(&bytes)).expect("fits");
+    // Sowing boards are evaluated afresh: no accumulator is kept.
+    assert!(!game.accumulates(), "{label}");
+    let mut compared = 0;
+    for _ in 0..30 {
+        play_out(&game, game.start_position(), |ply, pos, moves| {
+            if game.is_quiet(pos) && game.outcome(pos).is_none() {
+                let mover = game.to_move(pos);
+                let mut acc = Accumulator::default();
+                for (slot, view) in acc.views.iter_mut().zip([mover, mover.other()]) {
+                    let mut features = Vec::new();
+                    game.network_features(pos, view, &mut features);
+                    assert!(
+                        features
+                            .iter()
+                            .all(|&f| usize::from(f) < game.network_inputs()),
+                        "{label}: {features:?}"
+                    );
+                    net.refresh(slot, features.iter().map(|&f| usize::from(f)));
+                }
+                assert_eq!(
+                    game.evaluate(pos),
+                    net.output(&acc, 0),
+                    "{label}: {}",
+                    game.format_position(pos)
+                );
+                compared += 1;
+            }
+            let mv = *moves.get(rng.below(moves.len().max(1)))?;
+            (ply < 300).then_some(mv)
+        });
+    }
+    assert!(compared > 100, "{label}: {compared}");
+    game.set_network(None).expect("hand-written");
+    assert_eq!(game.evaluate(&game.start_position()), classic, "{label}");
+}
+
+#[test]
+fn a_sowing_games_evaluation_is_its_network_over_the_features_it_trains_on() {
+    let mut rng = Rng::new(51);
+    check_sowing_network(games::kalah(&[]), &mut rng);
+    check_sowing_network(games::kalah(&["pits=4", "seeds=3", "pie=true"]), &mut rng);
+    check_sowing_network(games::afrika(&[]), &mut rng);
+    check_sowing_network(games::anywoli(&[]), &mut rng);
+    check_sowing_network(games::anywoli(&["houses=6", "seeds=3"]), &mut rng);
+    // A network for another board of the same game is refused.
+    let other = random_network(&games::kalah(&["pits=4"]), &mut rng);
+    let e = games::kalah(&[]).set_network(Some(&other)).unwrap_err();
+    assert!(e.contains("not for 'kalah 6x4'"), "{e}");
 }
 
 #[test]

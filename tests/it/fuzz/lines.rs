@@ -505,6 +505,26 @@ impl Generator {
             "move overhead" => Some(self.rng.range(0, 5000).to_string()),
             "contempt" => Some(self.rng.range(-600, 600).to_string()),
             "clear hash" => None,
+            "eval" => Some(
+                self.rng
+                    .pick(&["network", "classic", "Classic", "NETWORK", "nnue", ""])
+                    .to_string(),
+            ),
+            // Files that are no network (a directory, a device, a text file, none), or
+            // none at all: a network that is set makes every game change warn when it does
+            // not fit, which the model leaves to tests/it/nnue.rs.
+            "evalfile" => Some(
+                self.rng
+                    .pick(&[
+                        "<empty>",
+                        "",
+                        "/nonexistent/sowfan.nnue",
+                        "/dev/zero",
+                        "/",
+                        "Cargo.toml",
+                    ])
+                    .to_string(),
+            ),
             "uci_variant" => Some(if self.rng.one_in(6) {
                 self.rng
                     .pick(&["chess", "Kalah", "fanorona-9x5", "", " kalah "])

@@ -311,6 +311,12 @@ impl Model {
                 _ => false,
             },
             "clear hash" => true,
+            "eval" => matches!(
+                value.map(str::to_ascii_lowercase).as_deref(),
+                Some("network" | "classic")
+            ),
+            // The fuzzer names no network file (see lines.rs): only "none" is accepted.
+            "evalfile" => matches!(value.unwrap_or("").trim(), "" | "<empty>"),
             "uci_variant" => {
                 let game = value.unwrap_or("").trim();
                 if registry::find(game).is_err() {

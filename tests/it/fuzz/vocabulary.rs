@@ -62,6 +62,8 @@ pub(super) const OPTION_NAMES: &[&str] = &[
     "Clear Hash",
     "UCI_Variant",
     "GameOptions",
+    "Eval",
+    "EvalFile",
 ];
 
 /// Protocol words for random lines.
@@ -122,6 +124,10 @@ pub(super) const WORDS: &[&str] = &[
     "Clear",
     "UCI_Variant",
     "GameOptions",
+    "Eval",
+    "EvalFile",
+    "network",
+    "classic",
     "true",
     "false",
     "<empty>",
