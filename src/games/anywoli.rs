@@ -138,7 +138,6 @@ impl Anywoli {
             store_cap: houses as u32 * u32::from(seeds),
             lead_cap: 32,
         };
-        let defaults = options.non_default().is_empty();
         let mut anywoli = Anywoli {
             houses,
             width: 2 * houses,
@@ -152,10 +151,8 @@ impl Anywoli {
             options,
             network: SowingNetwork::new(layout, format!("anywoli {houses}x{seeds}")),
         };
-        if defaults {
-            let bytes = anywoli.default_network();
-            anywoli.network.set_default(bytes);
-        }
+        let bytes = anywoli.default_network();
+        anywoli.network.set_default(bytes);
         anywoli
     }
 
@@ -431,6 +428,9 @@ impl Anywoli {
     }
 }
 
+/// Anywoli's network (see `Game::default_network`).
+const NETWORK: &[u8] = include_bytes!("anywoli.nnue");
+
 eval_weights! {
     /// A seed of store difference: the unit.
     store = 100, unit = true,
@@ -581,9 +581,10 @@ impl Game for Anywoli {
             .push_features(self.network_view(pos, side), out);
     }
 
-    /// None yet: Anywoli evaluates by hand.
+    /// 12 houses of 4 seeds under the default rules: trained by `sowfan train` on `sowfan
+    /// datagen` games (docs/nnue.md). Other boards and rules evaluate by hand.
     fn default_network(&self) -> Option<&'static [u8]> {
-        None
+        self.options.non_default().is_empty().then_some(NETWORK)
     }
 
     fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
@@ -854,6 +855,13 @@ mod tests {
 
     fn anywoli(options: &[&str]) -> Anywoli {
         Anywoli::new(GameOptions::parse(NAME, OPTIONS, options).unwrap())
+    }
+
+    /// Anywoli evaluating by hand (`Eval classic`), whose terms the tests check.
+    fn hand_written() -> Anywoli {
+        let mut g = anywoli(&[]);
+        g.set_network(None).unwrap();
+        g
     }
 
     /// A 12-house position string from rows given as (house letter, seeds) pairs.
@@ -1198,7 +1206,7 @@ mod tests {
 
     #[test]
     fn evaluation_and_move_order_know_the_threes() {
-        let g = anywoli(&[]);
+        let g = hand_written();
         // South's L (2 seeds) ends on b (3): a final four and an extra move.
         let fen = board(&[('A', 1), ('L', 2)], &[('b', 3), ('e', 5)], [10, 10], "S");
         let pos = g.parse_position(&fen).unwrap();

@@ -65,6 +65,9 @@ pub const OPTIONS: &[OptionSpec] = &[
     },
 ];
 
+/// Kalah(6,4)'s network (see `Game::default_network`).
+const NETWORK: &[u8] = include_bytes!("kalah.nnue");
+
 eval_weights! {
     /// A seed of store difference: the unit.
     store = 100, unit = true,
@@ -143,7 +146,6 @@ impl Kalah {
             store_cap: pits as u32 * seeds as u32,
             lead_cap: 16,
         };
-        let defaults = options.non_default().is_empty();
         let mut kalah = Kalah {
             pits,
             seeds,
@@ -156,10 +158,8 @@ impl Kalah {
             index: Compositions::new(2 * pits, MAX_SEEDS),
             network: SowingNetwork::new(layout, format!("kalah {pits}x{seeds}")),
         };
-        if defaults {
-            let bytes = kalah.default_network();
-            kalah.network.set_default(bytes);
-        }
+        let bytes = kalah.default_network();
+        kalah.network.set_default(bytes);
         kalah
     }
 
@@ -727,9 +727,10 @@ impl Game for Kalah {
             .push_features(self.network_view(pos, side), out);
     }
 
-    /// None yet: the rules' default board evaluates by hand.
+    /// Kalah(6,4) under the default rules: trained by `sowfan train` on `sowfan datagen`
+    /// games (docs/nnue.md). Other boards and rules evaluate by hand.
     fn default_network(&self) -> Option<&'static [u8]> {
-        None
+        self.options.non_default().is_empty().then_some(NETWORK)
     }
 
     fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {

@@ -7,6 +7,7 @@ use std::process::Output;
 use std::time::Duration;
 
 use serde_json::Value;
+use sowfan::search::value::DECIDED;
 
 use crate::support::games;
 use crate::support::run::{self, args, output_with_input, sowfan};
@@ -137,11 +138,12 @@ fn engine_score(position: &str, depth: u32) -> (i64, bool) {
 
 #[test]
 fn analyse_marks_a_planted_kalah_blunder_with_the_right_loss() {
-    // North to move; `f` lets South take many seeds, the other moves are near equal.
-    let fen = "2,6,3,0,0,2,5/1,11,9,2,1,2,4 N";
+    // North to move; `b` loses 20 seeds against the best move's 4 (`sowfan solve kalah
+    // --fen … --all-moves`: b −24, c −4, d −8, e −6), by either evaluation at depth 10.
+    let fen = "1,0,3,3,8,8,3/0,2,6,1,7,0,6 N";
     let output = analyse(
         &["--depth", "10", "--format", "jsonl"],
-        &format!("kalah: fen {fen} moves f\n"),
+        &format!("kalah: fen {fen} moves b\n"),
     );
     assert!(output.status.success(), "{output:?}");
     let lines = json_lines(&output);
@@ -149,16 +151,18 @@ fn analyse_marks_a_planted_kalah_blunder_with_the_right_loss() {
     assert_eq!(moves.len(), 1);
     let m = moves[0];
     assert_eq!(m["by"], "p2");
-    assert_eq!(m["move"], "f");
+    assert_eq!(m["move"], "b");
     assert_eq!(m["fen"], fen);
     assert_eq!(m["mark"], "??", "{m}");
-    assert_ne!(m["best"], "f");
+    assert_ne!(m["best"], "b");
     // The loss, recomputed from the protocol: best (North's view before) minus the score
-    // after `f` seen by North (negated when South moves next, not after an extra move).
+    // after `b` seen by North (negated when South moves next, not after an extra move),
+    // each held within ±DECIDED points (a larger lead is a decided game).
     let (before, _) = engine_score(&format!("fen {fen}"), 10);
-    let (after, p1_to_move) = engine_score(&format!("fen {fen} moves f"), 10);
+    let (after, p1_to_move) = engine_score(&format!("fen {fen} moves b"), 10);
     let after_for_north = if p1_to_move { -after } else { after };
-    let expected = (before - after_for_north) as f64 / 100.0;
+    let held = |cp: i64| (cp as f64 / 100.0).clamp(-DECIDED, DECIDED);
+    let expected = ((held(before) - held(after_for_north)) * 100.0).round() / 100.0;
     assert!(expected >= 4.0, "the planted move loses {expected}");
     assert_eq!(m["loss"].as_f64(), Some(expected), "{m}");
     assert_eq!(m["best_score"].as_f64(), Some(before as f64 / 100.0));
@@ -169,11 +173,11 @@ fn analyse_marks_a_planted_kalah_blunder_with_the_right_loss() {
     // The text form shows the same.
     let text = stdout(&analyse(
         &["--depth", "10"],
-        &format!("kalah: fen {fen} moves f\n"),
+        &format!("kalah: fen {fen} moves b\n"),
     ));
     let row = text
         .lines()
-        .find(|l| l.trim_start().starts_with("1  p2  f"))
+        .find(|l| l.trim_start().starts_with("1  p2  b"))
         .unwrap_or_else(|| panic!("no row for the move:\n{text}"));
     assert!(row.contains(&format!("{expected:.2}  ??")), "{row}");
 }

@@ -103,7 +103,17 @@ fn check_sowing_network<G: Game>(mut game: G, rng: &mut Rng) {
     assert!(game.network_inputs() > 0, "{label}");
     let bytes = random_network(&game, rng);
     let net = Network::from_bytes(&bytes, &game.network_id(), game.network_inputs()).expect("fits");
+    let own = game.evaluate(&game.start_position());
+    game.set_network(None).expect("hand-written");
     let classic = game.evaluate(&game.start_position());
+    // The game's own network, where it has one, is what it evaluates with at first.
+    if let Some(own_bytes) = game.default_network() {
+        game.set_network(Some(own_bytes))
+            .expect("its own network fits");
+        assert_eq!(game.evaluate(&game.start_position()), own, "{label}");
+    } else {
+        assert_eq!(own, classic, "{label}");
+    }
     game.set_network(Some(&bytes)).expect("fits");
     // Sowing boards are evaluated afresh: no accumulator is kept.
     assert!(!game.accumulates(), "{label}");
@@ -144,6 +154,15 @@ fn check_sowing_network<G: Game>(mut game: G, rng: &mut Rng) {
 #[test]
 fn a_sowing_games_evaluation_is_its_network_over_the_features_it_trains_on() {
     let mut rng = Rng::new(51);
+    // The default rules of Kalah(6,4), Afrika and Anywoli have their own network; other boards and
+    // rules evaluate by hand.
+    assert!(games::kalah(&[]).default_network().is_some());
+    assert!(games::afrika(&[]).default_network().is_some());
+    assert!(games::kalah(&["pits=4"]).default_network().is_none());
+    assert!(games::kalah(&["pie=true"]).default_network().is_none());
+    assert!(games::afrika(&["komi=2.5"]).default_network().is_none());
+    assert!(games::anywoli(&[]).default_network().is_some());
+    assert!(games::anywoli(&["houses=6"]).default_network().is_none());
     check_sowing_network(games::kalah(&[]), &mut rng);
     check_sowing_network(games::kalah(&["pits=4", "seeds=3", "pie=true"]), &mut rng);
     check_sowing_network(games::afrika(&[]), &mut rng);
