@@ -41,6 +41,9 @@ pub const MAX_OUTPUT_WEIGHT: f32 = 8.0;
 /// The most inputs a network may have.
 pub const MAX_INPUTS: usize = 4096;
 
+/// The largest network file read: far above any network of these games.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
 const MAGIC: &[u8; 8] = b"SOWFANNN";
 pub const VERSION: u16 = 1;
 
@@ -64,6 +67,30 @@ pub enum NetworkError {
     Length { found: usize, expected: usize },
     #[error("the network fails its checksum (a damaged file)")]
     Checksum,
+}
+
+/// A network file's bytes, checked (magic, version, sizes, checksum) whatever its game.
+/// Only a regular file is read (a device or a pipe could wait or never end), and at most
+/// [`MAX_FILE_BYTES`]. The message names the file.
+pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let shown = path.display();
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot read '{shown}': {e}");
+    let meta = std::fs::metadata(path).map_err(|e| cannot(&e))?;
+    if !meta.is_file() {
+        return Err(cannot(&"not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| cannot(&e))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "'{shown}' has more than {MAX_FILE_BYTES} bytes: no network is that large"
+        ));
+    }
+    Network::check(&bytes).map_err(|e| format!("'{shown}': {e}"))?;
+    Ok(bytes)
 }
 
 /// A network's weights, quantised.

@@ -71,6 +71,10 @@ pub struct DatagenArgs {
     /// `classic` (the hand-written one), as the engine's `Eval` option.
     #[arg(long, default_value = "network", value_name = "EVAL")]
     pub eval: String,
+    /// Evaluate with this network file (`sowfan train`, made for the game) instead of the
+    /// game's own: e.g. an earlier network, to make its data again.
+    #[arg(long, value_name = "FILE")]
+    pub network: Option<PathBuf>,
 }
 
 /// What stopped the run early.
@@ -124,7 +128,7 @@ impl DatagenSummary {
 }
 
 /// The header of the data `args` make: what decides the games' content.
-fn header_for(args: &DatagenArgs, session: &dyn Session, classic: bool) -> Header {
+fn header_for(args: &DatagenArgs, session: &dyn Session, network: Option<&[u8]>) -> Header {
     let tables = match (&args.tablebases, session.table_rules()) {
         (Some(_), Some(rules)) => rules,
         _ => "none".to_string(),
@@ -137,7 +141,7 @@ fn header_for(args: &DatagenArgs, session: &dyn Session, classic: bool) -> Heade
             ("openings".into(), args.openings.join(" ")),
             ("tables".into(), tables),
             ("hash".into(), args.hash.to_string()),
-            ("evaluation".into(), evaluation(session, classic)),
+            ("evaluation".into(), evaluation(network)),
             (
                 "kept".into(),
                 "quiet positions after the opening, not decided".into(),
@@ -147,10 +151,10 @@ fn header_for(args: &DatagenArgs, session: &dyn Session, classic: bool) -> Heade
     }
 }
 
-/// The evaluation the searches use: the game's own network (named by its checksum) or
-/// the hand-written one.
-fn evaluation(session: &dyn Session, classic: bool) -> String {
-    match session.default_network().filter(|_| !classic) {
+/// The evaluation the searches use: a network (named by its checksum) or the hand-written
+/// one.
+fn evaluation(network: Option<&[u8]>) -> String {
+    match network {
         Some(bytes) => format!("network {:016x}", xxhash_rust::xxh3::xxh3_64(bytes)),
         None => "hand-written".to_string(),
     }
@@ -195,10 +199,26 @@ pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary,
             .ok_or_else(|| format!("--tablebases: {} has no endgame tables", base.spec()))?;
         base.set_tables(Some(tables));
     }
-    if classic {
-        base.set_network(None)?;
-    }
-    let header = header_for(args, base.as_ref(), classic);
+    let file = match &args.network {
+        Some(_) if classic => {
+            return Err("--network plays with a network: not with --eval classic".into());
+        }
+        Some(path) => Some(crate::nnue::read_file(path).map_err(|e| format!("--network: {e}"))?),
+        None => None,
+    };
+    let network = match &file {
+        Some(bytes) => {
+            base.set_network(Some(bytes))
+                .map_err(|e| format!("--network: {e}"))?;
+            Some(bytes.as_slice())
+        }
+        None if classic => {
+            base.set_network(None)?;
+            None
+        }
+        None => base.default_network(),
+    };
+    let header = header_for(args, base.as_ref(), network);
 
     // A new file, or the one there continued when it holds the same data.
     let (writer, done, file_positions) = if args.output.exists() {

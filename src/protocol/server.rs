@@ -30,8 +30,6 @@ pub const DEFAULT_HASH_MB: usize = 16;
 pub const MAX_MULTIPV: usize = 64;
 /// How long `quit` waits for a stopped job to end before the process leaves without it.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(50);
-/// The largest network file read (`EvalFile`): far above any network of these games.
-pub const MAX_NETWORK_BYTES: u64 = 64 << 20;
 /// The longest `isready` waits, while no search runs, for a new hash table's pages (about
 /// 1 GB at the 0.5 GB/s of a virtual machine that backs memory on first touch): long
 /// enough for any usual `Hash`, short of any client's timeout.
@@ -616,28 +614,8 @@ impl Server {
             return Ok(());
         }
         let path = PathBuf::from(text);
-        let cannot =
-            |e: &dyn std::fmt::Display| format!("option 'EvalFile': cannot read '{text}': {e}");
-        let meta = std::fs::metadata(&path).map_err(|e| cannot(&e))?;
-        // Not a device or a pipe: reading one could wait or never end.
-        if !meta.is_file() {
-            return Err(cannot(&"not a regular file"));
-        }
-        let mut bytes = Vec::new();
-        std::fs::File::open(&path)
-            .and_then(|file| {
-                use std::io::Read;
-                file.take(MAX_NETWORK_BYTES + 1).read_to_end(&mut bytes)
-            })
-            .map_err(|e| cannot(&e))?;
-        if bytes.len() as u64 > MAX_NETWORK_BYTES {
-            return Err(format!(
-                "option 'EvalFile': '{text}' has more than {MAX_NETWORK_BYTES} bytes: no network is that large"
-            ));
-        }
-        crate::nnue::Network::check(&bytes).map_err(|e| {
-            format!("option 'EvalFile': '{text}': {e}; the evaluation stays as it was")
-        })?;
+        let bytes = crate::nnue::read_file(&path)
+            .map_err(|e| format!("option 'EvalFile': {e}; the evaluation stays as it was"))?;
         // Kept for the game it is made for, also when another game is played now (a GUI
         // may send the options before the game).
         self.network = Some((path, Arc::new(bytes)));

@@ -4,10 +4,11 @@
 use std::path::Path;
 use std::time::Duration;
 
+use sowfan::game::Game;
 use sowfan::registry;
 use sowfan::training_data::{GameBlock, Reader};
 
-use crate::support::{fresh_dir, run};
+use crate::support::{fresh_dir, games as game_of, run};
 
 const LIMIT: Duration = Duration::from_secs(120);
 
@@ -118,6 +119,51 @@ fn self_play_data_holds_quiet_undecided_positions_the_same_on_any_threads_and_re
     for bad in ["--nodes 0", "--openings file=x.txt", "--hash 0"] {
         let r = datagen(&dir.join("bad"), &format!("fanorona-dimy {bad}"));
         assert_eq!(r.code, Some(1), "{bad}: {}", r.stderr);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--network FILE` plays with that network: given the game's own, the same games as
+/// without it and a header that agrees (the file goes on without the option); a file that
+/// is no network, or one for another game, or with `--eval classic`, is refused.
+#[test]
+fn datagen_plays_with_a_network_file_as_with_the_games_own() {
+    let dir = fresh_dir("datagen-network");
+    let own = dir.join("own.nnue");
+    let bytes = game_of::tsivy()
+        .default_network()
+        .expect("9x5 has a network");
+    std::fs::write(&own, bytes).expect("write");
+    let settings = "fanorona --games 3 --nodes 300 --threads 2 --seed 5";
+    let plain = dir.join("plain.data");
+    let by_file = dir.join("file.data");
+    let a = datagen(&plain, settings);
+    assert!(a.success, "{}", a.stderr);
+    let b = datagen(&by_file, &format!("{settings} --network {}", own.display()));
+    assert!(b.success, "{}", b.stderr);
+    assert_eq!(games(&plain), games(&by_file));
+    let more = datagen(&by_file, &settings.replace("--games 3", "--games 4"));
+    assert!(more.success, "{}", more.stderr);
+    assert!(more.stdout.contains("holds 4 games"), "{}", more.stdout);
+    let refused = [
+        (
+            format!("{settings} --network /dev/zero"),
+            "not a regular file".to_string(),
+        ),
+        (
+            format!("{settings} --network {} --eval classic", own.display()),
+            "not with --eval classic".to_string(),
+        ),
+        (
+            format!("kalah --games 1 --network {}", own.display()),
+            "not for 'kalah 6x4'".to_string(),
+        ),
+    ];
+    for (words, says) in refused {
+        let r = datagen(&dir.join("refused.data"), &words);
+        assert_eq!(r.code, Some(1), "{words}: {}", r.stderr);
+        assert!(r.stderr.contains(&says), "{words}: {}", r.stderr);
+        assert!(!dir.join("refused.data").exists(), "{words}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
