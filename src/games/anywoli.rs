@@ -608,8 +608,9 @@ impl Game for Anywoli {
         self.features(pos)[3] == 0
     }
 
-    // No `null_move` yet: null-move pruning (a pass when no lap ends on a three) scored
-    // +12.5 ± 37.6 at equal time over 250 games, its SPRT still open (docs/strength.md).
+    // No `null_move`: null-move pruning (a pass when no lap ends on a three) was about
+    // +11 over 463 games with the hand-written evaluation, and lost about 100 Elo with
+    // the network (docs/strength.md, Anywoli).
 
     fn hash(&self, pos: &AnywoliPosition) -> u64 {
         // The last capturer only matters once four seeds are left, when the game is over;
