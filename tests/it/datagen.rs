@@ -8,6 +8,7 @@ use sowfan::game::Game;
 use sowfan::registry;
 use sowfan::training_data::{GameBlock, Reader};
 
+use crate::nnue::random_network;
 use crate::support::{fresh_dir, games as game_of, run};
 
 const LIMIT: Duration = Duration::from_secs(120);
@@ -124,8 +125,9 @@ fn self_play_data_holds_quiet_undecided_positions_the_same_on_any_threads_and_re
 }
 
 /// `--network FILE` plays with that network: given the game's own, the same games as
-/// without it and a header that agrees (the file goes on without the option); a file that
-/// is no network, or one for another game, or with `--eval classic`, is refused.
+/// without it and a header that agrees (the file goes on without the option); given
+/// another, other games in a file the game's own does not continue; a file that is no
+/// network, or one for another game, or with `--eval classic`, is refused.
 #[test]
 fn datagen_plays_with_a_network_file_as_with_the_games_own() {
     let dir = fresh_dir("datagen-network");
@@ -145,6 +147,24 @@ fn datagen_plays_with_a_network_file_as_with_the_games_own() {
     let more = datagen(&by_file, &settings.replace("--games 3", "--games 4"));
     assert!(more.success, "{}", more.stderr);
     assert!(more.stdout.contains("holds 4 games"), "{}", more.stdout);
+    // Another network plays other games, and its file is not the game's own data.
+    let other = dir.join("other.nnue");
+    let mut rng = crate::support::rng::Rng::new(52);
+    std::fs::write(&other, random_network(&game_of::tsivy(), &mut rng)).expect("write");
+    let by_other = dir.join("other.data");
+    let c = datagen(
+        &by_other,
+        &format!("{settings} --network {}", other.display()),
+    );
+    assert!(c.success, "{}", c.stderr);
+    assert_ne!(games(&plain), games(&by_other));
+    let mixed = datagen(&by_other, &settings.replace("--games 3", "--games 4"));
+    assert_eq!(mixed.code, Some(1), "{}", mixed.stderr);
+    assert!(
+        mixed.stderr.contains("its evaluation is"),
+        "{}",
+        mixed.stderr
+    );
     let refused = [
         (
             format!("{settings} --network /dev/zero"),

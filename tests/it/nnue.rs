@@ -12,7 +12,7 @@ use crate::support::selfplay::play_out;
 use crate::support::{Engine, fresh_dir, games, run};
 
 /// A network with seeded weights for `game`.
-fn random_network<G: Game>(game: &G, rng: &mut Rng) -> Vec<u8> {
+pub(crate) fn random_network<G: Game>(game: &G, rng: &mut Rng) -> Vec<u8> {
     let inputs = game.network_inputs();
     let mut small = || rng.below(301) as i16 - 150;
     let w0 = (0..inputs * HIDDEN).map(|_| small()).collect();
