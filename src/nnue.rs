@@ -21,6 +21,8 @@
 //! Little-endian. A file for another game or board, of another size or version, or whose
 //! checksum fails is refused with a message that says which.
 
+use std::sync::Arc;
+
 use thiserror::Error;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -229,6 +231,31 @@ impl Network {
             b0,
             w1,
             b1,
+        })
+    }
+
+    /// A game's network from `bytes` (checked: hostile input), shared by the game's copies;
+    /// `None` for no network (the game evaluates by hand).
+    pub fn load(
+        bytes: Option<&[u8]>,
+        id: &str,
+        inputs: usize,
+    ) -> Result<Option<Arc<Network>>, String> {
+        bytes
+            .map(|bytes| {
+                Network::from_bytes(bytes, id, inputs)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            })
+            .transpose()
+    }
+
+    /// A game's embedded network: one that fails its checks is logged and the game
+    /// evaluates by hand.
+    pub fn load_embedded(bytes: Option<&[u8]>, id: &str, inputs: usize) -> Option<Arc<Network>> {
+        Network::load(bytes, id, inputs).unwrap_or_else(|e| {
+            log::warn!("the embedded network: {e}; evaluating by hand");
+            None
         })
     }
 

@@ -96,22 +96,14 @@ impl SowingNetwork {
 
     /// Evaluate with this network file (checked: hostile input), or by hand (`None`).
     pub fn set(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
-        self.network = match bytes {
-            None => None,
-            Some(bytes) => Some(Arc::new(
-                Network::from_bytes(bytes, &self.id, self.layout.inputs())
-                    .map_err(|e| e.to_string())?,
-            )),
-        };
+        self.network = Network::load(bytes, &self.id, self.layout.inputs())?;
         Ok(())
     }
 
     /// Choose `bytes` (a game's embedded network); a network that fails its checks is
     /// logged and the game evaluates by hand.
     pub fn set_default(&mut self, bytes: Option<&[u8]>) {
-        if let Err(e) = self.set(bytes) {
-            log::warn!("the embedded network: {e}; evaluating by hand");
-        }
+        self.network = Network::load_embedded(bytes, &self.id, self.layout.inputs());
     }
 
     /// The network's evaluation of a board in centipoints for the mover, whose view is

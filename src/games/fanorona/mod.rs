@@ -150,12 +150,11 @@ impl Fanorona {
 
     /// The game evaluating with its embedded network, where it has one.
     fn with_default_network(mut self) -> Fanorona {
-        if let Some(bytes) = self.default_network() {
-            match Network::from_bytes(bytes, &self.network_id(), self.network_inputs()) {
-                Ok(net) => self.network = Some(Arc::new(net)),
-                Err(e) => log::warn!("the embedded network: {e}; evaluating by hand"),
-            }
-        }
+        self.network = Network::load_embedded(
+            self.default_network(),
+            &self.network_id(),
+            self.network_inputs(),
+        );
         self
     }
 
@@ -799,13 +798,7 @@ impl Game for Fanorona {
     }
 
     fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
-        self.network = match bytes {
-            None => None,
-            Some(bytes) => Some(Arc::new(
-                Network::from_bytes(bytes, &self.network_id(), self.network_inputs())
-                    .map_err(|e| e.to_string())?,
-            )),
-        };
+        self.network = Network::load(bytes, &self.network_id(), self.network_inputs())?;
         Ok(())
     }
 
