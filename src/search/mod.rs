@@ -21,7 +21,7 @@ pub mod tt;
 pub mod value;
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::game::{Accumulator, Game, GameResult, HISTORY_KEYS, Horizon, Player, QUIESCENCE_PLIES};
@@ -199,9 +199,6 @@ struct Frame<M> {
     killer: Option<M>,
     /// The move played at this ply is a pass (null move): the next ply may not pass.
     passed: bool,
-    /// [`Game::history_key`] of the move being searched at this ply (`None` for a pass):
-    /// the next ply's counter-move slot.
-    move_key: Option<usize>,
 }
 
 /// The largest contempt, in evaluation units: five points, far from any decided score.
@@ -212,17 +209,16 @@ pub const MAX_CONTEMPT: i32 = 500;
 // at equal time: null-move pruning (only the games whose `Game::null_move` offers a pass,
 // Afrika). The others are off: the search is the one measured before; each goes once every
 // game has measured it. Internal iterative reductions, singular and one-reply extensions,
-// all rejected at equal time in Fanorona, were removed outright (their code: 72dd84a).
+// all rejected at equal time in Fanorona, were removed outright (their code: 72dd84a), and
+// so were reductions from a log table, counter moves and a clock that follows the best
+// move's stability, rejected in every game (their code: 0d9bfcb).
 
 const ASPIRATION: bool = false;
 const NULL_MOVE: bool = true;
-const LMR_TABLE: bool = false;
-const TIME_STABILITY: bool = false;
 const SHALLOW_PRUNING: bool = false;
 /// With [`SHALLOW_PRUNING`]: the futility half (against the static evaluation) as well as
 /// the move-count half.
 const FUTILITY: bool = true;
-const COUNTER_MOVE: bool = false;
 
 /// Null-move pruning ([`Game::null_move`]) from this depth left on.
 const NULL_MIN_DEPTH: u32 = 3;
@@ -233,78 +229,6 @@ const NULL_VERIFY_DEPTH: u32 = 12;
 /// ±`ASPIRATION_DELTA` around the last iteration's score and widened when it fails.
 const ASPIRATION_DEPTH: u32 = 5;
 const ASPIRATION_DELTA: i32 = 25;
-
-/// Plies a late quiet move is reduced by: `ln(depth) · ln(move number) / 2`, rounded, as
-/// the engines since Stockfish 2 do; one less at a PV node and for a move whose history is
-/// good, one more for one whose history is bad; never to below one ply left.
-fn late_move_reduction(depth: u32, k: usize, pv_node: bool, history: i32) -> u32 {
-    static TABLE: OnceLock<[[u8; 64]; 64]> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        let mut table = [[0u8; 64]; 64];
-        for (d, row) in table.iter_mut().enumerate().skip(1) {
-            for (n, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (0.5 + (d as f64).ln() * (n as f64).ln() / 2.0) as u8;
-            }
-        }
-        table
-    });
-    let mut r = i32::from(table[(depth as usize).min(63)][(k + 1).min(63)]);
-    if pv_node {
-        r -= 1;
-    }
-    if history > HISTORY_MAX / 2 {
-        r -= 1;
-    } else if history < -HISTORY_MAX / 2 {
-        r += 1;
-    }
-    r.clamp(0, depth as i32 - 2) as u32
-}
-
-/// The best move and score of the last completed iterations, for the clock: a search whose
-/// best move keeps changing, or whose score falls, is given more of its time; one whose
-/// move has stood for several iterations, less.
-struct Stability<M> {
-    best: Option<M>,
-    score: i32,
-    /// Changes of the best move, halved at each iteration: 0 when it has stood long, up to
-    /// 2 when it changes every iteration.
-    changes: f64,
-    iterations: u32,
-}
-
-impl<M> Default for Stability<M> {
-    fn default() -> Self {
-        Stability {
-            best: None,
-            score: 0,
-            changes: 0.0,
-            iterations: 0,
-        }
-    }
-}
-
-impl<M: PartialEq + Copy> Stability<M> {
-    /// Take a completed iteration's best move and score; the factor for the soft limit:
-    /// instability (1 to 2.5) times a falling score (0.8 to 1.5), at least 0.6.
-    fn update(&mut self, best: M, score: i32) -> f64 {
-        self.iterations += 1;
-        let changed = self.best.is_some_and(|b| b != best);
-        self.changes = self.changes / 2.0 + if changed { 1.0 } else { 0.0 };
-        let falling = if self.iterations > 1 && !score::is_decided(score) {
-            (1.0 + f64::from(self.score.saturating_sub(score)) / 300.0).clamp(0.8, 1.5)
-        } else {
-            1.0
-        };
-        self.best = Some(best);
-        self.score = score;
-        if self.iterations < 4 {
-            return 1.0;
-        }
-        let instability = (1.0 + 1.5 * self.changes).min(2.5);
-        let settled = if self.changes < 0.1 { 0.7 } else { 1.0 };
-        (instability * falling * settled).max(0.6)
-    }
-}
 
 /// History scores stay within ±HISTORY_MAX (the "gravity" update below).
 const HISTORY_MAX: i32 = 1 << 14;
@@ -379,9 +303,6 @@ struct Worker<'a, 'i, G: Game> {
     /// The deepest iteration reported so far (its own or a helper's), and its first move.
     reported: u32,
     reported_move: Option<G::Move>,
-    /// How the best move and score moved over the last iterations: what the clock's soft
-    /// limit is stretched or shrunk by ([`Stability::update`]).
-    stability: Stability<G::Move>,
     /// 0 for the main thread, 1.. for the helpers.
     id: usize,
     /// Where helpers leave their deepest completed iteration.
@@ -434,9 +355,6 @@ struct Worker<'a, 'i, G: Game> {
     accumulators: Vec<Accumulator>,
     /// Cut-off statistics by player and `Game::history_key`.
     history: Vec<i32>,
-    /// The quiet move that last refuted each move (by player to move and the previous
-    /// move's `Game::history_key`): the counter-move heuristic.
-    counters: Vec<Option<G::Move>>,
     pv: Vec<Vec<G::Move>>,
     root_moves: Vec<RootMove<G::Move>>,
 }
@@ -506,7 +424,6 @@ pub fn search<G: Game>(
         info: None,
         reported: 0,
         reported_move: None,
-        stability: Stability::default(),
         id,
         helper_best: &helper_best,
         tt,
@@ -552,11 +469,9 @@ pub fn search<G: Game>(
                 order: Vec::new(),
                 killer: None,
                 passed: false,
-                move_key: None,
             })
             .collect(),
         history: vec![0; 2 * HISTORY_KEYS],
-        counters: vec![None; 2 * HISTORY_KEYS],
         pv: vec![Vec::new(); MAX_PLY + 1],
         root_moves: root_moves.clone(),
     };
@@ -795,11 +710,6 @@ impl<G: Game> Worker<'_, '_, G> {
         if self.shared.done.load(Ordering::Relaxed) {
             return true;
         }
-        let factor = if TIME_STABILITY && self.is_main {
-            self.stability.update(self.root_moves[0].mv, best)
-        } else {
-            1.0
-        };
         // The next iteration takes longer than all before it: don't start it late.
         self.is_main
             && !self.pondering()
@@ -807,7 +717,7 @@ impl<G: Game> Worker<'_, '_, G> {
                 .shared
                 .budget
                 .soft
-                .is_some_and(|soft| self.start.elapsed() * 2 > soft.mul_f64(factor))
+                .is_some_and(|soft| self.start.elapsed() * 2 > soft)
     }
 
     /// One iteration at `depth` over `lines` root lines; `None` when it was aborted (a
@@ -1291,22 +1201,12 @@ impl<G: Game> Worker<'_, '_, G> {
         game.legal_moves(pos, &mut moves);
         let killer = self.frames[ply].killer;
         let history_base = player.index() * HISTORY_KEYS;
-        let counter_slot = if COUNTER_MOVE && ply > 0 {
-            self.frames[ply - 1]
-                .move_key
-                .map(|key| history_base + key % HISTORY_KEYS)
-        } else {
-            None
-        };
-        let counter = counter_slot.and_then(|slot| self.counters[slot]);
         order.clear();
         for (i, &mv) in moves.iter().enumerate() {
             let hint = if Some(i as u16) == tt_move {
                 i32::MAX
             } else if Some(mv) == killer {
                 i32::MAX - 1
-            } else if Some(mv) == counter {
-                i32::MAX - 2
             } else {
                 game.order_hint(pos, mv)
             };
@@ -1350,9 +1250,6 @@ impl<G: Game> Worker<'_, '_, G> {
                 self.unresolved = true;
                 continue;
             }
-            if COUNTER_MOVE {
-                self.frames[ply].move_key = game.history_key(pos, mv);
-            }
             let child = self.play(pos, mv, ply);
             let same = game.to_move(&child) == player;
             self.push_key(&child);
@@ -1361,15 +1258,7 @@ impl<G: Game> Worker<'_, '_, G> {
             } else {
                 // Late move reductions: search late quiet moves shallower first, and fully
                 // only if they surprise.
-                let reduction = if LMR_TABLE {
-                    if quiet && k >= 2 && depth >= 3 {
-                        // A quiet move's key is its history score, offset to be positive.
-                        let history = (order[k].0 & 0xFFFF_FFFF) as i32 - HISTORY_MAX;
-                        late_move_reduction(depth, k, pv_node, history)
-                    } else {
-                        0
-                    }
-                } else if quiet && k >= 3 && depth >= 3 {
+                let reduction = if quiet && k >= 3 && depth >= 3 {
                     if k >= 6 && depth >= 6 { 2 } else { 1 }
                 } else {
                     0
@@ -1403,11 +1292,6 @@ impl<G: Game> Worker<'_, '_, G> {
                     self.update_pv(ply, mv);
                     if score >= beta {
                         self.frames[ply].killer = Some(mv);
-                        if let Some(slot) = counter_slot
-                            && quiet
-                        {
-                            self.counters[slot] = Some(mv);
-                        }
                         if quiet {
                             self.reward_cutoff(pos, &moves, &order[..=k], history_base, depth);
                         }
@@ -1475,7 +1359,6 @@ impl<G: Game> Worker<'_, '_, G> {
         let unresolved = self.unresolved;
         let floor = self.null_floor;
         self.frames[ply].passed = true;
-        self.frames[ply].move_key = None;
         self.push_key(&passed);
         self.null_floor = self.keys.len().saturating_sub(1);
         let score = self.child(&passed, reduced, beta - 1, beta, ply + 1, false);
