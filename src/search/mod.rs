@@ -210,10 +210,9 @@ pub const MAX_CONTEMPT: i32 = 500;
 // Afrika). The others are off: the search is the one measured before; each goes once every
 // game has measured it. Internal iterative reductions, singular and one-reply extensions,
 // all rejected at equal time in Fanorona, were removed outright (their code: 72dd84a), and
-// so were reductions from a log table, counter moves and a clock that follows the best
-// move's stability, rejected in every game (their code: 0d9bfcb).
+// so were aspiration windows, reductions from a log table, counter moves and a clock that
+// follows the best move's stability, rejected in every game (their code: 0d9bfcb).
 
-const ASPIRATION: bool = false;
 const NULL_MOVE: bool = true;
 const SHALLOW_PRUNING: bool = false;
 /// With [`SHALLOW_PRUNING`]: the futility half (against the static evaluation) as well as
@@ -225,10 +224,6 @@ const NULL_MIN_DEPTH: u32 = 3;
 /// From this depth left on a null move's fail-high is checked by a shallower search of the
 /// node without passes near it (zugzwang-like positions where a pass would be best).
 const NULL_VERIFY_DEPTH: u32 = 12;
-/// Aspiration windows from this iteration on: the search is first run in a window of
-/// ±`ASPIRATION_DELTA` around the last iteration's score and widened when it fails.
-const ASPIRATION_DEPTH: u32 = 5;
-const ASPIRATION_DELTA: i32 = 25;
 
 /// History scores stay within ±HISTORY_MAX (the "gravity" update below).
 const HISTORY_MAX: i32 = 1 << 14;
@@ -737,17 +732,12 @@ impl<G: Game> Worker<'_, '_, G> {
         }
         self.seldepth = 0;
         self.unresolved = false;
-        let last = self.root_moves[0].previous_score;
-        if ASPIRATION && lines == 1 && depth >= ASPIRATION_DEPTH && !score::is_decided(last) {
-            self.search_aspirated(root, depth, last);
-        } else {
-            for line in 0..lines {
-                self.search_root(root, depth, line, (-INFINITE, INFINITE));
-                // Stable: on an abort, unsearched moves keep their place behind the best.
-                self.root_moves[line..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
-                if self.aborted {
-                    break;
-                }
+        for line in 0..lines {
+            self.search_root(root, depth, line, (-INFINITE, INFINITE));
+            // Stable: on an abort, unsearched moves keep their place behind the best.
+            self.root_moves[line..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+            if self.aborted {
+                break;
             }
         }
         if self.aborted {
@@ -767,43 +757,6 @@ impl<G: Game> Worker<'_, '_, G> {
             depth,
             proven: !self.unresolved || score::is_mate(self.root_moves[0].score),
         })
-    }
-
-    /// One line searched in a window around `last`, the previous iteration's score, widened
-    /// on the side it fails (by half again each time, to the whole range once the bound
-    /// reaches the decided scores) until the score falls inside: most iterations then
-    /// search with a narrow window, which cuts more.
-    fn search_aspirated(&mut self, root: &G::Position, depth: u32, last: i32) {
-        let mut delta = ASPIRATION_DELTA;
-        let (mut alpha, mut beta) = (last - delta, last + delta);
-        loop {
-            self.unresolved = false;
-            for rm in &mut self.root_moves {
-                rm.score = -INFINITE;
-            }
-            self.search_root(root, depth, 0, (alpha, beta));
-            self.root_moves
-                .sort_by_key(|rm| std::cmp::Reverse(rm.score));
-            if self.aborted {
-                return;
-            }
-            let score = self.root_moves[0].score;
-            delta += delta / 2;
-            if score <= alpha {
-                alpha = (score - delta).max(-INFINITE);
-                beta = (alpha + beta) / 2;
-            } else if score >= beta {
-                beta = (score + delta).min(INFINITE);
-            } else {
-                return;
-            }
-            if score::is_decided(alpha) {
-                alpha = -INFINITE;
-            }
-            if score::is_decided(beta) {
-                beta = INFINITE;
-            }
-        }
     }
 
     /// The main thread takes over the deepest helper result when it reaches `depth`: its
