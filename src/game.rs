@@ -545,6 +545,16 @@ pub trait Game: Clone + Send + Sync + 'static {
         (self.evaluate(pos), self.horizon(pos))
     }
 
+    /// Whether the search prunes late quiet moves near the leaves: outside the PV, at most
+    /// 3 plies from the horizon, a move without an ordering hint from the (3 + depth²)-th
+    /// on, or any such move where the node's evaluation is 150 a ply of depth or more below
+    /// α, is not searched (late-move and futility pruning). It is a judgement: a game
+    /// says yes only once it has won its SPRT at equal time there (docs/strength.md: Kalah
+    /// does; in Fanorona it lost). The default: no.
+    fn prunes_late_moves(&self) -> bool {
+        false
+    }
+
     /// The position after the side to move passes its turn, for null-move pruning: a
     /// search that gives the opponent a free move and still fails high takes the node as
     /// good enough not to search. `None` (the default) where a pass is no fair test of the

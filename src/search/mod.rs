@@ -204,20 +204,14 @@ struct Frame<M> {
 /// The largest contempt, in evaluation units: five points, far from any decided score.
 pub const MAX_CONTEMPT: i32 = 500;
 
-// Issue 49's candidates, each behind a switch so that each is built and measured alone
-// (docs/strength.md, commands I and J). A switch is on once its candidate has won its SPRT
-// at equal time: null-move pruning (only the games whose `Game::null_move` offers a pass,
-// Afrika). The others are off: the search is the one measured before; each goes once every
-// game has measured it. Internal iterative reductions, singular and one-reply extensions,
-// all rejected at equal time in Fanorona, were removed outright (their code: 72dd84a), and
-// so were aspiration windows, reductions from a log table, counter moves and a clock that
-// follows the best move's stability, rejected in every game (their code: 0d9bfcb).
-
-const NULL_MOVE: bool = true;
-const SHALLOW_PRUNING: bool = false;
-/// With [`SHALLOW_PRUNING`]: the futility half (against the static evaluation) as well as
-/// the move-count half.
-const FUTILITY: bool = true;
+// Issue 49's candidates were each built and measured alone, in every game
+// (docs/strength.md, commands I, J, M and N). What won its SPRT at equal time in a game is
+// asked of that game: null-move pruning (`Game::null_move`, Afrika) and late-move and
+// futility pruning (`Game::prunes_late_moves`, Kalah). Internal iterative reductions,
+// singular and one-reply extensions, rejected at equal time in Fanorona, were removed
+// (their code: 72dd84a), and so were aspiration windows, reductions from a log table,
+// counter moves and a clock that follows the best move's stability, rejected in every game
+// (their code: 0d9bfcb).
 
 /// Null-move pruning ([`Game::null_move`]) from this depth left on.
 const NULL_MIN_DEPTH: u32 = 3;
@@ -1141,8 +1135,7 @@ impl<G: Game> Worker<'_, '_, G> {
             }
         }
 
-        if NULL_MOVE
-            && !pv_node
+        if !pv_node
             && depth >= NULL_MIN_DEPTH
             && let Some(score) = self.try_null_move(pos, depth, beta, ply)
         {
@@ -1174,7 +1167,8 @@ impl<G: Game> Worker<'_, '_, G> {
 
         // Near the leaves, outside the PV, late quiet moves are pruned (see below); the
         // static evaluation they are measured against is taken when the first is reached.
-        let shallow = SHALLOW_PRUNING && !pv_node && depth <= 3 && !score::is_decided(alpha);
+        let shallow =
+            game.prunes_late_moves() && !pv_node && depth <= 3 && !score::is_decided(alpha);
         let mut static_eval = None;
         let outer_unresolved = self.unresolved;
         self.unresolved = false;
@@ -1194,11 +1188,10 @@ impl<G: Game> Worker<'_, '_, G> {
                 && k > 0
                 && shallow
                 && (k >= 3 + (depth * depth) as usize
-                    || FUTILITY
-                        && *static_eval
-                            .get_or_insert_with(|| score::clamp_eval(self.evaluate(pos, ply)))
-                            + 150 * depth as i32
-                            <= alpha)
+                    || *static_eval
+                        .get_or_insert_with(|| score::clamp_eval(self.evaluate(pos, ply)))
+                        + 150 * depth as i32
+                        <= alpha)
             {
                 self.unresolved = true;
                 continue;
