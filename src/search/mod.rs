@@ -727,7 +727,7 @@ impl<G: Game> Worker<'_, '_, G> {
         self.seldepth = 0;
         self.unresolved = false;
         for line in 0..lines {
-            self.search_root(root, depth, line, (-INFINITE, INFINITE));
+            self.search_root(root, depth, line);
             // Stable: on an abort, unsearched moves keep their place behind the best.
             self.root_moves[line..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
             if self.aborted {
@@ -823,13 +823,11 @@ impl<G: Game> Worker<'_, '_, G> {
         }
     }
 
-    /// Search the root moves from `line` on at `depth` in the window `(alpha, beta)`: the
-    /// first with the window, the others with a null window first. A move at `beta` or
-    /// more ends the search (a fail high); when none beats `alpha`, the first move keeps
-    /// its bound (a fail low).
-    fn search_root(&mut self, root: &G::Position, depth: u32, line: usize, window: (i32, i32)) {
+    /// Search the root moves from `line` on at `depth` in the full window: the first with
+    /// it, the others with a null window around the best so far first.
+    fn search_root(&mut self, root: &G::Position, depth: u32, line: usize) {
         let player = self.game.to_move(root);
-        let (mut alpha, beta) = window;
+        let (mut alpha, beta) = (-INFINITE, INFINITE);
         self.pv[0].clear();
         if self.accumulates {
             self.game
@@ -867,7 +865,7 @@ impl<G: Game> Worker<'_, '_, G> {
             }
         }
         let best = &self.root_moves[line];
-        if line == 0 && window.0 < best.score && best.score < beta {
+        if line == 0 && -INFINITE < best.score && best.score < beta {
             self.tt.store(
                 self.game.hash(root),
                 depth,
