@@ -824,10 +824,12 @@ impl<G: Game> Worker<'_, '_, G> {
     }
 
     /// Search the root moves from `line` on at `depth` in the full window: the first with
-    /// it, the others with a null window around the best so far first.
+    /// it, the others with a null window around the best so far first. Every score lies
+    /// inside the full window (within ±`MATE`), so none fails high or low: the first
+    /// line's result is exact.
     fn search_root(&mut self, root: &G::Position, depth: u32, line: usize) {
         let player = self.game.to_move(root);
-        let (mut alpha, beta) = (-INFINITE, INFINITE);
+        let mut alpha = -INFINITE;
         self.pv[0].clear();
         if self.accumulates {
             self.game
@@ -839,11 +841,11 @@ impl<G: Game> Worker<'_, '_, G> {
             let same = self.game.to_move(&child) == player;
             self.push_key(&child);
             let score = if i == line {
-                self.child(&child, depth - 1, alpha, beta, 1, same)
+                self.child(&child, depth - 1, alpha, INFINITE, 1, same)
             } else {
                 let s = self.child(&child, depth - 1, alpha, alpha + 1, 1, same);
                 if s > alpha && !self.aborted {
-                    self.child(&child, depth - 1, alpha, beta, 1, same)
+                    self.child(&child, depth - 1, alpha, INFINITE, 1, same)
                 } else {
                     s
                 }
@@ -859,13 +861,10 @@ impl<G: Game> Worker<'_, '_, G> {
                 rm.pv.push(mv);
                 rm.pv.extend_from_slice(&self.pv[1]);
                 alpha = alpha.max(score);
-                if score >= beta {
-                    break;
-                }
             }
         }
-        let best = &self.root_moves[line];
-        if line == 0 && -INFINITE < best.score && best.score < beta {
+        if line == 0 {
+            let best = &self.root_moves[0];
             self.tt.store(
                 self.game.hash(root),
                 depth,
