@@ -830,6 +830,8 @@ impl<G: Game> Worker<'_, '_, G> {
     fn search_root(&mut self, root: &G::Position, depth: u32, line: usize) {
         let player = self.game.to_move(root);
         let mut alpha = -INFINITE;
+        // The move the table entry names: the best so far, not the first searched.
+        let mut best = line;
         self.pv[0].clear();
         if self.accumulates {
             self.game
@@ -860,11 +862,14 @@ impl<G: Game> Worker<'_, '_, G> {
                 rm.pv.clear();
                 rm.pv.push(mv);
                 rm.pv.extend_from_slice(&self.pv[1]);
+                if score > alpha {
+                    best = i;
+                }
                 alpha = alpha.max(score);
             }
         }
         if line == 0 {
-            let best = &self.root_moves[0];
+            let best = &self.root_moves[best];
             self.tt.store(
                 self.game.hash(root),
                 depth,

@@ -25,6 +25,7 @@ mod protocol;
 mod quiescence;
 mod record_fuzz;
 mod robustness;
+mod root_entry;
 mod solve_limits;
 mod solve_save;
 mod support;
