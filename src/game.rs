@@ -545,6 +545,15 @@ pub trait Game: Clone + Send + Sync + 'static {
         (self.evaluate(pos), self.horizon(pos))
     }
 
+    /// Whether [`Game::order_hint`] only ranks moves that may all be quiet, instead of
+    /// singling out the forcing ones (a capture, an extra move) with a non-zero hint:
+    /// then late-move reductions take a late move by its place in the order alone. The
+    /// default: no, a move with a hint is never reduced. A game says yes only once the
+    /// reductions have won their SPRT at equal time there (docs/strength.md).
+    fn hint_ranks_quiet_moves(&self) -> bool {
+        false
+    }
+
     /// Whether the search prunes late quiet moves near the leaves: outside the PV, at most
     /// 3 plies from the horizon, a move without an ordering hint from the (3 + depth²)-th
     /// on, or any such move where the node's evaluation is 150 a ply of depth or more below

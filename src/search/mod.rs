@@ -206,12 +206,13 @@ pub const MAX_CONTEMPT: i32 = 500;
 
 // Issue 49's candidates were each built and measured alone, in every game
 // (docs/strength.md, commands I, J, M and N). What won its SPRT at equal time in a game is
-// asked of that game: null-move pruning (`Game::null_move`, Afrika) and late-move and
-// futility pruning (`Game::prunes_late_moves`, Kalah). Internal iterative reductions,
-// singular and one-reply extensions, rejected at equal time in Fanorona, were removed
-// (their code: 72dd84a), and so were aspiration windows, reductions from a log table,
-// counter moves and a clock that follows the best move's stability, rejected in every game
-// (their code: 0d9bfcb).
+// asked of that game: null-move pruning (`Game::null_move`, Afrika), late-move and futility
+// pruning (`Game::prunes_late_moves`, Kalah), and late-move reductions by the order alone
+// where a game's hint only ranks moves (`Game::hint_ranks_quiet_moves`, Afrika). Internal
+// iterative reductions, singular and one-reply extensions, rejected at equal time in
+// Fanorona, were removed (their code: 72dd84a), and so were aspiration windows, reductions
+// from a log table, counter moves and a clock that follows the best move's stability,
+// rejected in every game (their code: 0d9bfcb).
 
 /// Null-move pruning ([`Game::null_move`]) from this depth left on.
 const NULL_MIN_DEPTH: u32 = 3;
@@ -1172,6 +1173,7 @@ impl<G: Game> Worker<'_, '_, G> {
         let shallow =
             game.prunes_late_moves() && !pv_node && depth <= 3 && !score::is_decided(alpha);
         let mut static_eval = None;
+        let ranks_quiet = game.hint_ranks_quiet_moves();
         let outer_unresolved = self.unresolved;
         self.unresolved = false;
         let original_alpha = alpha;
@@ -1182,7 +1184,11 @@ impl<G: Game> Worker<'_, '_, G> {
             let index = order[k].1;
             let mv = moves[index as usize];
             // A move the game does not single out, late in the order: probably poor.
-            let quiet = order[k].0 >> 32 == 0;
+            let hint = order[k].0 >> 32;
+            let quiet = hint == 0;
+            // Reduced when late: a quiet move, or any but the table's and the killer where
+            // the hint only ranks moves.
+            let reducible = quiet || (ranks_quiet && hint < i64::from(i32::MAX - 1));
             // Late-move and futility pruning: near the leaves, a quiet move late in the
             // order, or one that would need more than a margin above the evaluation to
             // reach alpha, is not searched (a judgement: the node is then unresolved).
@@ -1206,7 +1212,7 @@ impl<G: Game> Worker<'_, '_, G> {
             } else {
                 // Late move reductions: search late quiet moves shallower first, and fully
                 // only if they surprise.
-                let reduction = if quiet && k >= 3 && depth >= 3 {
+                let reduction = if reducible && k >= 3 && depth >= 3 {
                     if k >= 6 && depth >= 6 { 2 } else { 1 }
                 } else {
                     0

@@ -260,10 +260,22 @@ fn a_pass_is_offered_only_with_nothing_forcing_at_hand() {
 #[test]
 fn late_moves_are_pruned_only_where_the_pruning_won() {
     // Kalah won its SPRT at equal time; Fanorona lost, Anywoli's gain (about +10 over 930
-    // games at equal time) is not proven, and no Afrika move is quiet (docs/strength.md).
+    // games at equal time) is not proven, and Afrika's are quiet only by its hint's rank
+    // (docs/strength.md).
     assert!(games::kalah(&[]).prunes_late_moves());
     assert!(games::kalah(&["pie=true"]).prunes_late_moves());
     assert!(!games::fanorona(Size::Tsivy, &[]).prunes_late_moves());
     assert!(!games::afrika(&[]).prunes_late_moves());
     assert!(!games::anywoli(&[]).prunes_late_moves());
+}
+
+#[test]
+fn late_moves_are_reduced_by_rank_only_where_the_hint_ranks_quiet_moves() {
+    // Afrika's hint is the evaluation after every sowing, and its late sowings reduced
+    // won their SPRT at equal time; elsewhere a hint singles out a forcing move, which
+    // is never reduced (docs/strength.md).
+    assert!(games::afrika(&[]).hint_ranks_quiet_moves());
+    assert!(!games::kalah(&[]).hint_ranks_quiet_moves());
+    assert!(!games::anywoli(&[]).hint_ranks_quiet_moves());
+    assert!(!games::fanorona(Size::Tsivy, &[]).hint_ranks_quiet_moves());
 }
