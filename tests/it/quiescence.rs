@@ -77,16 +77,7 @@ fn check<G: Game>(g: &G, plies: std::ops::Range<usize>, games: usize, seed: u64)
     let (mut checked, mut noisy_children) = (0, 0);
     let mut moves = Vec::new();
     for _ in 0..games {
-        let mut pos = g.start_position();
-        let length = plies.start + rng.below(plies.end - plies.start);
-        for _ in 0..length {
-            g.legal_moves(&pos, &mut moves);
-            if moves.is_empty() || g.outcome(&pos).is_some() {
-                break;
-            }
-            let mv = moves[rng.below(moves.len())];
-            g.play(&mut pos, mv);
-        }
+        let pos = games::random_position(g, &mut rng, plies.clone());
         if g.outcome(&pos).is_some() {
             continue;
         }

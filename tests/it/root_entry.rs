@@ -41,16 +41,7 @@ fn check<G: Game>(
         )
     };
     for _ in 0..positions {
-        let mut pos = g.start_position();
-        let length = plies.start + rng.below(plies.end - plies.start);
-        for _ in 0..length {
-            g.legal_moves(&pos, &mut moves);
-            if moves.is_empty() || g.outcome(&pos).is_some() {
-                break;
-            }
-            let mv = moves[rng.below(moves.len())];
-            g.play(&mut pos, mv);
-        }
+        let pos = games::random_position(g, &mut rng, plies.clone());
         g.legal_moves(&pos, &mut moves);
         if g.outcome(&pos).is_some() || moves.len() < 2 {
             continue;

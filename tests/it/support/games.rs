@@ -1,6 +1,7 @@
 //! The games as the tests make them: each game with its options given as words
 //! (`pits=4`, `quiet-limit=off`), a position read from its string, and the legal moves as
-//! sorted texts. Options or position strings a test writes wrongly fail the test at once.
+//! sorted texts, a position after random turns. Options or position strings a test writes
+//! wrongly fail the test at once.
 
 use sowfan::game::Game;
 use sowfan::games::afrika::{self, Afrika};
@@ -8,6 +9,8 @@ use sowfan::games::anywoli::{self, Anywoli};
 use sowfan::games::fanorona::{self, Fanorona, Size};
 use sowfan::games::kalah::{self, Kalah};
 use sowfan::options::GameOptions;
+
+use super::rng::Rng;
 
 /// Kalah with `options` (`pits=4`, …).
 pub fn kalah(options: &[&str]) -> Kalah {
@@ -52,4 +55,25 @@ pub fn legal<G: Game>(game: &G, pos: &G::Position) -> Vec<String> {
     let mut texts: Vec<String> = moves.iter().map(|&m| game.format_move(pos, m)).collect();
     texts.sort();
     texts
+}
+
+/// The position after a number of random turns drawn from `plies`, or fewer where the game
+/// ends first (the caller checks [`Game::outcome`]).
+pub fn random_position<G: Game>(
+    game: &G,
+    rng: &mut Rng,
+    plies: std::ops::Range<usize>,
+) -> G::Position {
+    let mut pos = game.start_position();
+    let mut moves = Vec::new();
+    let length = plies.start + rng.below(plies.end - plies.start);
+    for _ in 0..length {
+        game.legal_moves(&pos, &mut moves);
+        if moves.is_empty() || game.outcome(&pos).is_some() {
+            break;
+        }
+        let mv = moves[rng.below(moves.len())];
+        game.play(&mut pos, mv);
+    }
+    pos
 }
