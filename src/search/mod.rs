@@ -223,6 +223,11 @@ const NULL_VERIFY_DEPTH: u32 = 12;
 /// History scores stay within ±HISTORY_MAX (the "gravity" update below).
 const HISTORY_MAX: i32 = 1 << 14;
 
+/// The ordering hint that puts the table's move first, above any game's hint.
+const TABLE_MOVE_HINT: i32 = i32::MAX;
+/// The ordering hint that puts the killer second.
+const KILLER_HINT: i32 = i32::MAX - 1;
+
 /// The deepest iteration a helper thread completed: the main thread reports it, and plays
 /// its move when it is deeper than any iteration the main thread completed.
 struct HelperBest<M> {
@@ -1153,9 +1158,9 @@ impl<G: Game> Worker<'_, '_, G> {
         order.clear();
         for (i, &mv) in moves.iter().enumerate() {
             let hint = if Some(i as u16) == tt_move {
-                i32::MAX
+                TABLE_MOVE_HINT
             } else if Some(mv) == killer {
-                i32::MAX - 1
+                KILLER_HINT
             } else {
                 game.order_hint(pos, mv)
             };
@@ -1188,7 +1193,7 @@ impl<G: Game> Worker<'_, '_, G> {
             let quiet = hint == 0;
             // Reduced when late: a quiet move, or any but the table's and the killer where
             // the hint only ranks moves.
-            let reducible = quiet || (ranks_quiet && hint < i64::from(i32::MAX - 1));
+            let reducible = quiet || (ranks_quiet && hint < i64::from(KILLER_HINT));
             // Late-move and futility pruning: near the leaves, a quiet move late in the
             // order, or one that would need more than a margin above the evaluation to
             // reach alpha, is not searched (a judgement: the node is then unresolved).
