@@ -554,6 +554,16 @@ pub trait Game: Clone + Send + Sync + 'static {
         false
     }
 
+    /// Whether several search threads (one line, `MultiPV` 1) work on one depth and split
+    /// its root moves: all search the first move, then each takes the next move no thread
+    /// has taken. If not, they spread over the depths (one thread a depth) and share only
+    /// the table. Splitting pays where the moves after the first hold much of an
+    /// iteration's work; a game whose first root move holds nearly all of it says no
+    /// (Afrika). The two were compared by time to depth (docs/results/strength-threads.md).
+    fn threads_split_root_moves(&self) -> bool {
+        true
+    }
+
     /// Whether the search prunes late quiet moves near the leaves: outside the PV, at most
     /// 3 plies from the horizon, a move without an ordering hint from the (3 + depth²)-th
     /// on, or any such move where the node's evaluation is 150 a ply of depth or more below

@@ -511,6 +511,13 @@ impl Game for Afrika {
         true
     }
 
+    /// Afrika's first root move holds most of an iteration's nodes (80–98 % in the
+    /// positions measured), so two threads splitting the rest gain little, while a thread
+    /// a depth ahead fills the table for the next: 1.74× against 1.04× in time to depth.
+    fn threads_split_root_moves(&self) -> bool {
+        false
+    }
+
     fn parse_position(&self, text: &str) -> Result<AfrikaPosition, PositionError> {
         let usage = "an Afrika position is '<South pits A..H>,<South's captured stones>/\
                      <North pits a..h>,<North's captured stones> <N|S>', e.g. \

@@ -8,12 +8,15 @@
 //! result rests on any heuristic leaf: a root result that does not is *proven* and ends the
 //! search early.
 //!
-//! Several threads (Lazy SMP) share the table; the first thread reports and decides. With
-//! one line (`multipv` 1) the threads spread over the next depths (at most half of them on
-//! any one depth), an iteration another thread has completed is left at once for a deeper
-//! one, and the first thread reports a helper's deeper result as soon as it exists (from
-//! inside its own iteration) and plays it unless it completes a deeper one itself: the
-//! search is as deep as its deepest thread, so `info depth` may step by more than one.
+//! Several threads share the table; the first thread reports and decides. With one line
+//! (`multipv` 1) the threads work on one depth and split its root moves after the first
+//! ([`RootSplit`]), or, in a game whose first root move holds nearly all the work
+//! ([`Game::threads_split_root_moves`]), spread over the next depths (at most half of them
+//! on any one depth). Either way an iteration another thread has completed is left at once
+//! for a deeper one, and the first thread reports a helper's deeper result as soon as it
+//! exists (from inside its own iteration) and plays it unless it completes a deeper one
+//! itself: the search is as deep as its deepest thread, so `info depth` may step by more
+//! than one.
 
 pub mod limits;
 pub mod score;
@@ -177,6 +180,7 @@ struct Shared<'a> {
     deepest: AtomicU32,
     /// How many threads search each depth now.
     searching: Vec<AtomicU32>,
+
     threads: usize,
     node_limit: Option<u64>,
     budget: TimeBudget,
@@ -236,6 +240,48 @@ struct HelperBest<M> {
     score: i32,
     proven: bool,
     pv: Vec<M>,
+}
+
+/// The root moves of the iteration under way, shared when the threads split them (one
+/// line, several threads): every thread searches the first move, then each claims the next
+/// move no thread has claimed, and searches the others' unfinished moves at the end (left
+/// as soon as their owner completes them). Each entry holds the iteration it was last set
+/// in, so nothing is reset between iterations.
+struct RootSplit<M> {
+    /// By the move's index in the legal-move list: the iteration that claimed it.
+    claimed: Vec<u32>,
+    /// By the same index: the iteration that completed it.
+    done: Vec<u32>,
+    /// The best exact score any thread found in iteration `best_depth`, with its line.
+    best_depth: u32,
+    best_score: i32,
+    best_index: u16,
+    best_pv: Vec<M>,
+    /// The deepest iteration in which a root move's value rested on a heuristic leaf.
+    unresolved: u32,
+}
+
+impl<M> RootSplit<M> {
+    fn new(moves: usize) -> Self {
+        RootSplit {
+            claimed: vec![0; moves],
+            done: vec![0; moves],
+            best_depth: 0,
+            best_score: -INFINITE,
+            best_index: 0,
+            best_pv: Vec::new(),
+            unresolved: 0,
+        }
+    }
+
+    /// The best score found so far in iteration `depth`.
+    fn best_at(&self, depth: u32) -> i32 {
+        if self.best_depth == depth {
+            self.best_score
+        } else {
+            -INFINITE
+        }
+    }
 }
 
 impl<M: Clone> HelperBest<M> {
@@ -302,6 +348,14 @@ struct Worker<'a, 'i, G: Game> {
     id: usize,
     /// Where helpers leave their deepest completed iteration.
     helper_best: &'a Mutex<Option<HelperBest<G::Move>>>,
+    /// The root moves the threads split ([`RootSplit`]); used when `splits_root`.
+    root_split: &'a Mutex<RootSplit<G::Move>>,
+    splits_root: bool,
+    /// The root move (legal-move index) this thread searches although another thread
+    /// claimed it: left as soon as that thread completes it.
+    helping_root: Option<u16>,
+    /// The search under `helping_root` was left because its owner completed it.
+    root_move_taken: bool,
     tt: &'a TranspositionTable,
     /// Endgame tables: a covered position is an exact leaf.
     tables: Option<&'a Tables>,
@@ -414,6 +468,7 @@ pub fn search<G: Game>(
         };
     }
     let helper_best: Mutex<Option<HelperBest<G::Move>>> = Mutex::new(None);
+    let root_split: Mutex<RootSplit<G::Move>> = Mutex::new(RootSplit::new(legal.len()));
     let make_worker = |id: usize| Worker {
         game,
         info: None,
@@ -421,6 +476,12 @@ pub fn search<G: Game>(
         reported_move: None,
         id,
         helper_best: &helper_best,
+        root_split: &root_split,
+        splits_root: settings.threads > 1
+            && settings.multipv <= 1
+            && game.threads_split_root_moves(),
+        helping_root: None,
+        root_move_taken: false,
         tt,
         tables,
         exact_ends: tables.is_some() || !game.win_draw_loss(),
@@ -650,7 +711,11 @@ impl<G: Game> Worker<'_, '_, G> {
         let mut depth = passed + 1;
         if self.follows_others && depth > 1 {
             depth = depth.max(self.shared.deepest.load(Ordering::Relaxed) + 1);
-            let per_depth = self.shared.threads.div_ceil(2) as u32;
+            let per_depth = if self.splits_root {
+                u32::MAX
+            } else {
+                self.shared.threads.div_ceil(2) as u32
+            };
             while depth < max_depth
                 && self.shared.searching[depth as usize].load(Ordering::Relaxed) >= per_depth
             {
@@ -843,7 +908,40 @@ impl<G: Game> Worker<'_, '_, G> {
             self.game
                 .refresh_accumulator(root, &mut self.accumulators[0]);
         }
-        for i in line..self.root_moves.len() {
+        let split = self.splits_root && line == 0;
+        // Moves another thread claimed first: searched at the end unless completed by then.
+        let mut deferred = Vec::new();
+        let mut k = line;
+        loop {
+            let i = if k < self.root_moves.len() {
+                k
+            } else if let Some(&i) = deferred.get(k - self.root_moves.len()) {
+                i
+            } else {
+                break;
+            };
+            k += 1;
+            let index = self.root_moves[i].index;
+            if split && i != line {
+                let mut rs = self
+                    .root_split
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                let slot = usize::from(index);
+                if rs.done[slot] >= depth {
+                    continue;
+                }
+                if k <= self.root_moves.len() {
+                    if rs.claimed[slot] >= depth {
+                        deferred.push(i);
+                        continue;
+                    }
+                    rs.claimed[slot] = depth;
+                } else {
+                    self.helping_root = Some(index);
+                }
+                alpha = alpha.max(rs.best_at(depth));
+            }
             let mv = self.root_moves[i].mv;
             let child = self.play(root, mv, 0);
             let same = self.game.to_move(&child) == player;
@@ -859,7 +957,17 @@ impl<G: Game> Worker<'_, '_, G> {
                 }
             };
             self.pop_key();
+            self.helping_root = None;
+            if self.aborted && self.root_move_taken {
+                // Its owner completed it: its result is in the shared best.
+                self.aborted = false;
+                self.root_move_taken = false;
+                continue;
+            }
             if self.aborted {
+                if split {
+                    self.adopt_split_best(depth, &mut best);
+                }
                 return;
             }
             if i == line || score > alpha {
@@ -873,6 +981,27 @@ impl<G: Game> Worker<'_, '_, G> {
                 }
                 alpha = alpha.max(score);
             }
+            if split {
+                let mut rs = self
+                    .root_split
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                let rm = &self.root_moves[i];
+                if best == i && (rs.best_depth < depth || rm.score > rs.best_at(depth)) {
+                    rs.best_depth = depth;
+                    rs.best_score = rm.score;
+                    rs.best_index = rm.index;
+                    rs.best_pv.clone_from(&rm.pv);
+                }
+                if self.unresolved {
+                    rs.unresolved = rs.unresolved.max(depth);
+                }
+                let slot = usize::from(index);
+                rs.done[slot] = rs.done[slot].max(depth);
+            }
+        }
+        if split {
+            self.adopt_split_best(depth, &mut best);
         }
         if line == 0 {
             let best = &self.root_moves[best];
@@ -884,6 +1013,33 @@ impl<G: Game> Worker<'_, '_, G> {
                 Some(best.index),
                 false,
             );
+        }
+    }
+
+    /// After splitting the root: the best move any thread found in this iteration becomes
+    /// this thread's best (`best`, its place in `root_moves`), and a heuristic leaf under
+    /// another thread's moves makes this iteration's value unproven.
+    fn adopt_split_best(&mut self, depth: u32, best: &mut usize) {
+        let rs = self
+            .root_split
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if rs.unresolved >= depth {
+            self.unresolved = true;
+        }
+        let own = self.root_moves.get(*best).map_or(-INFINITE, |rm| rm.score);
+        if rs.best_depth != depth || rs.best_score <= own {
+            return;
+        }
+        if let Some(i) = self
+            .root_moves
+            .iter()
+            .position(|rm| rm.index == rs.best_index)
+        {
+            let rm = &mut self.root_moves[i];
+            rm.score = rs.best_score;
+            rm.pv.clone_from(&rs.best_pv);
+            *best = i;
         }
     }
 
@@ -1482,6 +1638,17 @@ impl<G: Game> Worker<'_, '_, G> {
         if self.shared.control.stop.load(Ordering::Relaxed)
             || self.shared.done.load(Ordering::Relaxed)
         {
+            return true;
+        }
+        if let Some(index) = self.helping_root
+            && self
+                .root_split
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .done[usize::from(index)]
+                >= self.iteration
+        {
+            self.root_move_taken = true;
             return true;
         }
         if self.follows_others {

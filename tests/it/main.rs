@@ -26,6 +26,7 @@ mod quiescence;
 mod record_fuzz;
 mod robustness;
 mod root_entry;
+mod root_split;
 mod solve_limits;
 mod solve_save;
 mod support;
