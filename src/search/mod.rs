@@ -180,7 +180,6 @@ struct Shared<'a> {
     deepest: AtomicU32,
     /// How many threads search each depth now.
     searching: Vec<AtomicU32>,
-
     threads: usize,
     node_limit: Option<u64>,
     budget: TimeBudget,
