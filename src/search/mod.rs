@@ -912,7 +912,9 @@ impl<G: Game> Worker<'_, '_, G> {
         let mut deferred = Vec::new();
         let mut k = line;
         loop {
-            let i = if k < self.root_moves.len() {
+            // First every move in order, then the deferred ones (helping their owner).
+            let helping = k >= self.root_moves.len();
+            let i = if !helping {
                 k
             } else if let Some(&i) = deferred.get(k - self.root_moves.len()) {
                 i
@@ -930,14 +932,13 @@ impl<G: Game> Worker<'_, '_, G> {
                 if rs.done[slot] >= depth {
                     continue;
                 }
-                if k <= self.root_moves.len() {
-                    if rs.claimed[slot] >= depth {
-                        deferred.push(i);
-                        continue;
-                    }
-                    rs.claimed[slot] = depth;
-                } else {
+                if helping {
                     self.helping_root = Some(index);
+                } else if rs.claimed[slot] >= depth {
+                    deferred.push(i);
+                    continue;
+                } else {
+                    rs.claimed[slot] = depth;
                 }
                 alpha = alpha.max(rs.best_at(depth));
             }
