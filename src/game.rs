@@ -83,6 +83,13 @@ impl GameResult {
             GameResult::Draw => "draw",
         }
     }
+
+    /// The result [`GameResult::as_str`] spells as `text`.
+    pub fn parse(text: &str) -> Option<GameResult> {
+        [GameResult::P1Win, GameResult::P2Win, GameResult::Draw]
+            .into_iter()
+            .find(|result| result.as_str() == text)
+    }
 }
 
 /// How and why a game ended, with the final scores (indexed by `Player::index`).

@@ -69,6 +69,13 @@ pub struct MatchOptions {
     /// Write every game as it ends to FILE as PGN-like text.
     #[arg(long, value_name = "FILE")]
     pub pgn: Option<PathBuf>,
+    /// Go on with a match that stopped: the games already in --records count as played
+    /// (in the score and the SPRT), and the rest of the schedule is played and appended to
+    /// the file (and to --pgn). Give the command line of the run that wrote the file, with
+    /// its --seed (printed on its first line): every record is checked against it. A missing
+    /// file starts the match from the beginning.
+    #[arg(long, requires = "records")]
+    pub resume: bool,
     /// Who plays whom when more than two engines are given.
     #[arg(long, value_enum, default_value_t = TournamentKind::RoundRobin)]
     pub tournament: TournamentKind,
@@ -177,6 +184,7 @@ impl MatchArgs {
             sprt,
             records: args.records,
             pgn: args.pgn,
+            resume: args.resume,
             tournament: args.tournament,
             ready_timeout: Duration::from_millis(args.ready_timeout),
             move_timeout: Duration::from_millis(args.move_timeout),

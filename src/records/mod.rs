@@ -12,7 +12,7 @@ pub mod jsonl;
 pub mod lines;
 pub mod pgn;
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
@@ -156,9 +156,20 @@ pub struct RecordWriter {
 }
 
 impl RecordWriter {
-    pub fn create(jsonl: Option<&Path>, pgn: Option<&Path>) -> Result<RecordWriter, String> {
+    /// Files written from the start (`append` false) or added to (`append` true, for a
+    /// match that goes on: [`crate::tournament`]'s `--resume`); created when missing.
+    pub fn open(
+        jsonl: Option<&Path>,
+        pgn: Option<&Path>,
+        append: bool,
+    ) -> Result<RecordWriter, String> {
         let open = |path: &Path| {
-            File::create(path)
+            OpenOptions::new()
+                .create(true)
+                .write(true)
+                .append(append)
+                .truncate(!append)
+                .open(path)
                 .map(BufWriter::new)
                 .map_err(|e| format!("cannot create '{}': {e}", path.display()))
         };

@@ -87,6 +87,8 @@ pub struct MatchConfig {
     pub records: Option<PathBuf>,
     /// The same games as PGN-like text.
     pub pgn: Option<PathBuf>,
+    /// Go on from the games `records` holds instead of starting afresh.
+    pub resume: bool,
     pub tournament: TournamentKind,
     /// Time allowed for `ugiok`/`uciok`, `readyok`, and the `bestmove` after `stop`.
     pub ready_timeout: Duration,

@@ -11,6 +11,7 @@
 
 pub mod config;
 pub mod play;
+pub mod resume;
 pub mod stats;
 
 use std::collections::{BTreeMap, HashMap};
@@ -27,7 +28,8 @@ use crate::registry;
 use crate::session::Session;
 
 use config::MatchConfig;
-use play::{Played, Referee, Seat};
+use play::{Played, Referee, Seat, Termination};
+use resume::Identity;
 use stats::{SprtVerdict, Tally};
 
 /// One scheduled game.
@@ -49,6 +51,8 @@ pub struct MatchSummary {
     pub pairings: Vec<(usize, usize)>,
     pub tallies: Vec<Tally>,
     pub games: usize,
+    /// Of `games`, those an earlier run played (`--resume`).
+    pub resumed: usize,
     pub terminations: BTreeMap<&'static str, u32>,
     pub sprt: Option<SprtVerdict>,
     /// Cancelled (Ctrl-C) before every game was played.
@@ -90,7 +94,22 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
         return Err("interrupted before the first game".to_string());
     }
     let jobs = schedule(&pairings, config.games);
-    let mut writer = RecordWriter::create(config.records.as_deref(), config.pgn.as_deref())?;
+    let earlier = match (&config.records, config.resume) {
+        (Some(path), true) => {
+            let identities: Vec<Identity> = jobs
+                .iter()
+                .map(|job| identity(config, &game_spec, &start_fen, &names, job, &openings))
+                .collect();
+            resume::read(path, &identities)?
+        }
+        (None, true) => return Err("--resume needs --records, the file to go on from".into()),
+        (_, false) => Vec::new(),
+    };
+    let mut writer = RecordWriter::open(
+        config.records.as_deref(),
+        config.pgn.as_deref(),
+        config.resume,
+    )?;
 
     println!(
         "Match: {game_spec}, {} games per pairing, {} pairing{}, seed {}, concurrency {}",
@@ -109,9 +128,35 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
         );
     }
 
+    let mut standings = Standings::new(pairings.len());
+    let mut played_before = vec![false; jobs.len()];
+    for game in &earlier {
+        played_before[game.index] = true;
+        standings.add(&pairings, &jobs[game.index], game.result, game.termination);
+    }
+    let pending: Vec<usize> = (0..jobs.len()).filter(|&i| !played_before[i]).collect();
+    let mut verdict = config
+        .sprt
+        .as_ref()
+        .and_then(|sprt| stats::sprt_verdict(&standings.tallies[0], sprt));
+    if let Some(path) = config.records.as_ref().filter(|_| config.resume) {
+        println!(
+            "Resumed from {}: {} games played, {} to play{}",
+            path.display(),
+            earlier.len(),
+            pending.len(),
+            if verdict.is_some() {
+                "; the SPRT has decided"
+            } else {
+                ""
+            }
+        );
+    }
+    let pending: &[usize] = if verdict.is_some() { &[] } else { &pending };
+
     // A bar on stderr (hidden when stderr is not a terminal) with the running score.
     let progress = crate::cli::progress_bar(
-        jobs.len() as u64,
+        pending.len() as u64,
         "{bar:30.cyan/blue} {pos}/{len} games {msg} [{elapsed_precise} < {eta}]",
     );
     // The match's own stop: raised by the SPRT's decision, a records file that cannot be
@@ -119,25 +164,24 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
     let stop = CancelToken::new();
     let next = AtomicUsize::new(0);
     let started = Instant::now();
-    let mut tallies = vec![Tally::default(); pairings.len()];
-    let mut half_pairs: HashMap<(usize, usize), f64> = HashMap::new();
-    let mut terminations: BTreeMap<&'static str, u32> = BTreeMap::new();
-    let mut finished = 0usize;
-    let mut verdict = None;
     let mut write_error = None;
 
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::channel::<(usize, Option<Played>)>();
-        let workers = config.concurrency.min(jobs.len());
+        let workers = config.concurrency.min(pending.len());
         for index in 0..workers {
             let tx = tx.clone();
             let base = base.clone_box();
-            let (jobs, openings, stop, next, game_spec) =
-                (&jobs, &openings, &stop, &next, game_spec.as_str());
+            let queue = Queue {
+                jobs: &jobs,
+                pending,
+                next: &next,
+            };
+            let (openings, stop, game_spec) = (&openings, &stop, game_spec.as_str());
             let spawned = std::thread::Builder::new()
                 .name(format!("match-worker-{index}"))
                 .spawn_scoped(scope, move || {
-                    work(config, base, game_spec, jobs, openings, next, stop, tx)
+                    work(config, base, game_spec, queue, openings, stop, tx)
                 });
             if let Err(e) = spawned {
                 eprintln!("sowfan match: cannot start worker thread {index}: {e}");
@@ -148,33 +192,16 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
             let Some(played) = played else { continue };
             let job = jobs[index];
             let record = make_record(
-                config,
-                &game_spec,
-                &start_fen,
-                &names,
+                identity(config, &game_spec, &start_fen, &names, &job, &openings),
                 &job,
-                &openings[job.round],
+                &openings[job.round].source,
                 &played,
             );
             if let Err(e) = writer.write(&record) {
                 write_error.get_or_insert(e);
                 stop.cancel();
             }
-            finished += 1;
-            *terminations.entry(played.termination.as_str()).or_default() += 1;
-            let (a, _) = pairings[job.pairing];
-            let points_a = points_of(&job, a, played.result);
-            let tally = &mut tallies[job.pairing];
-            match points_a {
-                p if p > 0.75 => tally.wins += 1,
-                p if p < 0.25 => tally.losses += 1,
-                _ => tally.draws += 1,
-            }
-            if let Some(first) = half_pairs.remove(&(job.pairing, job.round)) {
-                tally.pentanomial[((first + points_a) * 2.0).round() as usize] += 1;
-            } else {
-                half_pairs.insert((job.pairing, job.round), points_a);
-            }
+            standings.add(&pairings, &job, played.result, played.termination);
             if config.show_games {
                 progress.suspend(|| {
                     println!(
@@ -189,12 +216,12 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
             }
             progress.inc(1);
             if pairings.len() == 1 {
-                progress.set_message(running_score(&tallies[0]));
+                progress.set_message(running_score(&standings.tallies[0]));
             }
             if let Some(sprt) = &config.sprt
                 && verdict.is_none()
             {
-                verdict = stats::sprt_verdict(&tallies[0], sprt);
+                verdict = stats::sprt_verdict(&standings.tallies[0], sprt);
                 if verdict.is_some() {
                     stop.cancel();
                 }
@@ -205,9 +232,10 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
     let summary = MatchSummary {
         names,
         pairings,
-        tallies,
-        games: finished,
-        terminations,
+        tallies: standings.tallies,
+        games: standings.games,
+        resumed: earlier.len(),
+        terminations: standings.terminations,
         sprt: verdict,
         interrupted: cancel.is_cancelled(),
         elapsed: started.elapsed(),
@@ -217,6 +245,70 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
         return Err(e);
     }
     Ok(summary)
+}
+
+/// The statistics of the finished games, as they come in.
+struct Standings {
+    /// One per pairing.
+    tallies: Vec<Tally>,
+    /// The first engine's points in the game of a (pairing, round) whose other game has not
+    /// ended yet.
+    half_pairs: HashMap<(usize, usize), f64>,
+    terminations: BTreeMap<&'static str, u32>,
+    games: usize,
+}
+
+impl Standings {
+    fn new(pairings: usize) -> Standings {
+        Standings {
+            tallies: vec![Tally::default(); pairings],
+            half_pairs: HashMap::new(),
+            terminations: BTreeMap::new(),
+            games: 0,
+        }
+    }
+
+    fn add(
+        &mut self,
+        pairings: &[(usize, usize)],
+        job: &Job,
+        result: GameResult,
+        termination: Termination,
+    ) {
+        self.games += 1;
+        *self.terminations.entry(termination.as_str()).or_default() += 1;
+        let (a, _) = pairings[job.pairing];
+        let points_a = points_of(job, a, result);
+        let tally = &mut self.tallies[job.pairing];
+        match points_a {
+            p if p > 0.75 => tally.wins += 1,
+            p if p < 0.25 => tally.losses += 1,
+            _ => tally.draws += 1,
+        }
+        if let Some(first) = self.half_pairs.remove(&(job.pairing, job.round)) {
+            tally.pentanomial[((first + points_a) * 2.0).round() as usize] += 1;
+        } else {
+            self.half_pairs.insert((job.pairing, job.round), points_a);
+        }
+    }
+}
+
+/// The games still to play: `pending` holds indices into `jobs`, taken in order through
+/// `next` by every worker.
+#[derive(Clone, Copy)]
+struct Queue<'a> {
+    jobs: &'a [Job],
+    pending: &'a [usize],
+    next: &'a AtomicUsize,
+}
+
+impl Queue<'_> {
+    fn take(&self) -> Option<(usize, Job)> {
+        let index = *self
+            .pending
+            .get(self.next.fetch_add(1, Ordering::Relaxed))?;
+        Some((index, self.jobs[index]))
+    }
 }
 
 /// The next game a worker sends (`None` once every worker is done). While it waits, a
@@ -242,14 +334,12 @@ fn next_finished(
 
 /// A worker: takes the next game off the schedule until there is none (or the match stops),
 /// keeping one process per engine between games.
-#[allow(clippy::too_many_arguments)]
 fn work(
     config: &MatchConfig,
     base: Box<dyn Session>,
     game_spec: &str,
-    jobs: &[Job],
+    queue: Queue,
     openings: &[Opening],
-    next: &AtomicUsize,
     stop: &CancelToken,
     results: mpsc::Sender<(usize, Option<Played>)>,
 ) {
@@ -263,8 +353,9 @@ fn work(
     };
     let mut processes: Vec<Option<EngineProcess>> = config.engines.iter().map(|_| None).collect();
     while !stop.is_cancelled() {
-        let index = next.fetch_add(1, Ordering::Relaxed);
-        let Some(job) = jobs.get(index) else { break };
+        let Some((index, job)) = queue.take() else {
+            break;
+        };
         let (p1_process, p2_process) = two_mut(&mut processes, job.p1, job.p2);
         let mut seats = [
             Seat {
@@ -396,28 +487,41 @@ fn points_of(job: &Job, engine: usize, result: GameResult) -> f64 {
     }
 }
 
-fn make_record(
+/// What the record of `job` must say about where and between whom it was played.
+fn identity(
     config: &MatchConfig,
     game_spec: &str,
     start_fen: &str,
     names: &[String],
     job: &Job,
-    opening: &Opening,
-    played: &Played,
-) -> GameRecord {
-    let start_fen = opening.fen.clone().unwrap_or_else(|| start_fen.to_string());
+    openings: &[Opening],
+) -> Identity {
+    let opening = &openings[job.round];
+    Identity {
+        game: game_spec.to_string(),
+        p1: names[job.p1].clone(),
+        p2: names[job.p2].clone(),
+        p1_limits: config.engines[job.p1].limits.describe(),
+        p2_limits: config.engines[job.p2].limits.describe(),
+        fen: opening.fen.clone().unwrap_or_else(|| start_fen.to_string()),
+        opening_moves: opening.moves.clone(),
+    }
+}
+
+/// The record of `job`, which is `identity`, played from the opening of `source`.
+fn make_record(identity: Identity, job: &Job, source: &str, played: &Played) -> GameRecord {
     GameRecord {
         number: job.number + 1,
         round: job.round + 1,
-        game: game_spec.to_string(),
-        p1: Some(names[job.p1].clone()),
-        p2: Some(names[job.p2].clone()),
-        p1_limits: config.engines[job.p1].limits.describe(),
-        p2_limits: config.engines[job.p2].limits.describe(),
+        game: identity.game,
+        p1: Some(identity.p1),
+        p2: Some(identity.p2),
+        p1_limits: identity.p1_limits,
+        p2_limits: identity.p2_limits,
         opening: OpeningRecord {
-            source: opening.source.clone(),
-            fen: Some(start_fen),
-            moves: opening.moves.clone(),
+            source: source.to_string(),
+            fen: Some(identity.fen),
+            moves: identity.opening_moves,
         },
         moves: played.moves.clone(),
         result: Some(played.result.as_str().to_string()),
@@ -519,11 +623,17 @@ fn print_summary(config: &MatchConfig, summary: &MatchSummary) {
         .iter()
         .map(|(name, count)| format!("{name} {count}"))
         .collect();
+    let played_now = summary.games - summary.resumed;
+    let earlier = if summary.resumed > 0 {
+        format!(" ({} before --resume, {played_now} now)", summary.resumed)
+    } else {
+        String::new()
+    };
     println!(
-        "Games: {} in {:.1} s ({:.1} games/minute); ended by: {}",
+        "Games: {}{earlier} in {:.1} s ({:.1} games/minute); ended by: {}",
         summary.games,
         summary.elapsed.as_secs_f64(),
-        summary.games as f64 / minutes.max(1e-9),
+        played_now as f64 / minutes.max(1e-9),
         if terminations.is_empty() {
             "-".to_string()
         } else {

@@ -47,6 +47,21 @@ impl Termination {
             Termination::Adjudication => "adjudication",
         }
     }
+
+    /// The termination [`Termination::as_str`] spells as `text`.
+    pub fn parse(text: &str) -> Option<Termination> {
+        [
+            Termination::Rules,
+            Termination::IllegalMove,
+            Termination::MalformedMove,
+            Termination::TimeForfeit,
+            Termination::Crash,
+            Termination::Unresponsive,
+            Termination::Adjudication,
+        ]
+        .into_iter()
+        .find(|termination| termination.as_str() == text)
+    }
 }
 
 /// A finished game, before the runner turns it into a record.

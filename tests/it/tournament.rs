@@ -212,6 +212,118 @@ fn the_same_seed_gives_the_same_openings_and_games() {
 }
 
 #[test]
+fn a_stopped_match_goes_on_from_its_records() {
+    let command = |seed: u64, path: &std::path::Path, resume: bool| -> Vec<String> {
+        let mut all = good_engine("depth=3");
+        all.extend(args(&format!(
+            "--engine cmd={BIN} name=other nodes=300 --game kalah~pits=4 --games 6 \
+             --concurrency 2 --openings plies=3 --seed {seed} --records {}{}",
+            path.display(),
+            if resume { " --resume" } else { "" }
+        )));
+        all
+    };
+    let score_line = |stdout: &str| -> String {
+        stdout
+            .lines()
+            .find(|l| l.starts_with("Score of "))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let whole = scratch("resume-whole.jsonl");
+    let run = sowfan(
+        "match",
+        &command(21, &whole, false),
+        Duration::from_secs(60),
+    );
+    assert!(run.success, "{}\n{}", run.stdout, run.stderr);
+    let all_games = records(&whole);
+    assert_eq!(all_games.len(), 6);
+    let whole_score = score_line(&run.stdout);
+    assert!(whole_score.ends_with(" 6"), "{}", run.stdout);
+    // A run stopped after games 1, 3 and 4, killed as it wrote game 5.
+    let text = std::fs::read_to_string(&whole).expect("records");
+    let line_of = |number: u64| -> String {
+        text.lines()
+            .find(|l| {
+                serde_json::from_str::<Value>(l).expect("a record")["number"].as_u64()
+                    == Some(number)
+            })
+            .expect("every game has a record")
+            .to_string()
+    };
+    let stopped = scratch("resume-stopped.jsonl");
+    let cut = &line_of(5)[..50];
+    let kept = format!("{}\n{}\n{}\n", line_of(3), line_of(1), line_of(4));
+    std::fs::write(&stopped, format!("{kept}{cut}")).expect("write");
+
+    // Another seed schedules other openings: refused, the file left as it was.
+    let run = sowfan(
+        "match",
+        &command(22, &stopped, true),
+        Duration::from_secs(60),
+    );
+    assert!(!run.success, "{}", run.stdout);
+    assert!(run.stderr.contains("--seed"), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&stopped).expect("read"),
+        format!("{kept}{cut}")
+    );
+
+    let run = sowfan(
+        "match",
+        &command(21, &stopped, true),
+        Duration::from_secs(60),
+    );
+    assert!(run.success, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("3 games played, 3 to play"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stderr.contains("cut off"), "{}", run.stderr);
+    assert!(
+        run.stdout.contains("Games: 6 (3 before --resume, 3 now)"),
+        "{}",
+        run.stdout
+    );
+    let strip = |games: &[Value]| -> Vec<(Value, Value, Value, Value)> {
+        games
+            .iter()
+            .map(|g| {
+                let moves: Vec<Value> = g["moves"]
+                    .as_array()
+                    .map(|m| m.iter().map(|x| x["move"].clone()).collect())
+                    .unwrap_or_default();
+                (
+                    g["number"].clone(),
+                    g["opening"].clone(),
+                    Value::from(moves),
+                    g["result"].clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(strip(&records(&stopped)), strip(&all_games));
+    assert_eq!(score_line(&run.stdout), whole_score);
+
+    // Nothing left to play: the same score, no game played.
+    let run = sowfan(
+        "match",
+        &command(21, &stopped, true),
+        Duration::from_secs(60),
+    );
+    assert!(run.success, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("6 games played, 0 to play"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(score_line(&run.stdout), whole_score);
+    assert_eq!(records(&stopped).len(), 6);
+}
+
+#[test]
 fn openings_file_and_the_setoption_way_of_choosing_the_game() {
     let openings = scratch("openings.txt");
     std::fs::write(&openings, "# two openings\nA\nstartpos moves D c\n").expect("write");
@@ -339,6 +451,10 @@ fn configuration_errors_are_explained() {
                  --openings plies=3 file=x"
             ),
             "either plies= or file=",
+        ),
+        (
+            format!("--engine cmd={BIN} depth=1 --engine cmd={BIN} depth=1 --game kalah --resume"),
+            "--records",
         ),
     ] {
         let run = sowfan("match", &args(&words), Duration::from_secs(30));

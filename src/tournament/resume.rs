@@ -1,0 +1,335 @@
+//! `sowfan match --resume`: a match that stopped (Ctrl-C, a closed terminal, a machine that
+//! went away) goes on from its records file. The games the file holds count as played, in
+//! the statistics and the SPRT as in a match never stopped; the rest of the schedule is
+//! played and appended to the same file.
+//!
+//! The file must be this match's: every record's number must be in the schedule, and its
+//! game, its engines' names and limits and its opening must be those the schedule gives
+//! that number, which holds when the command line is the same (`--game`, the engines' names
+//! and limits in order, `--openings`, `--seed`). A record cut off at the file's end (the
+//! runner was killed as it wrote) is removed and its game played again; any other line that
+//! is not such a record is an error, and the file is left as it was.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use crate::game::GameResult;
+use crate::records::GameRecord;
+use crate::records::jsonl::read_record;
+use crate::records::lines::BoundedLines;
+
+use super::play::Termination;
+
+/// What a scheduled game's record must say: the game, who played it with which limits, and
+/// from where it started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    pub game: String,
+    pub p1: String,
+    pub p2: String,
+    pub p1_limits: String,
+    pub p2_limits: String,
+    pub fen: String,
+    pub opening_moves: Vec<String>,
+}
+
+/// A game of the schedule that an earlier run finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Finished {
+    /// Its index in the schedule (its number less one).
+    pub index: usize,
+    pub result: GameResult,
+    pub termination: Termination,
+}
+
+/// The games the records file at `path` holds, checked against `schedule` (the identity of
+/// every game of this match, by index). A missing file holds none. When every complete line
+/// is a record of this match, a record cut off at the file's end is removed from the file
+/// (and its game is not among those returned); `Err` says which line is wrong and why.
+pub fn read(path: &Path, schedule: &[Identity]) -> Result<Vec<Finished>, String> {
+    let shown = path.display();
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("--resume: cannot read '{shown}': {e}")),
+    };
+    let cut_at = partial_tail(path).map_err(|e| format!("--resume: cannot read '{shown}': {e}"))?;
+    let mut lines = BoundedLines::new(BufReader::new(file));
+    let mut taken: Vec<Option<usize>> = vec![None; schedule.len()];
+    let mut finished = Vec::new();
+    let mut pending: Option<(usize, Result<String, String>)> = None;
+    loop {
+        let next = match lines.next_line() {
+            None => None,
+            Some(Ok((number, text))) => Some((number, text)),
+            Some(Err(e)) => return Err(format!("--resume: cannot read '{shown}': {e}")),
+        };
+        // A line is looked at once the next one is known: the last may be a cut-off record.
+        if let Some((number, text)) = pending.take() {
+            let is_cut_off = next.is_none() && cut_at.is_some();
+            if !is_cut_off {
+                let text = text.map_err(|e| format!("--resume: '{shown}' line {number}: {e}"))?;
+                if let Some(game) = check_line(&text, schedule, &mut taken, number)
+                    .map_err(|e| format!("--resume: '{shown}' line {number}: {e}"))?
+                {
+                    finished.push(game);
+                }
+            }
+        }
+        match next {
+            Some((number, text)) => pending = Some((number, text.map_err(|e| e.to_string()))),
+            None => break,
+        }
+    }
+    if let Some(length) = cut_at {
+        OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|file| file.set_len(length))
+            .map_err(|e| format!("--resume: cannot remove the cut-off record of '{shown}': {e}"))?;
+        log::warn!("'{shown}' ended in a cut-off record: removed, its game will be played again");
+        eprintln!(
+            "sowfan match: '{shown}' ended in a record cut off as it was written: removed, \
+             its game is played again"
+        );
+    }
+    Ok(finished)
+}
+
+/// One line of the file: a record of `schedule` not seen before (`Ok(Some)`), a blank line
+/// or a comment (`Ok(None)`), or what is wrong with it. `taken` holds the line of each
+/// game's record seen so far.
+fn check_line(
+    text: &str,
+    schedule: &[Identity],
+    taken: &mut [Option<usize>],
+    line: usize,
+) -> Result<Option<Finished>, String> {
+    let text = text.trim();
+    if text.is_empty() || text.starts_with('#') {
+        return Ok(None);
+    }
+    let record = read_record(text).map_err(|e| format!("not a match record: {e}"))?;
+    let number = record.number;
+    let Some(expected) = number.checked_sub(1).and_then(|i| schedule.get(i)) else {
+        return Err(format!(
+            "game {number} is not in this match's schedule of {} games (is --games smaller \
+             than the run's that wrote it?)",
+            schedule.len()
+        ));
+    };
+    let index = number - 1;
+    if let Some(first) = taken[index] {
+        return Err(format!(
+            "game {number} was already recorded on line {first}"
+        ));
+    }
+    check_identity(&record, expected)?;
+    let result = record
+        .result
+        .as_deref()
+        .and_then(GameResult::parse)
+        .ok_or_else(|| format!("game {number} has no result (p1win, p2win or draw)"))?;
+    let termination = record
+        .termination
+        .as_deref()
+        .and_then(Termination::parse)
+        .ok_or_else(|| format!("game {number} has no termination the runner writes"))?;
+    taken[index] = Some(line);
+    Ok(Some(Finished {
+        index,
+        result,
+        termination,
+    }))
+}
+
+/// Whether `record` is the game `expected` describes; `Err` names the first difference and
+/// the part of the command line that makes it.
+fn check_identity(record: &GameRecord, expected: &Identity) -> Result<(), String> {
+    let number = record.number;
+    if record.game != expected.game {
+        return Err(format!(
+            "game {number} is of '{}', this match plays '{}' (--game)",
+            record.game, expected.game
+        ));
+    }
+    let p1 = record.p1.as_deref().unwrap_or("?");
+    let p2 = record.p2.as_deref().unwrap_or("?");
+    if (p1, p2) != (expected.p1.as_str(), expected.p2.as_str()) {
+        return Err(format!(
+            "game {number} was {p1} against {p2}, this match's is {} against {} (the \
+             engines' names, in the same order)",
+            expected.p1, expected.p2
+        ));
+    }
+    for (name, had, has) in [
+        (p1, &record.p1_limits, &expected.p1_limits),
+        (p2, &record.p2_limits, &expected.p2_limits),
+    ] {
+        if had != has {
+            return Err(format!(
+                "game {number} gave {name} '{had}', this match gives it '{has}' (the \
+                 engines' limits)"
+            ));
+        }
+    }
+    let fen = record.opening.fen.as_deref().unwrap_or(&expected.fen);
+    if fen != expected.fen || record.opening.moves != expected.opening_moves {
+        return Err(format!(
+            "game {number} started from another opening than this match's game {number} \
+             (the same --openings and --seed: the seed is on the first line a match prints)"
+        ));
+    }
+    Ok(())
+}
+
+/// The length of the file without its last line when that line has no newline (a record
+/// cut off as it was written); `None` when the file ends in a newline or is empty.
+fn partial_tail(path: &Path) -> io::Result<Option<u64>> {
+    let mut file = File::open(path)?;
+    let length = file.metadata()?.len();
+    if length == 0 {
+        return Ok(None);
+    }
+    let mut last = [0u8; 1];
+    file.seek(SeekFrom::Start(length - 1))?;
+    file.read_exact(&mut last)?;
+    if last[0] == b'\n' {
+        return Ok(None);
+    }
+    // Back from the end, a block at a time, to the last newline.
+    const BLOCK: u64 = 64 * 1024;
+    let mut end = length;
+    let mut buffer = vec![0u8; BLOCK as usize];
+    while end > 0 {
+        let start = end.saturating_sub(BLOCK);
+        let block = &mut buffer[..(end - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(block)?;
+        if let Some(at) = block.iter().rposition(|&b| b == b'\n') {
+            return Ok(Some(start + at as u64 + 1));
+        }
+        end = start;
+    }
+    Ok(Some(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn identity(p1: &str, p2: &str, moves: &[&str]) -> Identity {
+        Identity {
+            game: "kalah pits=4".to_string(),
+            p1: p1.to_string(),
+            p2: p2.to_string(),
+            p1_limits: "depth=2".to_string(),
+            p2_limits: "depth=2".to_string(),
+            fen: "start".to_string(),
+            opening_moves: moves.iter().map(|m| m.to_string()).collect(),
+        }
+    }
+
+    fn line(number: usize, who: &Identity, result: &str) -> String {
+        format!(
+            r#"{{"number":{number},"game":"{}","p1":"{}","p2":"{}","p1_limits":"{}","p2_limits":"{}","opening":{{"fen":"{}","moves":{:?}}},"moves":[],"result":"{result}","termination":"rules"}}"#,
+            who.game, who.p1, who.p2, who.p1_limits, who.p2_limits, who.fen, who.opening_moves
+        )
+    }
+
+    fn scratch(name: &str, text: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("sowfan-resume-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("scratch file");
+        path
+    }
+
+    #[test]
+    fn finished_games_are_read_and_a_cut_off_record_is_removed() {
+        let schedule = [
+            identity("a", "b", &["A"]),
+            identity("b", "a", &["A"]),
+            identity("a", "b", &["B"]),
+        ];
+        let whole = format!(
+            "{}\n\n{}\n",
+            line(3, &schedule[2], "draw"),
+            line(1, &schedule[0], "p2win")
+        );
+        let cut = &line(2, &schedule[1], "p1win")[..40];
+        let path = scratch("cut.jsonl", &format!("{whole}{cut}"));
+        let games = read(&path, &schedule).expect("a file of this match");
+        assert_eq!(
+            games,
+            vec![
+                Finished {
+                    index: 2,
+                    result: GameResult::Draw,
+                    termination: Termination::Rules
+                },
+                Finished {
+                    index: 0,
+                    result: GameResult::P2Win,
+                    termination: Termination::Rules
+                }
+            ]
+        );
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), whole);
+        // Read again: the same games, the file unchanged.
+        assert_eq!(read(&path, &schedule).expect("again").len(), 2);
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), whole);
+        let missing = path.with_file_name("never-written.jsonl");
+        assert_eq!(read(&missing, &schedule), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn records_of_another_match_are_refused_and_the_file_kept() {
+        let schedule = [identity("a", "b", &["A"]), identity("b", "a", &["A"])];
+        let cases = [
+            (
+                line(3, &schedule[0], "draw"),
+                "not in this match's schedule of 2",
+            ),
+            (line(0, &schedule[0], "draw"), "game 0 is not in"),
+            (line(1, &schedule[1], "draw"), "was b against a"),
+            (line(1, &identity("a", "b", &["B"]), "draw"), "--seed"),
+            (
+                line(1, &schedule[0], "draw").replace("kalah pits=4", "kalah"),
+                "(--game)",
+            ),
+            (
+                line(1, &schedule[0], "draw").replacen("depth=2", "depth=3", 1),
+                "gave a 'depth=3'",
+            ),
+            (line(1, &schedule[0], "won"), "has no result"),
+            (
+                line(1, &schedule[0], "draw").replace("rules", "resigned"),
+                "no termination",
+            ),
+            (
+                format!(
+                    "{}\n{}",
+                    line(1, &schedule[0], "draw"),
+                    line(1, &schedule[0], "draw")
+                ),
+                "already recorded on line 1",
+            ),
+            ("garbage".to_string(), "not a match record"),
+        ];
+        for (i, (text, expected)) in cases.iter().enumerate() {
+            // Without a final newline the last line would count as cut off.
+            let text = format!("{text}\n");
+            let path = scratch(&format!("bad-{i}.jsonl"), &text);
+            let error = read(&path, &schedule).expect_err(expected);
+            assert!(error.contains(expected), "{text}: {error}");
+            assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
+        }
+        // A cut-off last line is not removed when an earlier line is wrong.
+        let text = format!("garbage\n{}", &line(1, &schedule[0], "draw")[..30]);
+        let path = scratch("bad-then-cut.jsonl", &text);
+        assert!(read(&path, &schedule).is_err());
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
+    }
+}
