@@ -270,17 +270,18 @@ fn a_stopped_match_goes_on_from_its_records() {
         format!("{kept}{cut}")
     );
 
-    let run = sowfan(
-        "match",
-        &command(21, &stopped, true),
-        Duration::from_secs(60),
-    );
-    assert!(run.success, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stdout.contains("3 games played, 3 to play"),
-        "{}",
-        run.stdout
-    );
+    // Resume with the run's command line; its first line says what was found.
+    let resume = |found: &str| {
+        let run = sowfan(
+            "match",
+            &command(21, &stopped, true),
+            Duration::from_secs(60),
+        );
+        assert!(run.success, "{}\n{}", run.stdout, run.stderr);
+        assert!(run.stdout.contains(found), "{}", run.stdout);
+        run
+    };
+    let run = resume("3 games played, 3 to play");
     assert!(run.stderr.contains("cut off"), "{}", run.stderr);
     assert!(
         run.stdout.contains("Games: 6 (3 before --resume, 3 now)"),
@@ -308,17 +309,7 @@ fn a_stopped_match_goes_on_from_its_records() {
     assert_eq!(score_line(&run.stdout), whole_score);
 
     // Nothing left to play: the same score, no game played.
-    let run = sowfan(
-        "match",
-        &command(21, &stopped, true),
-        Duration::from_secs(60),
-    );
-    assert!(run.success, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stdout.contains("6 games played, 0 to play"),
-        "{}",
-        run.stdout
-    );
+    let run = resume("6 games played, 0 to play");
     assert_eq!(score_line(&run.stdout), whole_score);
     assert_eq!(records(&stopped).len(), 6);
 }
