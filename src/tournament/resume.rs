@@ -88,7 +88,6 @@ pub fn read(path: &Path, schedule: &[Identity]) -> Result<Vec<Finished>, String>
             .open(path)
             .and_then(|file| file.set_len(length))
             .map_err(|e| format!("--resume: cannot remove the cut-off record of '{shown}': {e}"))?;
-        log::warn!("'{shown}' ended in a cut-off record: removed, its game will be played again");
         eprintln!(
             "sowfan match: '{shown}' ended in a record cut off as it was written: removed, \
              its game is played again"
