@@ -512,9 +512,9 @@ impl Game for Afrika {
     }
 
     /// Afrika's first root move holds most of an iteration's nodes (80–98 % in seven of
-    /// eight iterations of the position measured), so two threads splitting the rest gain little, while a thread
-    /// a depth ahead fills the table for the next: 1.72× against 1.04× in time to depth
-    /// over the same positions.
+    /// eight iterations of the position measured), so two threads splitting the rest gain
+    /// little, while a thread a depth ahead fills the table for the next: 1.72× against
+    /// 1.04× in time to depth over the same positions.
     fn threads_split_root_moves(&self) -> bool {
         false
     }

@@ -69,17 +69,22 @@ fn deserialize(fields: Vec<(String, Value)>) -> Result<GameRecord, RecordError> 
 /// comments are skipped, and any other line that is not a JSON object is
 /// [`RecordError::NotARecord`].
 pub fn records(text: &str) -> impl Iterator<Item = (usize, Result<GameRecord, RecordError>)> {
-    text.lines().enumerate().filter_map(|(index, raw)| {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            return None;
-        }
-        let record = if line.starts_with('{') {
-            read_record(line)
-        } else {
-            Err(RecordError::NotARecord)
-        };
-        Some((index + 1, record))
+    text.lines()
+        .enumerate()
+        .filter_map(|(index, raw)| Some((index + 1, record_line(raw)?)))
+}
+
+/// One line of a records file: `None` for a blank line or a `#` comment, else its record,
+/// or [`RecordError::NotARecord`] when it is not a JSON object.
+pub fn record_line(line: &str) -> Option<Result<GameRecord, RecordError>> {
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return None;
+    }
+    Some(if line.starts_with('{') {
+        read_record(line)
+    } else {
+        Err(RecordError::NotARecord)
     })
 }
 

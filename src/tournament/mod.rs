@@ -94,14 +94,13 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
         return Err("interrupted before the first game".to_string());
     }
     let jobs = schedule(&pairings, config.games);
+    // What each game's record says of where and between whom it is played.
+    let identities: Vec<Identity> = jobs
+        .iter()
+        .map(|job| identity(config, &game_spec, &start_fen, &names, job, &openings))
+        .collect();
     let earlier = match (&config.records, config.resume) {
-        (Some(path), true) => {
-            let identities: Vec<Identity> = jobs
-                .iter()
-                .map(|job| identity(config, &game_spec, &start_fen, &names, job, &openings))
-                .collect();
-            resume::read(path, &identities)?
-        }
+        (Some(path), true) => resume::read(path, &identities)?,
         (None, true) => return Err("--resume needs --records, the file to go on from".into()),
         (_, false) => Vec::new(),
     };
@@ -192,7 +191,7 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
             let Some(played) = played else { continue };
             let job = jobs[index];
             let record = make_record(
-                identity(config, &game_spec, &start_fen, &names, &job, &openings),
+                identities[index].clone(),
                 &job,
                 &openings[job.round].source,
                 &played,

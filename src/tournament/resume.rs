@@ -16,7 +16,7 @@ use std::path::Path;
 
 use crate::game::GameResult;
 use crate::records::GameRecord;
-use crate::records::jsonl::read_record;
+use crate::records::jsonl::record_line;
 use crate::records::lines::BoundedLines;
 
 use super::play::Termination;
@@ -49,38 +49,26 @@ pub struct Finished {
 /// (and its game is not among those returned); `Err` says which line is wrong and why.
 pub fn read(path: &Path, schedule: &[Identity]) -> Result<Vec<Finished>, String> {
     let shown = path.display();
-    let file = match File::open(path) {
+    let cannot_read = |e: io::Error| format!("--resume: cannot read '{shown}': {e}");
+    let mut file = match File::open(path) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(format!("--resume: cannot read '{shown}': {e}")),
+        Err(e) => return Err(cannot_read(e)),
     };
-    let cut_at = partial_tail(path).map_err(|e| format!("--resume: cannot read '{shown}': {e}"))?;
-    let mut lines = BoundedLines::new(BufReader::new(file));
+    let cut_at = partial_tail(&mut file).map_err(cannot_read)?;
+    file.seek(SeekFrom::Start(0)).map_err(cannot_read)?;
+    // Only the complete lines are read: a cut-off record is never looked at.
+    let complete = file.take(cut_at.unwrap_or(u64::MAX));
+    let mut lines = BoundedLines::new(BufReader::new(complete));
     let mut taken: Vec<Option<usize>> = vec![None; schedule.len()];
     let mut finished = Vec::new();
-    let mut pending: Option<(usize, Result<String, String>)> = None;
-    loop {
-        let next = match lines.next_line() {
-            None => None,
-            Some(Ok((number, text))) => Some((number, text)),
-            Some(Err(e)) => return Err(format!("--resume: cannot read '{shown}': {e}")),
-        };
-        // A line is looked at once the next one is known: the last may be a cut-off record.
-        if let Some((number, text)) = pending.take() {
-            let is_cut_off = next.is_none() && cut_at.is_some();
-            if !is_cut_off {
-                let text = text.map_err(|e| format!("--resume: '{shown}' line {number}: {e}"))?;
-                if let Some(game) = check_line(&text, schedule, &mut taken, number)
-                    .map_err(|e| format!("--resume: '{shown}' line {number}: {e}"))?
-                {
-                    finished.push(game);
-                }
-            }
-        }
-        match next {
-            Some((number, text)) => pending = Some((number, text.map_err(|e| e.to_string()))),
-            None => break,
-        }
+    while let Some(read) = lines.next_line() {
+        let (number, text) = read.map_err(cannot_read)?;
+        let game = text
+            .map_err(|e| e.to_string())
+            .and_then(|text| check_line(&text, schedule, &mut taken, number))
+            .map_err(|e| format!("--resume: '{shown}' line {number}: {e}"))?;
+        finished.extend(game);
     }
     if let Some(length) = cut_at {
         OpenOptions::new()
@@ -105,11 +93,10 @@ fn check_line(
     taken: &mut [Option<usize>],
     line: usize,
 ) -> Result<Option<Finished>, String> {
-    let text = text.trim();
-    if text.is_empty() || text.starts_with('#') {
+    let Some(record) = record_line(text) else {
         return Ok(None);
-    }
-    let record = read_record(text).map_err(|e| format!("not a match record: {e}"))?;
+    };
+    let record = record.map_err(|e| format!("not a match record: {e}"))?;
     let number = record.number;
     let Some(expected) = number.checked_sub(1).and_then(|i| schedule.get(i)) else {
         return Err(format!(
@@ -184,9 +171,9 @@ fn check_identity(record: &GameRecord, expected: &Identity) -> Result<(), String
 }
 
 /// The length of the file without its last line when that line has no newline (a record
-/// cut off as it was written); `None` when the file ends in a newline or is empty.
-fn partial_tail(path: &Path) -> io::Result<Option<u64>> {
-    let mut file = File::open(path)?;
+/// cut off as it was written); `None` when the file ends in a newline or is empty. The file
+/// is read from anywhere.
+fn partial_tail(file: &mut File) -> io::Result<Option<u64>> {
     let length = file.metadata()?.len();
     if length == 0 {
         return Ok(None);

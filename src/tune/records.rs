@@ -12,8 +12,8 @@ use thiserror::Error;
 use super::Sample;
 use crate::cli::CancelToken;
 use crate::game::Player;
+use crate::records::jsonl;
 use crate::records::lines::BoundedLines;
-use crate::records::{RecordError, jsonl};
 use crate::registry;
 
 #[derive(Debug, Error)]
@@ -116,14 +116,10 @@ pub fn read_samples(
             message,
         };
         let text = text.map_err(|e| bad(e.to_string()))?;
-        let text = text.trim();
-        if text.is_empty() || text.starts_with('#') {
+        let Some(record) = jsonl::record_line(&text) else {
             continue;
-        }
-        if !text.starts_with('{') {
-            return Err(bad(RecordError::NotARecord.to_string()));
-        }
-        let record = jsonl::read_record(text).map_err(|e| bad(e.to_string()))?;
+        };
+        let record = record.map_err(|e| bad(e.to_string()))?;
         let same_game = record.game.split_whitespace().next() == Some(options.game.as_str());
         if !same_game || record.termination.as_deref() != Some("rules") {
             stats.skipped_games += 1;
