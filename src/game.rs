@@ -572,11 +572,11 @@ pub trait Game: Clone + Send + Sync + 'static {
     }
 
     /// Whether the search prunes late quiet moves near the leaves: outside the PV, at most
-    /// 3 plies from the horizon, a move without an ordering hint from the (3 + depth²)-th
+    /// 3 plies from the horizon, a move without an ordering hint from the (4 + depth²)-th
     /// on, or any such move where the node's evaluation is 150 a ply of depth or more below
     /// α, is not searched (late-move and futility pruning). It is a judgement: a game
     /// says yes only once it has won its SPRT at equal time there (docs/strength.md: Kalah
-    /// does; in Fanorona it lost). The default: no.
+    /// does; in Fanorona and Anywoli it lost). The default: no.
     fn prunes_late_moves(&self) -> bool {
         false
     }
@@ -588,7 +588,7 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// compulsory capture), or where passing would be a likely best move (zugzwang). The
     /// search never plays two passes in a row, and a pass is never part of a line it
     /// reports. A game offers passes only once the pruning has won its SPRT there
-    /// (docs/strength.md: Afrika does; in Kalah and Fanorona it lost).
+    /// (docs/strength.md: Afrika does; in Kalah, Anywoli and Fanorona it lost).
     fn null_move(&self, _pos: &Self::Position) -> Option<Self::Position> {
         None
     }

@@ -214,8 +214,8 @@ pub const MAX_CONTEMPT: i32 = 500;
 // where a game's hint only ranks moves (`Game::hint_ranks_quiet_moves`, Afrika). Internal
 // iterative reductions, singular and one-reply extensions, rejected at equal time in
 // Fanorona, were removed (their code: 72dd84a), and so were aspiration windows, reductions
-// from a log table, counter moves and a clock that follows the best move's stability,
-// rejected in every game (their code: 0d9bfcb).
+// from a log table and counter moves, which won no SPRT in any game, and a clock that
+// follows the best move's stability, rejected with clocks in Fanorona (their code: 0d9bfcb).
 
 /// Null-move pruning ([`Game::null_move`]) from this depth left on.
 const NULL_MIN_DEPTH: u32 = 3;

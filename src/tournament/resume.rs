@@ -164,7 +164,9 @@ fn check_identity(record: &GameRecord, expected: &Identity) -> Result<(), String
     if fen != expected.fen || record.opening.moves != expected.opening_moves {
         return Err(format!(
             "game {number} started from another opening than this match's game {number} \
-             (the same --openings and --seed: the seed is on the first line a match prints)"
+             (the same --openings and --seed: the seed is on the first line a match prints; \
+             balanced openings are chosen by a search of the sowfan that runs the match, so \
+             resume with the same build)"
         ));
     }
     Ok(())

@@ -250,9 +250,8 @@ fn a_pass_is_offered_only_with_nothing_forcing_at_hand() {
 
 #[test]
 fn late_moves_are_pruned_only_where_the_pruning_won() {
-    // Kalah won its SPRT at equal time; Fanorona lost, Anywoli's gain (about +10 over 930
-    // games at equal time) is not proven, and Afrika's are quiet only by its hint's rank
-    // (docs/strength.md).
+    // Kalah won its SPRT at equal time; Fanorona and Anywoli lost theirs, and Afrika's moves
+    // are quiet only by its hint's rank (docs/strength.md).
     assert!(games::kalah(&[]).prunes_late_moves());
     assert!(games::kalah(&["pie=true"]).prunes_late_moves());
     assert!(!games::fanorona(Size::Tsivy, &[]).prunes_late_moves());
