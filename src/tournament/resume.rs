@@ -284,6 +284,10 @@ mod tests {
             (line(1, &schedule[1], "draw"), "was b against a"),
             (line(1, &identity("a", "b", &["B"]), "draw"), "--seed"),
             (
+                line(1, &identity("a", "b", &["B"]), "draw"),
+                "resume with the same build",
+            ),
+            (
                 line(1, &schedule[0], "draw").replace("kalah pits=4", "kalah"),
                 "(--game)",
             ),
