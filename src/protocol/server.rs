@@ -94,7 +94,8 @@ pub struct Server {
     /// An `isready` waits for the hash table's pages until this moment (see
     /// [`MAX_READY_WAIT`]); the commands after it wait in `pending`.
     ready_wait: Option<Instant>,
-    /// The current table's wait is spent: a later `isready` is answered at once.
+    /// The wait for the current table (or for its last clearing) is spent: a later
+    /// `isready` is answered at once.
     ready_waited: bool,
     eof: bool,
     quit: bool,
@@ -165,7 +166,7 @@ impl Server {
         let Some(until) = self.ready_wait else {
             return false;
         };
-        if self.tt.is_populated() || Instant::now() >= until {
+        if self.tt.is_ready() || Instant::now() >= until {
             self.ready_wait = None;
             self.out.line("readyok");
             return false;
@@ -294,15 +295,16 @@ impl Server {
 
     fn dispatch(&mut self, command: Request) {
         match command {
-            // Idle, with a new table's pages still coming: answer when they are in place (at
-            // most MAX_READY_WAIT), so that the first search after `isready` does not pay
-            // for them. Otherwise, and always while a search runs, at once.
+            // Idle, with a new table's pages still coming or a cleared table still being
+            // emptied: answer when it is done (at most MAX_READY_WAIT), so that the first
+            // search after `isready` neither pays for the pages nor meets old entries.
+            // Otherwise, and always while a search runs, at once.
             Request::IsReady
                 if self.job.is_none()
                     && self.pending.is_empty()
                     && self.ready_wait.is_none()
                     && !self.ready_waited
-                    && !self.tt.is_populated() =>
+                    && !self.tt.is_ready() =>
             {
                 self.ready_waited = true;
                 self.ready_wait = Some(Instant::now() + MAX_READY_WAIT);
@@ -710,9 +712,12 @@ impl Server {
         }
     }
 
-    /// Empty the hash table at once whatever its size (see [`TranspositionTable::forget`]).
+    /// Empty the hash table: old entries are unreadable at once, and the table is back to
+    /// a new one's state by the next `isready`'s answer (see
+    /// [`TranspositionTable::reset_in_background`]), which waits for it as for a new table.
     fn clear_hash(&mut self) {
-        self.tt.forget();
+        TranspositionTable::reset_in_background(&self.tt, self.hash_ready_notice());
+        self.ready_waited = false;
     }
 
     /// More search threads than the machine runs at once add nothing to a Lazy SMP search

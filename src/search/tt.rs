@@ -50,6 +50,11 @@ pub struct TranspositionTable {
     /// The background thread has had every page supplied (or has given up: the pages then
     /// come on first touch).
     populated: AtomicBool,
+    /// How many resets ([`reset_in_background`](Self::reset_in_background)) have started,
+    /// and the last of them to have emptied every slot: the table is empty (as new) when
+    /// the two are equal. A newer reset makes an older one's thread stop.
+    resets_started: AtomicU64,
+    resets_done: AtomicU64,
 }
 
 impl TranspositionTable {
@@ -66,6 +71,8 @@ impl TranspositionTable {
             generation: AtomicU8::new(0),
             salt: AtomicU64::new(0),
             populated: AtomicBool::new(false),
+            resets_started: AtomicU64::new(0),
+            resets_done: AtomicU64::new(0),
         })
     }
 
@@ -73,8 +80,8 @@ impl TranspositionTable {
         (self.slots.len() * ENTRY_BYTES) >> 20
     }
 
-    /// Empty every entry in place (for tests and single-threaded tools: it writes every
-    /// page, so the protocol uses [`forget`](Self::forget) instead).
+    /// Empty every entry in place, on this thread (for tests and single-threaded tools; the
+    /// protocol uses [`reset_in_background`](Self::reset_in_background)).
     pub fn clear(&self) {
         for slot in self.slots.as_slice() {
             slot.check.store(0, Ordering::Relaxed);
@@ -84,12 +91,10 @@ impl TranspositionTable {
         self.salt.store(0, Ordering::Relaxed);
     }
 
-    /// Make every entry unreadable at once, whatever the size, for `ucinewgame` and `Clear
-    /// Hash`: a new salt is mixed into the keys, so no old entry matches a key again (but
-    /// with the odds of a 64-bit collision), and the generation moves on, so that the old
-    /// entries are the first replaced. The pages stay where they are: zeroing gigabytes
-    /// would delay `readyok` by seconds, and a fresh mapping would make the next search
-    /// pay a page fault for every page it touches (a first move over its time).
+    /// Make every entry unreadable at once, whatever the size: a new salt is mixed into the
+    /// keys, so no old entry matches a key again (but with the odds of a 64-bit collision),
+    /// and the generation moves on, so that the old entries are the first replaced. The
+    /// first step of [`reset_in_background`](Self::reset_in_background).
     pub fn forget(&self) {
         let salt = self.salt.load(Ordering::Relaxed);
         // An odd step: every salt differs from the last 2^64 - 1 ones.
@@ -127,6 +132,44 @@ impl TranspositionTable {
     /// [`populate_in_background`](Self::populate_in_background))?
     pub fn is_populated(&self) -> bool {
         self.populated.load(Ordering::Acquire)
+    }
+
+    /// Every page supplied and no reset under way: what `isready` waits for.
+    pub fn is_ready(&self) -> bool {
+        self.is_populated()
+            && self.resets_done.load(Ordering::Acquire)
+                == self.resets_started.load(Ordering::Acquire)
+    }
+
+    /// `ucinewgame`, `newgame` and `Clear Hash`: back to the state of a new table, so that
+    /// the same commands after a new game search as they would in a new process (one
+    /// thread; `match` relies on it to play a stopped match's games again). The old entries
+    /// are unreadable at once ([`forget`](Self::forget)); a background thread then zeroes
+    /// every slot in place and puts the generation back to 0, and calls `done`, unless the
+    /// table was dropped or reset again first. In place: the pages stay supplied (a fresh
+    /// mapping made the first search of every game pay a page fault per page). On a
+    /// thread: a table of gigabytes takes a second or more, and the protocol serves `stop`
+    /// and `quit` meanwhile; a search started before the end is still right, as it only
+    /// loses entries.
+    pub fn reset_in_background(
+        table: &Arc<TranspositionTable>,
+        done: impl FnOnce() + Send + 'static,
+    ) {
+        table.forget();
+        let reset = table.resets_started.fetch_add(1, Ordering::AcqRel) + 1;
+        let weak = Arc::downgrade(table);
+        let spawned = std::thread::Builder::new()
+            .name("hash-clear".to_string())
+            .spawn(move || {
+                if empty(weak, reset) {
+                    done();
+                }
+            });
+        if let Err(e) = spawned {
+            log::warn!("cannot start a thread to empty the hash table: {e}; emptying it now");
+            table.clear();
+            table.resets_done.fetch_max(reset, Ordering::AcqRel);
+        }
     }
 
     /// Called once per search, so that entries from older searches are replaced first.
@@ -222,16 +265,40 @@ impl TranspositionTable {
     }
 }
 
-/// The entries the populating thread asks for at a time (8 MiB): between two chunks it
-/// lets go of the table, so that a dropped table is unmapped soon.
-const POPULATE_CHUNK_SLOTS: usize = (8 << 20) / ENTRY_BYTES;
+/// The entries the populating and emptying threads handle at a time (8 MiB): between two
+/// chunks they let go of the table, so that a dropped table is unmapped soon.
+const CHUNK_SLOTS: usize = (8 << 20) / ENTRY_BYTES;
+
+/// Zero the slots of reset number `reset` chunk by chunk, then the generation; `false` if
+/// the table was dropped or reset again first.
+fn empty(weak: Weak<TranspositionTable>, reset: u64) -> bool {
+    let mut start = 0;
+    while let Some(table) = weak.upgrade() {
+        if table.resets_started.load(Ordering::Acquire) != reset {
+            return false;
+        }
+        let slots = table.slots.as_slice();
+        if start >= slots.len() {
+            table.generation.store(0, Ordering::Relaxed);
+            table.resets_done.fetch_max(reset, Ordering::AcqRel);
+            return true;
+        }
+        let end = (start + CHUNK_SLOTS).min(slots.len());
+        for slot in &slots[start..end] {
+            slot.check.store(0, Ordering::Relaxed);
+            slot.data.store(0, Ordering::Relaxed);
+        }
+        start = end;
+    }
+    false
+}
 
 /// Supply the table's pages chunk by chunk; `false` if the table was dropped first.
 fn populate(weak: Weak<TranspositionTable>) -> bool {
     let mut start = 0;
     while let Some(table) = weak.upgrade() {
         let len = table.slots.len();
-        let end = (start + POPULATE_CHUNK_SLOTS).min(len);
+        let end = (start + CHUNK_SLOTS).min(len);
         if start >= len || !table.slots.populate(start..end) {
             if start < len {
                 log::debug!(
@@ -314,6 +381,38 @@ mod tests {
         // A table dropped before its pages are supplied: nobody is told.
         let gone = Arc::downgrade(&Arc::new(TranspositionTable::new(1).unwrap()));
         assert!(!populate(gone));
+    }
+
+    #[test]
+    fn a_reset_table_is_as_new_when_its_thread_is_done() {
+        let tt = Arc::new(TranspositionTable::new(16).unwrap());
+        for _ in 0..40 {
+            tt.new_search();
+        }
+        for k in 1..1000u64 {
+            tt.store(k << 40, 20, 1, Bound::Lower, Some(1), false);
+        }
+        assert!(tt.is_ready() || !tt.is_populated());
+        let (tx, rx) = std::sync::mpsc::channel();
+        TranspositionTable::reset_in_background(&tt, move || {
+            let _ = tx.send(());
+        });
+        // Unreadable at once, before the thread is done.
+        assert_eq!(tt.probe(5 << 40), None);
+        rx.recv_timeout(std::time::Duration::from_secs(30)).unwrap();
+        assert_eq!(tt.resets_done.load(Ordering::Acquire), 1);
+        assert_eq!(tt.generation.load(Ordering::Relaxed), 0);
+        assert!(tt.slots.as_slice().iter().all(|s| {
+            s.check.load(Ordering::Relaxed) == 0 && s.data.load(Ordering::Relaxed) == 0
+        }));
+        // A reset overtaken by a newer one stops and tells nobody; the newer one finishes.
+        tt.resets_started.fetch_add(1, Ordering::AcqRel);
+        assert!(!empty(Arc::downgrade(&tt), 1));
+        assert!(empty(Arc::downgrade(&tt), 2));
+        assert_eq!(tt.resets_done.load(Ordering::Acquire), 2);
+        // A table dropped before it is emptied: nobody is told.
+        let gone = Arc::downgrade(&Arc::new(TranspositionTable::new(1).unwrap()));
+        assert!(!empty(gone, 0));
     }
 
     #[test]

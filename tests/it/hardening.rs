@@ -187,15 +187,20 @@ fn hash_respects_the_address_space_limit() {
     );
     assert!(lines.iter().all(|l| !l.contains("error")), "{lines:?}");
     engine.ask("go movetime 300", "bestmove");
+    // Clearing needs no new memory: it empties the table in place.
     let took = engine.timed_ask("ucinewgame\nisready", "readyok").1;
-    assert!(took < scaled(SECOND / 10), "{took:?}");
+    assert!(took < MAX_READY_WAIT + scaled(SECOND / 2), "{took:?}");
     engine.ask("go movetime 300", "bestmove");
     let quit = quit_time(engine);
     assert!(quit < scaled(SECOND / 2), "quit took {quit:?}");
 }
 
+/// Clearing (`ucinewgame`, `newgame`, `Clear Hash`, a change of options) empties a big
+/// table in place on a background thread: `isready` answers when it is empty, at most
+/// MAX_READY_WAIT later (4 GB in about 0.2 s once its pages are in place), and `quit` is
+/// served at once meanwhile.
 #[test]
-fn clearing_a_big_hash_never_delays_readyok() {
+fn clearing_a_big_hash_delays_readyok_by_at_most_the_wait() {
     let mut engine = Engine::start(&[]);
     // A new table of 4 GB: `isready` waits for its pages, at most MAX_READY_WAIT.
     let set = engine
@@ -216,13 +221,17 @@ fn clearing_a_big_hash_never_delays_readyok() {
         worst = worst.max(took);
         engine.ask("go movetime 100", "bestmove");
     }
+    engine.send("ucinewgame\nisready");
     let quit = quit_time(engine);
     println!("Hash 4096: set {set:?}, worst clear+readyok {worst:?}, quit {quit:?}");
     assert!(
         set < MAX_READY_WAIT + scaled(SECOND / 2),
         "setting Hash took {set:?}"
     );
-    assert!(worst < scaled(SECOND / 10), "clearing took {worst:?}");
+    assert!(
+        worst < MAX_READY_WAIT + scaled(SECOND / 2),
+        "clearing took {worst:?}"
+    );
     assert!(quit < scaled(SECOND / 2), "quit took {quit:?}");
 }
 
