@@ -3,6 +3,7 @@
 //! bars of long jobs. Each tool's
 //! own arguments and exit-status rules live in that tool's `command` module.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -81,23 +82,80 @@ pub fn cancel_on_interrupt(what: &str) -> CancelToken {
     token
 }
 
-/// The exit status of a tool whose only failure is an error message: printed as
-/// `sowfan: <message>` on stderr, status 1.
 /// Write `bytes` to `path` whole or not at all: to a temporary name beside it (hidden, with
-/// the process id), then renamed over `path`; the temporary file is removed on failure.
-pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+/// the process id), then renamed over `path`; the temporary file is removed on failure. A
+/// symbolic link is followed (its target is replaced, not the link), and a path that is
+/// something else than a regular file (a device, a FIFO, a directory) is refused: renaming
+/// over it would replace it.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let path = match std::fs::canonicalize(path) {
+        Ok(target) => {
+            if !std::fs::metadata(&target)?.is_file() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("'{}' is not a regular file", path.display()),
+                ));
+            }
+            target
+        }
+        Err(_) => path.to_path_buf(),
+    };
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let temporary = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    let written = std::fs::write(&temporary, bytes).and_then(|_| std::fs::rename(&temporary, path));
+    let written =
+        std::fs::write(&temporary, bytes).and_then(|_| std::fs::rename(&temporary, &path));
     if written.is_err() {
         let _ = std::fs::remove_file(&temporary);
     }
     written
 }
 
+/// Whether `a` and `b` name the same file: the same device and inode when both exist (links
+/// and other spellings included), else the same path once the directory is resolved. For
+/// refusing an output that would overwrite an input, or two outputs that would mix.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => (x.dev(), x.ino()) == (y.dev(), y.ino()),
+        (Err(_), Err(_)) => resolved(a).is_some_and(|x| resolved(b) == Some(x)),
+        _ => false,
+    }
+}
+
+/// `path` with its directory resolved (links, `..`), for a file that may not exist yet.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    Some(std::fs::canonicalize(parent).ok()?.join(name))
+}
+
+/// Refuse an `output` (named by `option`) that is one of the `inputs` (each named by its
+/// option): writing it would destroy what is read.
+pub fn refuse_output_over_input(
+    output: (&str, &Path),
+    inputs: &[(&str, &Path)],
+) -> Result<(), String> {
+    for (option, input) in inputs {
+        if same_file(output.1, input) {
+            return Err(format!(
+                "{} '{}' is the same file as {option}: writing it would destroy what is \
+                 read; give another path",
+                output.0,
+                output.1.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The exit status of a tool whose only failure is an error message: printed as
+/// `sowfan: <message>` on stderr, status 1.
 pub fn exit_status(result: Result<(), String>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -22,8 +22,9 @@ pub enum Event {
     Line(String),
     /// End of input: behaves as `quit`, but lets a finite search finish first.
     Eof,
-    /// The search (or perft/bench job) thread has printed its result.
-    JobDone,
+    /// The search (or perft/bench job) thread of this id has printed its result and ended
+    /// its work.
+    JobDone(std::thread::ThreadId),
     /// A line longer than [`MAX_LINE_BYTES`] was skipped.
     Overlong,
     /// A hash table's pages are in place (a waiting `isready` may be answered).

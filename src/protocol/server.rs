@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -43,6 +44,18 @@ struct Job {
     open_ended: bool,
     /// `go ponder` (after `ponderhit` it is an ordinary timed search).
     ponder: bool,
+    /// The search is about to print its `bestmove` or has: for the client it is over,
+    /// though its thread may still be ending.
+    answered: Arc<AtomicBool>,
+}
+
+/// What the commands in `pending` wait for (see `Server::ready_wait`).
+#[derive(Clone, Copy)]
+struct ReadyWait {
+    until: Instant,
+    /// An `isready` waits (for the pages and the clearing) and is answered at the end;
+    /// otherwise a search waits for the clearing alone.
+    readyok: bool,
 }
 
 /// A request (or an error to report) waiting its turn, with the `stop`/`ponderhit` that
@@ -91,12 +104,18 @@ pub struct Server {
     job: Option<Job>,
     /// Commands (and errors to report) waiting for the running job, in arrival order.
     pending: VecDeque<Queued>,
-    /// An `isready` waits for the hash table's pages until this moment (see
-    /// [`MAX_READY_WAIT`]); the commands after it wait in `pending`.
-    ready_wait: Option<Instant>,
+    /// Commands wait in `pending` until this moment at the latest, for the hash table: an
+    /// `isready` for a new table's pages and a clearing (see [`MAX_READY_WAIT`]), a search
+    /// for a clearing only (see `waits_for_clearing`).
+    ready_wait: Option<ReadyWait>,
     /// The wait for the current table (or for its last clearing) is spent: a later
     /// `isready` is answered at once.
     ready_waited: bool,
+    /// A search has waited for the last clearing (or it had ended): later ones start at once.
+    clearing_waited: bool,
+    /// When the search that waits for a clearing began to wait: the wait counts against its
+    /// time, as the client's clock ran.
+    clearing_wait_since: Option<Instant>,
     eof: bool,
     quit: bool,
 }
@@ -126,6 +145,8 @@ impl Server {
             pending: VecDeque::new(),
             ready_wait: None,
             ready_waited: false,
+            clearing_waited: true,
+            clearing_wait_since: None,
             eof: false,
             quit: false,
         })
@@ -148,7 +169,7 @@ impl Server {
     /// How long until a waiting `isready` must be answered, if one waits.
     pub fn ready_wait_left(&self) -> Option<Duration> {
         self.ready_wait
-            .map(|until| until.saturating_duration_since(Instant::now()))
+            .map(|wait| wait.until.saturating_duration_since(Instant::now()))
     }
 
     /// Nothing arrived in time: answer a waiting `isready` whose deadline has come, and go
@@ -160,17 +181,47 @@ impl Server {
         self.run_pending();
     }
 
-    /// Answer the waiting `isready` once the table's pages are in place or its deadline has
-    /// come; `true` while it still waits.
+    /// End the wait for the hash table once what it waits for is done or its deadline has
+    /// come (answering a waiting `isready`); `true` while it still waits.
     fn still_waiting_for_hash(&mut self) -> bool {
-        let Some(until) = self.ready_wait else {
+        let Some(wait) = self.ready_wait else {
             return false;
         };
-        if self.tt.is_ready() || Instant::now() >= until {
+        let done = if wait.readyok {
+            self.tt.is_ready()
+        } else {
+            self.tt.is_emptied()
+        };
+        if done || Instant::now() >= wait.until {
             self.ready_wait = None;
-            self.out.line("readyok");
+            if wait.readyok {
+                self.out.line("readyok");
+                // The client has waited: its next search starts at once.
+                self.clearing_waited = true;
+            }
             return false;
         }
+        true
+    }
+
+    /// A search about to start while the table is still being emptied: it waits for the
+    /// clearing (once, at most [`MAX_READY_WAIT`]), so that a client that sends `go` right
+    /// after `newgame`, without `isready`, still gets the search of a new process, not one
+    /// that runs beside the clearing thread (the entries it finds would depend on which
+    /// thread came first).
+    fn waits_for_clearing(&mut self, is_search: bool) -> bool {
+        if self.clearing_waited || !is_search {
+            return false;
+        }
+        self.clearing_waited = true;
+        if self.tt.is_emptied() {
+            return false;
+        }
+        self.ready_wait = Some(ReadyWait {
+            until: Instant::now() + MAX_READY_WAIT,
+            readyok: false,
+        });
+        self.clearing_wait_since = Some(Instant::now());
         true
     }
 
@@ -249,8 +300,14 @@ impl Server {
                     self.out.error(&message);
                 }
             }
-            Event::JobDone => {
-                if let Some(job) = self.job.take() {
+            Event::JobDone(id) => {
+                // Not a job already ended and joined by `isready` (see `dispatch`).
+                if self
+                    .job
+                    .as_ref()
+                    .is_some_and(|j| j.handle.thread().id() == id)
+                    && let Some(job) = self.job.take()
+                {
                     let _ = job.handle.join();
                 }
             }
@@ -262,6 +319,13 @@ impl Server {
     /// Run the commands that waited, in order, as far as nothing holds them back.
     fn run_pending(&mut self) {
         while self.job.is_none() && !self.quit && !self.still_waiting_for_hash() {
+            let is_search = self
+                .pending
+                .front()
+                .is_some_and(|q| matches!(q.entry, Ok(Request::Go(_))));
+            if self.waits_for_clearing(is_search) {
+                continue;
+            }
             let Some(queued) = self.pending.pop_front() else {
                 break;
             };
@@ -279,6 +343,18 @@ impl Server {
                 }
                 Err(e) => self.out.error(&e.to_string()),
             }
+        }
+        // An `isready` that waited behind a search (for a clearing) is answered as soon as
+        // the search runs, as any `isready` sent during a search.
+        while self.job.is_some()
+            && self.ready_wait.is_none()
+            && self
+                .pending
+                .front()
+                .is_some_and(|q| matches!(q.entry, Ok(Request::IsReady)))
+        {
+            self.pending.pop_front();
+            self.dispatch(Request::IsReady);
         }
         if self.eof {
             // Past the end of input nobody can send `stop`: end an open-ended search now.
@@ -307,11 +383,32 @@ impl Server {
                     && !self.tt.is_ready() =>
             {
                 self.ready_waited = true;
-                self.ready_wait = Some(Instant::now() + MAX_READY_WAIT);
+                self.ready_wait = Some(ReadyWait {
+                    until: Instant::now() + MAX_READY_WAIT,
+                    readyok: true,
+                });
             }
             // Behind a waiting one, in turn.
             Request::IsReady if self.ready_wait.is_some() => {
                 self.pending.push_back(Queued::new(Ok(command)))
+            }
+            // A search that has printed its `bestmove` is over for the client, which may
+            // have sent what follows it (`newgame`) before the search's thread ended: let
+            // it end and what waits behind it run first, so that `readyok` comes after that
+            // too (and after a new game's clearing: see above).
+            Request::IsReady
+                if self
+                    .job
+                    .as_ref()
+                    .is_some_and(|j| j.answered.load(Ordering::Acquire)) =>
+            {
+                self.end_answered_job();
+                self.run_pending();
+                if self.pending.is_empty() {
+                    self.dispatch(command);
+                } else {
+                    self.pending.push_back(Queued::new(Ok(command)));
+                }
             }
             Request::IsReady => self.out.line("readyok"),
             // `stop` and `ponderhit` concern every search sent before them: the running one
@@ -334,9 +431,31 @@ impl Server {
             // While an open-ended search runs, read-only commands are answered at once; a
             // finite job finishes first, so piped scripts read their output in order.
             command if !self.must_wait() && (self.job.is_none() || command.is_read_only()) => {
-                self.execute(command)
+                let is_search = matches!(command, Request::Go(_));
+                if self.job.is_none() && self.waits_for_clearing(is_search) {
+                    self.pending.push_back(Queued::new(Ok(command)));
+                } else {
+                    self.execute(command)
+                }
             }
             command => self.pending.push_back(Queued::new(Ok(command))),
+        }
+    }
+
+    /// Join the running job, which has printed its `bestmove` and only has to end (at most
+    /// [`SHUTDOWN_GRACE`]; a thread slower than that is left to its `JobDone`).
+    fn end_answered_job(&mut self) {
+        let Some(job) = self.job.take() else {
+            return;
+        };
+        let until = Instant::now() + SHUTDOWN_GRACE;
+        while !job.handle.is_finished() && Instant::now() < until {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        if job.handle.is_finished() {
+            let _ = job.handle.join();
+        } else {
+            self.job = Some(job);
         }
     }
 
@@ -718,6 +837,7 @@ impl Server {
     fn clear_hash(&mut self) {
         TranspositionTable::reset_in_background(&self.tt, self.hash_ready_notice());
         self.ready_waited = false;
+        self.clearing_waited = false;
     }
 
     /// More search threads than the machine runs at once add nothing to a Lazy SMP search
@@ -764,6 +884,12 @@ impl Server {
     }
 
     fn go(&mut self, limits: Limits) {
+        let limits = match self.clearing_wait_since.take() {
+            Some(since) if !limits.ponder => {
+                limits.minus_elapsed(self.session.to_move(), since.elapsed())
+            }
+            _ => limits,
+        };
         if !limits.searchmoves.is_empty() {
             let legal = self.session.legal_moves();
             if let Some(bad) = limits.searchmoves.iter().find(|m| !legal.contains(m)) {
@@ -798,7 +924,9 @@ impl Server {
         let out = self.out.clone();
         let job_control = Arc::clone(&control);
         let first_legal = self.session.legal_moves().into_iter().next();
-        let started = self.spawn_job("search", control, open_ended, move || {
+        let answered = Arc::new(AtomicBool::new(false));
+        let job_answered = Arc::clone(&answered);
+        let started = self.spawn_job("search", control, open_ended, answered, move || {
             let result = panic::catch_unwind(AssertUnwindSafe(|| {
                 session.search(
                     &limits,
@@ -831,6 +959,9 @@ impl Server {
             if let Some(failure) = session.tables().and_then(|t| t.new_failure()) {
                 out.error(&failure);
             }
+            // Before the line: a client answers it at once, maybe before this thread runs
+            // again.
+            job_answered.store(true, Ordering::Release);
             out.line(&line);
         });
         if !started {
@@ -850,7 +981,7 @@ impl Server {
         let out = self.out.clone();
         let control = Arc::new(SearchControl::default());
         let job_control = Arc::clone(&control);
-        let _ = self.spawn_job("perft", control, false, move || {
+        let _ = self.spawn_job("perft", control, false, Arc::default(), move || {
             let result = panic::catch_unwind(AssertUnwindSafe(|| {
                 let mut total = 0;
                 let mut counted = 0;
@@ -882,7 +1013,7 @@ impl Server {
         let out = self.out.clone();
         let control = Arc::new(SearchControl::default());
         let job_control = Arc::clone(&control);
-        let _ = self.spawn_job("bench", control, false, move || {
+        let _ = self.spawn_job("bench", control, false, Arc::default(), move || {
             let result = panic::catch_unwind(AssertUnwindSafe(|| {
                 bench::run(depth, &job_control, &mut |line| out.line(line))
             }));
@@ -893,12 +1024,14 @@ impl Server {
     }
 
     /// Run `work` on its own thread as the job; false (after saying so) when the system
-    /// refuses the thread.
+    /// refuses the thread. A search's `work` sets `answered` just before it prints
+    /// its `bestmove`.
     fn spawn_job(
         &mut self,
         name: &str,
         control: Arc<SearchControl>,
         open_ended: bool,
+        answered: Arc<AtomicBool>,
         work: impl FnOnce() + Send + 'static,
     ) -> bool {
         let events = self.events.clone();
@@ -906,7 +1039,7 @@ impl Server {
             .name(name.to_string())
             .spawn(move || {
                 work();
-                let _ = events.send(Event::JobDone);
+                let _ = events.send(Event::JobDone(std::thread::current().id()));
             });
         match spawned {
             Ok(handle) => {
@@ -915,6 +1048,7 @@ impl Server {
                     ponder: control.is_pondering(),
                     control,
                     open_ended,
+                    answered,
                 });
                 true
             }

@@ -15,6 +15,11 @@ use serde_json::Value;
 
 use super::{GameRecord, MoveRecord, OpeningRecord, RecordError};
 
+/// How every line [`line`] writes begins: its first field is the game's number (the
+/// order of [`GameRecord`]'s fields). `match --resume` removes a last line cut off as it
+/// was written only when it begins so.
+pub const RECORD_START: &str = "{\"number\":";
+
 /// The record as one line of JSON (no newline).
 pub fn line(record: &GameRecord) -> Result<String, String> {
     serde_json::to_string(record).map_err(|e| e.to_string())
@@ -196,6 +201,13 @@ fn move_list(value: Value, field: &str) -> Result<Vec<MoveRecord>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_written_record_begins_as_resume_expects() {
+        let record: GameRecord =
+            read_record(r#"{"game":"kalah","moves":["C"]}"#).expect("a record");
+        assert!(line(&record).expect("a line").starts_with(RECORD_START));
+    }
 
     fn record() -> GameRecord {
         GameRecord {

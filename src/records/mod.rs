@@ -157,25 +157,26 @@ pub struct RecordWriter {
 
 impl RecordWriter {
     /// Files written from the start (`append` false) or added to (`append` true, for a
-    /// match that goes on: [`crate::tournament`]'s `--resume`); created when missing.
+    /// match that goes on: [`crate::tournament`]'s `--resume`); created when missing. A
+    /// regular file is locked for as long as the writer lives, so that a second match given
+    /// the same file is refused before it changes a byte of it; two paths naming one file
+    /// are refused.
     pub fn open(
         jsonl: Option<&Path>,
         pgn: Option<&Path>,
         append: bool,
     ) -> Result<RecordWriter, String> {
-        let open = |path: &Path| {
-            OpenOptions::new()
-                .create(true)
-                .write(true)
-                .append(append)
-                .truncate(!append)
-                .open(path)
-                .map(BufWriter::new)
-                .map_err(|e| format!("cannot create '{}': {e}", path.display()))
-        };
+        if let (Some(records), Some(pgn)) = (jsonl, pgn)
+            && crate::cli::same_file(records, pgn)
+        {
+            return Err(format!(
+                "--records and --pgn name the same file '{}': give each its own",
+                records.display()
+            ));
+        }
         Ok(RecordWriter {
-            jsonl: jsonl.map(open).transpose()?,
-            pgn: pgn.map(open).transpose()?,
+            jsonl: jsonl.map(|path| open_locked(path, append)).transpose()?,
+            pgn: pgn.map(|path| open_locked(path, append)).transpose()?,
         })
     }
 
@@ -192,5 +193,85 @@ impl RecordWriter {
                 .map_err(|e| format!("cannot write the PGN file: {e}"))?;
         }
         Ok(())
+    }
+}
+
+/// `path` opened for writing and, when it is a regular file, locked (see
+/// [`RecordWriter::open`]) and emptied once the lock is held, unless `append`. Anything else
+/// (a terminal, a pipe, `/dev/null`) is written as it is, but not added to: a match that
+/// goes on reads the file first.
+fn open_locked(path: &Path, append: bool) -> Result<BufWriter<File>, String> {
+    let shown = path.display();
+    let regular = std::fs::metadata(path).map_or(true, |meta| meta.is_file());
+    if !regular && append {
+        return Err(format!("'{shown}' is not a regular file"));
+    }
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot create '{shown}': {e}"))?;
+    if regular {
+        file.try_lock().map_err(|e| match e {
+            std::fs::TryLockError::WouldBlock => format!(
+                "'{shown}' is in use: another match writes to it; wait for it to end or give \
+                 another file"
+            ),
+            std::fs::TryLockError::Error(e) => format!("cannot lock '{shown}': {e}"),
+        })?;
+        if !append {
+            file.set_len(0)
+                .map_err(|e| format!("cannot empty '{shown}': {e}"))?;
+        }
+    }
+    Ok(BufWriter::new(file))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("sowfan-records-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        dir.join(name)
+    }
+
+    #[test]
+    fn a_file_in_use_or_named_twice_is_refused_and_kept() {
+        let records = scratch("in-use.jsonl");
+        std::fs::write(&records, "{\"number\":1}\n").expect("scratch file");
+        let first = RecordWriter::open(Some(&records), None, true).expect("the first match");
+        // A second match, fresh or resumed, is refused before it empties the file.
+        for append in [false, true] {
+            let error = RecordWriter::open(Some(&records), None, append)
+                .err()
+                .expect("in use");
+            assert!(error.contains("is in use"), "{error}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(&records).expect("read"),
+            "{\"number\":1}\n"
+        );
+        drop(first);
+        // Once the first has ended, a fresh match empties it.
+        drop(RecordWriter::open(Some(&records), None, false).expect("free again"));
+        assert_eq!(std::fs::read_to_string(&records).expect("read"), "");
+        // The same file as records and PGN, spelt two ways.
+        let other_spelling = records
+            .parent()
+            .expect("dir")
+            .join(".")
+            .join("in-use.jsonl");
+        let error = RecordWriter::open(Some(&records), Some(&other_spelling), false)
+            .err()
+            .expect("the same file twice");
+        assert!(error.contains("name the same file"), "{error}");
+        // A device is written, not added to.
+        assert!(RecordWriter::open(None, Some(Path::new("/dev/null")), false).is_ok());
+        let error = RecordWriter::open(Some(Path::new("/dev/null")), None, true)
+            .err()
+            .expect("a device to go on from");
+        assert!(error.contains("not a regular file"), "{error}");
     }
 }

@@ -95,14 +95,22 @@ impl TimeBudget {
     /// The budget of `player` to move under `limits`, keeping `overhead_ms` for the
     /// communication delay of the GUI or match runner.
     pub fn new(limits: &Limits, player: Player, overhead_ms: u64) -> TimeBudget {
-        if let Some(movetime) = limits.movetime {
-            // A fixed time per move is used in full: no early stop between iterations.
-            let t = Duration::from_millis(movetime.saturating_sub(overhead_ms));
-            return TimeBudget {
-                soft: None,
-                hard: Some(t),
-            };
+        let clock = TimeBudget::of_clock(limits, player, overhead_ms);
+        let Some(movetime) = limits.movetime else {
+            return clock;
+        };
+        // A fixed time per move is used in full (no early stop between iterations), but
+        // never past the clock's own limit when a clock is given too: whichever comes
+        // first, as in Stockfish (`go wtime 100 movetime 2000` thought 2 s).
+        let t = Duration::from_millis(movetime.saturating_sub(overhead_ms));
+        TimeBudget {
+            soft: clock.soft.filter(|&soft| soft < t),
+            hard: Some(clock.hard.map_or(t, |hard| hard.min(t))),
         }
+    }
+
+    /// The budget of the clock alone (`wtime`/`btime`, `winc`/`binc`, `movestogo`).
+    fn of_clock(limits: &Limits, player: Player, overhead_ms: u64) -> TimeBudget {
         let Some(left) = limits.time[player.index()] else {
             return TimeBudget {
                 soft: None,
@@ -144,6 +152,34 @@ mod tests {
         };
         let b = TimeBudget::new(&l, Player::P1, 30);
         assert_eq!(b.hard, Some(Duration::from_millis(970)));
+    }
+
+    #[test]
+    fn movetime_with_a_clock_stops_at_whichever_comes_first() {
+        let short_clock = Limits {
+            movetime: Some(2000),
+            time: [Some(100), Some(100)],
+            ..Limits::default()
+        };
+        let clock_alone = TimeBudget::new(
+            &Limits {
+                movetime: None,
+                ..short_clock.clone()
+            },
+            Player::P1,
+            30,
+        );
+        let b = TimeBudget::new(&short_clock, Player::P1, 30);
+        assert_eq!((b.soft, b.hard), (clock_alone.soft, clock_alone.hard));
+        assert!(b.hard < Some(Duration::from_millis(100)));
+        // A long clock leaves the movetime whole, used in full.
+        let long_clock = Limits {
+            movetime: Some(1000),
+            time: [Some(600_000), None],
+            ..Limits::default()
+        };
+        let b = TimeBudget::new(&long_clock, Player::P1, 30);
+        assert_eq!((b.soft, b.hard), (None, Some(Duration::from_millis(970))));
     }
 
     #[test]

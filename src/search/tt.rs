@@ -134,11 +134,14 @@ impl TranspositionTable {
         self.populated.load(Ordering::Acquire)
     }
 
+    /// No reset under way: the table is as new (but for the entries written since).
+    pub fn is_emptied(&self) -> bool {
+        self.resets_done.load(Ordering::Acquire) == self.resets_started.load(Ordering::Acquire)
+    }
+
     /// Every page supplied and no reset under way: what `isready` waits for.
     pub fn is_ready(&self) -> bool {
-        self.is_populated()
-            && self.resets_done.load(Ordering::Acquire)
-                == self.resets_started.load(Ordering::Acquire)
+        self.is_populated() && self.is_emptied()
     }
 
     /// `ucinewgame`, `newgame` and `Clear Hash`: back to the state of a new table, so that

@@ -99,16 +99,19 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
         .iter()
         .map(|job| identity(config, &game_spec, &start_fen, &names, job, &openings))
         .collect();
-    let earlier = match (&config.records, config.resume) {
-        (Some(path), true) => resume::read(path, &identities)?,
-        (None, true) => return Err("--resume needs --records, the file to go on from".into()),
-        (_, false) => Vec::new(),
-    };
+    if config.resume && config.records.is_none() {
+        return Err("--resume needs --records, the file to go on from".into());
+    }
+    // Opened (and locked) before a resumed file is read: no other match changes it between.
     let mut writer = RecordWriter::open(
         config.records.as_deref(),
         config.pgn.as_deref(),
         config.resume,
     )?;
+    let earlier = match (&config.records, config.resume) {
+        (Some(path), true) => resume::read(path, &identities)?,
+        _ => Vec::new(),
+    };
 
     println!(
         "Match: {game_spec}, {} games per pairing, {} pairing{}, seed {}, concurrency {}",

@@ -16,7 +16,7 @@ use std::path::Path;
 
 use crate::game::GameResult;
 use crate::records::GameRecord;
-use crate::records::jsonl::record_line;
+use crate::records::jsonl::{RECORD_START, record_line};
 use crate::records::lines::BoundedLines;
 
 use super::play::Termination;
@@ -50,12 +50,26 @@ pub struct Finished {
 pub fn read(path: &Path, schedule: &[Identity]) -> Result<Vec<Finished>, String> {
     let shown = path.display();
     let cannot_read = |e: io::Error| format!("--resume: cannot read '{shown}': {e}");
-    let mut file = match File::open(path) {
-        Ok(file) => file,
+    match std::fs::metadata(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(cannot_read(e)),
-    };
+        // Opening a FIFO would wait for a writer for ever.
+        Ok(meta) if !meta.is_file() => {
+            return Err(format!("--resume: '{shown}' is not a regular file"));
+        }
+        _ => {}
+    }
+    let mut file = File::open(path).map_err(cannot_read)?;
     let cut_at = partial_tail(&mut file).map_err(cannot_read)?;
+    if let Some(at) = cut_at
+        && !begins_a_record(&mut file, at).map_err(cannot_read)?
+    {
+        return Err(format!(
+            "--resume: '{shown}' ends in a line without a newline that is not the start of \
+             a record ('{}…'): not a records file cut off by a stopped match; the file is \
+             left as it was",
+            RECORD_START
+        ));
+    }
     file.seek(SeekFrom::Start(0)).map_err(cannot_read)?;
     // Only the complete lines are read: a cut-off record is never looked at.
     let complete = file.take(cut_at.unwrap_or(u64::MAX));
@@ -170,6 +184,22 @@ fn check_identity(record: &GameRecord, expected: &Identity) -> Result<(), String
         ));
     }
     Ok(())
+}
+
+/// Whether the bytes from `at` to the file's end could be a record cut off as it was
+/// written: they begin as every record the match writes begins (or are a beginning of
+/// that).
+fn begins_a_record(file: &mut File, at: u64) -> io::Result<bool> {
+    let mut start = [0u8; RECORD_START.len()];
+    file.seek(SeekFrom::Start(at))?;
+    let mut read = 0;
+    while read < start.len() {
+        match file.read(&mut start[read..])? {
+            0 => break,
+            n => read += n,
+        }
+    }
+    Ok(read > 0 && RECORD_START.as_bytes()[..read] == start[..read])
 }
 
 /// The length of the file without its last line when that line has no newline (a record
@@ -317,6 +347,32 @@ mod tests {
             let error = read(&path, &schedule).expect_err(expected);
             assert!(error.contains(expected), "{text}: {error}");
             assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
+        }
+        // A last line without a newline that no record begins like is not cut off: it is
+        // refused, and the file kept (a file of notes, JSON of another kind, junk after
+        // the records).
+        let whole = format!("{}\n", line(1, &schedule[0], "draw"));
+        for tail in [
+            "hello world, my notes",
+            "[{\"number\":1}]",
+            "{\"game\":\"kalah\"}",
+            "\u{fffd}x",
+        ] {
+            for text in [tail.to_string(), format!("{whole}{tail}")] {
+                let path = scratch("foreign-tail.jsonl", &text);
+                let error = read(&path, &schedule).expect_err(tail);
+                assert!(error.contains("not the start of a record"), "{error}");
+                assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
+            }
+        }
+        // A FIFO is refused at once (opening it would wait for a writer for ever).
+        let fifo = scratch("fifo.jsonl", "").with_file_name("a-fifo");
+        let _ = std::fs::remove_file(&fifo);
+        let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("path");
+        // SAFETY: a valid NUL-terminated path.
+        if unsafe { libc::mkfifo(name.as_ptr(), 0o600) } == 0 {
+            let error = read(&fifo, &schedule).expect_err("a FIFO");
+            assert!(error.contains("not a regular file"), "{error}");
         }
         // A cut-off last line is not removed when an earlier line is wrong.
         let text = format!("garbage\n{}", &line(1, &schedule[0], "draw")[..30]);

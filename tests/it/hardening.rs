@@ -513,3 +513,23 @@ fn a_ponder_search_after_ponderhit_finishes_at_the_end_of_input() {
         started.elapsed()
     );
 }
+
+/// A `go` sent right after a new game, without `isready`, waits for the table to be
+/// emptied (so that it searches as a new process would) but within its own time, and an
+/// `isready` behind it is answered while it searches.
+#[test]
+fn a_search_right_after_a_new_game_waits_for_the_clearing_within_its_time() {
+    let mut engine = Engine::start(&[]);
+    engine.ask("setoption name Hash value 1024\nisready", "readyok");
+    let sent = Instant::now();
+    let lines = engine.ask("newgame fanorona\ngo movetime 300\nisready", "readyok");
+    assert!(
+        lines.iter().all(|l| !l.starts_with("bestmove")),
+        "readyok after the search: {lines:?}"
+    );
+    engine.until(Duration::from_secs(5), |l| l.starts_with("bestmove"));
+    let took = sent.elapsed();
+    assert!(took < scaled(Duration::from_millis(300 + 150)), "{took:?}");
+    let quit = quit_time(engine);
+    assert!(quit < scaled(SECOND / 2), "quit took {quit:?}");
+}
