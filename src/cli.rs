@@ -185,3 +185,61 @@ pub fn progress_bar(len: u64, template: &str) -> ProgressBar {
     }
     bar
 }
+
+#[cfg(test)]
+mod file_tests {
+    use super::*;
+
+    fn scratch_dir() -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("sowfan-cli-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        dir
+    }
+
+    #[test]
+    fn an_output_over_an_input_is_refused_however_spelt() {
+        let dir = scratch_dir();
+        let input = dir.join("games.jsonl");
+        std::fs::write(&input, "{}\n").expect("scratch file");
+        let link = dir.join("link.jsonl");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&input, &link).expect("a link");
+        for output in [
+            input.clone(),
+            dir.join(".").join("games.jsonl"),
+            link.clone(),
+        ] {
+            let error = refuse_output_over_input(("--output", &output), &[("--records", &input)])
+                .expect_err("the same file");
+            assert!(error.contains("same file as --records"), "{error}");
+        }
+        assert!(
+            refuse_output_over_input(("--output", &dir.join("new.rs")), &[("--records", &input)])
+                .is_ok()
+        );
+        // Two spellings of a file that does not exist yet.
+        assert!(same_file(&dir.join("x"), &dir.join(".").join("x")));
+        assert!(!same_file(&dir.join("x"), &dir.join("y")));
+    }
+
+    #[test]
+    fn writing_atomically_follows_a_link_and_refuses_what_is_no_file() {
+        let dir = scratch_dir();
+        let target = dir.join("target.rs");
+        std::fs::write(&target, "old").expect("scratch file");
+        let link = dir.join("weights.rs");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&target, &link).expect("a link");
+        write_atomically(&link, b"new").expect("written");
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .expect("link")
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(&target).expect("read"), "new");
+        let error = write_atomically(Path::new("/dev/null"), b"x").expect_err("a device");
+        assert!(error.to_string().contains("not a regular file"), "{error}");
+        assert!(write_atomically(&dir, b"x").is_err());
+    }
+}

@@ -90,11 +90,17 @@ impl ExactValues {
                 path.display()
             );
         }
-        let file = OpenOptions::new()
+        let mut file = OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
             .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
+        // A line cut off as it was written (a run killed mid-write) is ended here, so that
+        // the next proof is a line of its own, not glued to it and lost with it.
+        if !ends_with_newline(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))? {
+            file.write_all(b"\n")
+                .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
+        }
         Ok(ExactValues {
             spec: spec.to_string(),
             known,
@@ -249,4 +255,43 @@ fn prove(
         .map(|(mv, value)| value.map(|v| (mv, v)))
         .collect();
     Ok(values.filter(|v| !v.is_empty()))
+}
+
+/// Whether the file is empty or ends in a newline.
+fn ends_with_newline(path: &Path) -> std::io::Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = File::open(path)?;
+    let length = file.metadata()?.len();
+    if length == 0 {
+        return Ok(true);
+    }
+    let mut last = [0u8; 1];
+    file.seek(SeekFrom::Start(length - 1))?;
+    file.read_exact(&mut last)?;
+    Ok(last[0] == b'\n')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cut_off_cache_line_does_not_swallow_the_next_proof() {
+        let dir = std::env::temp_dir().join(format!("sowfan-exact-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        let path = dir.join("cache.jsonl");
+        let whole = r#"{"game":"kalah","fen":"A","half_points":{"a":2}}"#;
+        std::fs::write(&path, format!("{whole}\n{}", &whole[..20])).expect("scratch file");
+        let mut exact = ExactValues::open(Some(&path), "kalah").expect("a cache");
+        assert_eq!(exact.known.len(), 1);
+        exact
+            .add("B", BTreeMap::from([("b".to_string(), 4)]))
+            .expect("added");
+        drop(exact);
+        let exact = ExactValues::open(Some(&path), "kalah").expect("read again");
+        assert_eq!(
+            exact.known.get("B"),
+            Some(&BTreeMap::from([("b".to_string(), 4)]))
+        );
+    }
 }

@@ -131,6 +131,14 @@ pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, 
         stones: args.stones,
         limit: args.positions,
     };
+    for output in [("--cache", &args.cache), ("--out", &args.out)] {
+        if let (name, Some(path)) = output {
+            crate::cli::refuse_output_over_input((name, path), &[("the input", &args.input)])?;
+        }
+    }
+    if let (Some(cache), Some(out)) = (&args.cache, &args.out) {
+        crate::cli::refuse_output_over_input(("--out", out), &[("--cache", cache)])?;
+    }
     let picked = positions::read(&args.input, default_game.as_ref(), &selection)?;
     if picked.positions.is_empty() {
         return Err(format!(

@@ -408,21 +408,25 @@ fn two_mut<T>(items: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
 }
 
 /// Rounds in order; within a round, each pairing plays the round's opening twice, the second
-/// time with colours swapped (unless `games` is odd and this is the last round).
+/// time with colours swapped (unless `games` is odd and this is the last round): first every
+/// pairing's first game, then every pairing's second, so that the schedule of `games` is
+/// the start of the schedule of more (`--resume` with `--games` raised).
 fn schedule(pairings: &[(usize, usize)], games: usize) -> Vec<Job> {
     let mut jobs = Vec::new();
     for round in 0..games.div_ceil(2) {
-        for (pairing, &(a, b)) in pairings.iter().enumerate() {
-            for (k, (p1, p2)) in [(a, b), (b, a)].into_iter().enumerate() {
-                if 2 * round + k < games {
-                    jobs.push(Job {
-                        number: jobs.len(),
-                        round,
-                        pairing,
-                        p1,
-                        p2,
-                    });
-                }
+        for k in 0..2 {
+            if 2 * round + k >= games {
+                continue;
+            }
+            for (pairing, &(a, b)) in pairings.iter().enumerate() {
+                let (p1, p2) = if k == 0 { (a, b) } else { (b, a) };
+                jobs.push(Job {
+                    number: jobs.len(),
+                    round,
+                    pairing,
+                    p1,
+                    p2,
+                });
             }
         }
     }
@@ -712,14 +716,31 @@ mod tests {
             shape,
             vec![
                 (0, 0, 1),
-                (0, 1, 0),
                 (1, 0, 2),
-                (1, 2, 0),
                 (2, 1, 2),
+                (0, 1, 0),
+                (1, 2, 0),
                 (2, 2, 1)
             ]
         );
         assert!(jobs.iter().enumerate().all(|(i, j)| j.number == i));
+        // Every schedule is the start of a longer one: a match's --games may be raised.
+        for pairings in [
+            config::pairings(2, config::TournamentKind::RoundRobin),
+            config::pairings(3, config::TournamentKind::RoundRobin),
+            config::pairings(4, config::TournamentKind::Gauntlet),
+        ] {
+            let longest = schedule(&pairings, 9);
+            for games in 1..9 {
+                let shorter = schedule(&pairings, games);
+                let shape = |jobs: &[Job]| -> Vec<(usize, usize, usize, usize)> {
+                    jobs.iter()
+                        .map(|j| (j.round, j.pairing, j.p1, j.p2))
+                        .collect()
+                };
+                assert_eq!(shape(&shorter), shape(&longest[..shorter.len()]), "{games}");
+            }
+        }
     }
 
     #[test]

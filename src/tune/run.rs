@@ -67,6 +67,14 @@ pub fn tune(args: &TuneArgs, stop: &CancelToken) -> Result<(), String> {
     if args.records.is_empty() {
         return Err("give at least one --records file (from sowfan match --records)".into());
     }
+    if let Some(output) = &args.output {
+        let inputs: Vec<(&str, &std::path::Path)> = args
+            .records
+            .iter()
+            .map(|r| ("--records", r.as_path()))
+            .collect();
+        crate::cli::refuse_output_over_input(("--output", output), &inputs)?;
+    }
     let options = SampleOptions {
         game: name.clone(),
         skip_plies: args.skip_plies,
