@@ -335,7 +335,7 @@ impl Parser {
         let line = self.line;
         let error = InputError::Syntax {
             line,
-            why: why.to_string(),
+            why: format!("{why}: skipped"),
         };
         match &mut self.block {
             Block::Pgn { error: first, .. } | Block::Fixture { error: first, .. } => {

@@ -14,12 +14,13 @@ use crate::cli::CancelToken;
 /// takes about 4 MiB, so any real record fits with room to spare.
 pub const MAX_LINE_BYTES: usize = 8 << 20;
 
-/// Why a line could not be read as text.
+/// Why a line could not be read as text. Each reader says what it does with the line
+/// (`analyse` skips it, `match --resume` and `tune` stop there).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum LineError {
-    #[error("the line is longer than {} MiB ({bytes} bytes): skipped", MAX_LINE_BYTES >> 20)]
+    #[error("the line is longer than {} MiB ({bytes} bytes)", MAX_LINE_BYTES >> 20)]
     TooLong { bytes: u64 },
-    #[error("the line is not UTF-8 text (byte {at}): skipped")]
+    #[error("the line is not UTF-8 text (byte {at})")]
     NotUtf8 { at: usize },
 }
 

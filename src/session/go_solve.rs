@@ -218,12 +218,16 @@ impl<G: Game> GameSession<G> {
         };
         // Progress comes from the solver's threads: collect it, print it from here.
         let (tx, rx) = mpsc::channel::<solve::Progress>();
-        let tx = Mutex::new(tx);
-        let report = move |p: &solve::Progress| {
-            let _ = tx.lock().map(|tx| tx.send(*p));
+        let tx = Mutex::new(Some(tx));
+        let report = |p: &solve::Progress| {
+            if let Ok(tx) = tx.lock()
+                && let Some(tx) = tx.as_ref()
+            {
+                let _ = tx.send(*p);
+            }
         };
         let run = || {
-            solve::solve_restricted(
+            let solution = solve::solve_restricted(
                 &self.game,
                 &self.position,
                 searchmoves,
@@ -231,7 +235,13 @@ impl<G: Game> GameSession<G> {
                 &solve_settings,
                 control.stop_flag(),
                 &report,
-            )
+            );
+            // The channel ends with the proof: the loop below learns it at once (it waited
+            // for its next 20 ms tick, and no `go solve` answered in less).
+            if let Ok(mut tx) = tx.lock() {
+                tx.take();
+            }
+            solution
         };
         // A won, drawn or lost game's value always lies between a loss and a win: no news.
         let mut last: Option<solve::Progress> =

@@ -112,6 +112,11 @@ fn check_line(
     };
     let record = record.map_err(|e| format!("not a match record: {e}"))?;
     let number = record.number;
+    if number == 0 {
+        // A missing, zero or unreadable `number` (a negative, fractional or huge one, a
+        // string) all read as 0.
+        return Err("the record has no game number (a whole number from 1)".to_string());
+    }
     let Some(expected) = number.checked_sub(1).and_then(|i| schedule.get(i)) else {
         return Err(format!(
             "game {number} is not in this match's schedule of {} games (is --games smaller \
@@ -310,7 +315,7 @@ mod tests {
                 line(3, &schedule[0], "draw"),
                 "not in this match's schedule of 2",
             ),
-            (line(0, &schedule[0], "draw"), "game 0 is not in"),
+            (line(0, &schedule[0], "draw"), "has no game number"),
             (line(1, &schedule[1], "draw"), "was b against a"),
             (line(1, &identity("a", "b", &["B"]), "draw"), "--seed"),
             (
