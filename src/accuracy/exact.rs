@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::cli::progress_bar;
-use crate::records::lines::BoundedLines;
+use crate::records::lines::{BoundedLines, ends_in_newline};
 use crate::session::{Session, SolveRequest};
 use crate::solve::table::SolveTable;
 
@@ -97,7 +97,8 @@ impl ExactValues {
             .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
         // A line cut off as it was written (a run killed mid-write) is ended here, so that
         // the next proof is a line of its own, not glued to it and lost with it.
-        if !ends_with_newline(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))? {
+        let ended = File::open(path).and_then(|mut file| ends_in_newline(&mut file));
+        if !ended.map_err(|e| format!("cannot read '{}': {e}", path.display()))? {
             file.write_all(b"\n")
                 .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
         }
@@ -255,20 +256,6 @@ fn prove(
         .map(|(mv, value)| value.map(|v| (mv, v)))
         .collect();
     Ok(values.filter(|v| !v.is_empty()))
-}
-
-/// Whether the file is empty or ends in a newline.
-fn ends_with_newline(path: &Path) -> std::io::Result<bool> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut file = File::open(path)?;
-    let length = file.metadata()?.len();
-    if length == 0 {
-        return Ok(true);
-    }
-    let mut last = [0u8; 1];
-    file.seek(SeekFrom::Start(length - 1))?;
-    file.read_exact(&mut last)?;
-    Ok(last[0] == b'\n')
 }
 
 #[cfg(test)]

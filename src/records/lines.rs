@@ -119,6 +119,20 @@ impl<R: BufRead> Iterator for BoundedLines<R> {
     }
 }
 
+/// Whether `file` is empty or ends in a newline: a file written a line at a time whose last
+/// line has none was cut off as it was written. The file is read from anywhere.
+pub fn ends_in_newline(file: &mut std::fs::File) -> io::Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    let length = file.metadata()?.len();
+    if length == 0 {
+        return Ok(true);
+    }
+    let mut last = [0u8; 1];
+    file.seek(SeekFrom::Start(length - 1))?;
+    file.read_exact(&mut last)?;
+    Ok(last[0] == b'\n')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

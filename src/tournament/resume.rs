@@ -17,7 +17,7 @@ use std::path::Path;
 use crate::game::GameResult;
 use crate::records::GameRecord;
 use crate::records::jsonl::{RECORD_START, record_line};
-use crate::records::lines::BoundedLines;
+use crate::records::lines::{BoundedLines, ends_in_newline};
 
 use super::play::Termination;
 
@@ -211,16 +211,10 @@ fn begins_a_record(file: &mut File, at: u64) -> io::Result<bool> {
 /// cut off as it was written); `None` when the file ends in a newline or is empty. The file
 /// is read from anywhere.
 fn partial_tail(file: &mut File) -> io::Result<Option<u64>> {
+    if ends_in_newline(file)? {
+        return Ok(None);
+    }
     let length = file.metadata()?.len();
-    if length == 0 {
-        return Ok(None);
-    }
-    let mut last = [0u8; 1];
-    file.seek(SeekFrom::Start(length - 1))?;
-    file.read_exact(&mut last)?;
-    if last[0] == b'\n' {
-        return Ok(None);
-    }
     // Back from the end, a block at a time, to the last newline.
     const BLOCK: u64 = 64 * 1024;
     let mut end = length;
