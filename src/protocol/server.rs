@@ -257,13 +257,7 @@ impl Server {
             // After `quit` nothing more is said (no `bestmove` for a stopped search).
             self.out.mute();
             job.control.request_stop();
-            let until = Instant::now() + SHUTDOWN_GRACE;
-            while !job.handle.is_finished() && Instant::now() < until {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            if job.handle.is_finished() {
-                let _ = job.handle.join();
-            } else {
+            if join_within(job, SHUTDOWN_GRACE).is_some() {
                 log::warn!("quit: the running job did not stop in time; leaving it");
             }
         }
@@ -445,17 +439,8 @@ impl Server {
     /// Join the running job, which has printed its `bestmove` and only has to end (at most
     /// [`SHUTDOWN_GRACE`]; a thread slower than that is left to its `JobDone`).
     fn end_answered_job(&mut self) {
-        let Some(job) = self.job.take() else {
-            return;
-        };
-        let until = Instant::now() + SHUTDOWN_GRACE;
-        while !job.handle.is_finished() && Instant::now() < until {
-            std::thread::sleep(Duration::from_micros(200));
-        }
-        if job.handle.is_finished() {
-            let _ = job.handle.join();
-        } else {
-            self.job = Some(job);
+        if let Some(job) = self.job.take() {
+            self.job = join_within(job, SHUTDOWN_GRACE);
         }
     }
 
@@ -1058,6 +1043,20 @@ impl Server {
                 false
             }
         }
+    }
+}
+
+/// Join `job` if its thread ends within `grace`; else give it back, still running.
+fn join_within(job: Job, grace: Duration) -> Option<Job> {
+    let until = Instant::now() + grace;
+    while !job.handle.is_finished() && Instant::now() < until {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    if job.handle.is_finished() {
+        let _ = job.handle.join();
+        None
+    } else {
+        Some(job)
     }
 }
 
