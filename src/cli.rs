@@ -98,7 +98,14 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
             }
             target
         }
-        Err(_) => path.to_path_buf(),
+        // A link to a file not made yet: make its target.
+        Err(_) => match std::fs::read_link(path) {
+            Ok(target) => match path.parent() {
+                Some(dir) if target.is_relative() => dir.join(target),
+                _ => target,
+            },
+            Err(_) => path.to_path_buf(),
+        },
     };
     let name = path
         .file_name()
@@ -238,6 +245,20 @@ mod file_tests {
                 .is_symlink()
         );
         assert_eq!(std::fs::read_to_string(&target).expect("read"), "new");
+        // A dangling link: its target is made.
+        let missing = dir.join("missing.rs");
+        let dangling = dir.join("dangling.rs");
+        let _ = std::fs::remove_file(&missing);
+        let _ = std::fs::remove_file(&dangling);
+        std::os::unix::fs::symlink("missing.rs", &dangling).expect("a link");
+        write_atomically(&dangling, b"made").expect("written");
+        assert_eq!(std::fs::read_to_string(&missing).expect("read"), "made");
+        assert!(
+            std::fs::symlink_metadata(&dangling)
+                .expect("link")
+                .file_type()
+                .is_symlink()
+        );
         let error = write_atomically(Path::new("/dev/null"), b"x").expect_err("a device");
         assert!(error.to_string().contains("not a regular file"), "{error}");
         assert!(write_atomically(&dir, b"x").is_err());

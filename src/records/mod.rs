@@ -166,17 +166,20 @@ impl RecordWriter {
         pgn: Option<&Path>,
         append: bool,
     ) -> Result<RecordWriter, String> {
-        if let (Some(records), Some(pgn)) = (jsonl, pgn)
-            && crate::cli::same_file(records, pgn)
+        let jsonl = jsonl
+            .map(|path| open_for_writing(path, append))
+            .transpose()?;
+        let pgn = pgn.map(|path| open_for_writing(path, append)).transpose()?;
+        // Compared once open, so that every spelling (a link, a dangling one now created,
+        // `./`) is caught; nothing is locked or emptied yet.
+        if let (Some((records, _, _)), Some((pgn, _, _))) = (&jsonl, &pgn)
+            && same_open_file(records, pgn)
         {
-            return Err(format!(
-                "--records and --pgn name the same file '{}': give each its own",
-                records.display()
-            ));
+            return Err("--records and --pgn name the same file: give each its own".to_string());
         }
         Ok(RecordWriter {
-            jsonl: jsonl.map(|path| open_locked(path, append)).transpose()?,
-            pgn: pgn.map(|path| open_locked(path, append)).transpose()?,
+            jsonl: jsonl.map(|file| lock(file, append)).transpose()?,
+            pgn: pgn.map(|file| lock(file, append)).transpose()?,
         })
     }
 
@@ -196,12 +199,13 @@ impl RecordWriter {
     }
 }
 
-/// `path` opened for writing and, when it is a regular file, locked (see
-/// [`RecordWriter::open`]) and emptied once the lock is held, unless `append`. Anything else
-/// (a terminal, a pipe, `/dev/null`) is written as it is, but not added to: a match that
-/// goes on reads the file first.
-fn open_locked(path: &Path, append: bool) -> Result<BufWriter<File>, String> {
-    let shown = path.display();
+/// `path` opened for writing, with whether it is a regular file and how to name it. Anything
+/// else (a terminal, a pipe, `/dev/null`) is written as it is, but not added to: a match
+/// that goes on reads the file first. A FIFO with no reader is refused at once (opening it
+/// would wait for one).
+fn open_for_writing(path: &Path, append: bool) -> Result<(File, bool, String), String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let shown = path.display().to_string();
     let regular = std::fs::metadata(path).map_or(true, |meta| meta.is_file());
     if !regular && append {
         return Err(format!("'{shown}' is not a regular file"));
@@ -209,8 +213,40 @@ fn open_locked(path: &Path, append: bool) -> Result<BufWriter<File>, String> {
     let file = OpenOptions::new()
         .create(true)
         .append(true)
+        .custom_flags(if regular { 0 } else { libc::O_NONBLOCK })
         .open(path)
-        .map_err(|e| format!("cannot create '{shown}': {e}"))?;
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ENXIO) => format!("'{shown}' is a FIFO that nothing reads"),
+            _ => format!("cannot create '{shown}': {e}"),
+        })?;
+    if !regular {
+        use std::os::fd::AsRawFd;
+        // Writes block again, as they should.
+        // SAFETY: fcntl on an open descriptor this function owns.
+        unsafe {
+            let flags = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
+            if flags >= 0 {
+                libc::fcntl(file.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
+            }
+        }
+    }
+    Ok((file, regular, shown))
+}
+
+fn same_open_file(a: &File, b: &File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (a.metadata(), b.metadata()) {
+        (Ok(x), Ok(y)) => (x.dev(), x.ino()) == (y.dev(), y.ino()),
+        _ => false,
+    }
+}
+
+/// A regular file locked (see [`RecordWriter::open`]) and emptied once the lock is held,
+/// unless `append`.
+fn lock(
+    (file, regular, shown): (File, bool, String),
+    append: bool,
+) -> Result<BufWriter<File>, String> {
     if regular {
         file.try_lock().map_err(|e| match e {
             std::fs::TryLockError::WouldBlock => format!(
@@ -267,6 +303,27 @@ mod tests {
             .err()
             .expect("the same file twice");
         assert!(error.contains("name the same file"), "{error}");
+        // A dangling link to the records file, as PGN.
+        let link = records.with_file_name("pgn-link");
+        let fresh = records.with_file_name("not-yet.jsonl");
+        let _ = std::fs::remove_file(&link);
+        let _ = std::fs::remove_file(&fresh);
+        std::os::unix::fs::symlink(&fresh, &link).expect("a link");
+        let error = RecordWriter::open(Some(&fresh), Some(&link), false)
+            .err()
+            .expect("the same file through a link");
+        assert!(error.contains("name the same file"), "{error}");
+        // A FIFO nobody reads is refused at once.
+        let fifo = records.with_file_name("fifo");
+        let _ = std::fs::remove_file(&fifo);
+        let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("path");
+        // SAFETY: a valid NUL-terminated path.
+        if unsafe { libc::mkfifo(name.as_ptr(), 0o600) } == 0 {
+            let error = RecordWriter::open(Some(&fifo), None, false)
+                .err()
+                .expect("a FIFO without a reader");
+            assert!(error.contains("nothing reads"), "{error}");
+        }
         // A device is written, not added to.
         assert!(RecordWriter::open(None, Some(Path::new("/dev/null")), false).is_ok());
         let error = RecordWriter::open(Some(Path::new("/dev/null")), None, true)

@@ -15,9 +15,9 @@ use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use crate::game::GameResult;
-use crate::records::GameRecord;
 use crate::records::jsonl::{RECORD_START, record_line};
 use crate::records::lines::{BoundedLines, ends_in_newline};
+use crate::records::{GameRecord, RecordError};
 
 use super::play::Termination;
 
@@ -110,7 +110,10 @@ fn check_line(
     let Some(record) = record_line(text) else {
         return Ok(None);
     };
-    let record = record.map_err(|e| format!("not a match record: {e}"))?;
+    let record = record.map_err(|e| match e {
+        RecordError::NotARecord => format!("{e} (a record is a line of JSON, '{{…}}')"),
+        e => format!("not a match record: {e}"),
+    })?;
     let number = record.number;
     if number == 0 {
         // A missing, zero or unreadable `number` (a negative, fractional or huge one, a
