@@ -120,6 +120,48 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     written
 }
 
+/// `path` opened for adding to its end (created when missing). A FIFO that nothing reads is
+/// refused at once: opening it would wait for a reader, and no signal but SIGKILL would end
+/// that wait.
+pub fn open_for_appending(path: &Path) -> Result<std::fs::File, String> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let shown = path.display();
+    let fifo = std::fs::metadata(path).is_ok_and(|meta| meta.file_type().is_fifo());
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .custom_flags(if fifo { libc::O_NONBLOCK } else { 0 })
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ENXIO) => format!("'{shown}' is a FIFO that nothing reads"),
+            _ => format!("cannot create '{shown}': {e}"),
+        })?;
+    if fifo {
+        // Writes block again, as they should.
+        // SAFETY: fcntl on an open descriptor owned by `file`.
+        unsafe {
+            let flags = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
+            if flags >= 0 {
+                libc::fcntl(file.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
+            }
+        }
+    }
+    Ok(file)
+}
+
+/// Refuse an output (named by `option`) that exists and is no regular file once links are
+/// followed: it is read back or replaced, which a device, a FIFO or a directory cannot be.
+pub fn refuse_irregular(option: &str, path: &Path) -> Result<(), String> {
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => Err(format!(
+            "{option} '{}' is not a regular file",
+            path.display()
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Whether `a` and `b` name the same file: the same device and inode when both exist (links
 /// and other spellings included), else the same path once the directory is resolved. For
 /// refusing an output that would overwrite an input, or two outputs that would mix.
@@ -259,6 +301,20 @@ mod file_tests {
                 .file_type()
                 .is_symlink()
         );
+        let error = refuse_irregular("--output", Path::new("/dev/null")).expect_err("a device");
+        assert!(
+            error.contains("--output '/dev/null' is not a regular file"),
+            "{error}"
+        );
+        assert!(refuse_irregular("--output", &missing).is_ok());
+        let fifo = dir.join("fifo");
+        let _ = std::fs::remove_file(&fifo);
+        let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("path");
+        // SAFETY: a valid NUL-terminated path.
+        if unsafe { libc::mkfifo(name.as_ptr(), 0o600) } == 0 {
+            let error = open_for_appending(&fifo).expect_err("a FIFO nothing reads");
+            assert!(error.contains("nothing reads"), "{error}");
+        }
         let error = write_atomically(Path::new("/dev/null"), b"x").expect_err("a device");
         assert!(error.to_string().contains("not a regular file"), "{error}");
         assert!(write_atomically(&dir, b"x").is_err());

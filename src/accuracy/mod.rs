@@ -136,6 +136,9 @@ pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, 
             crate::cli::refuse_output_over_input((name, path), &[("the input", &args.input)])?;
         }
     }
+    if let Some(cache) = &args.cache {
+        crate::cli::refuse_irregular("--cache", cache)?;
+    }
     if let (Some(cache), Some(out)) = (&args.cache, &args.out) {
         crate::cli::refuse_output_over_input(("--out", out), &[("--cache", cache)])?;
     }
@@ -162,6 +165,13 @@ pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, 
             Err(e) => return Err(e.to_string()),
         }
     }
+    // Opened before the proofs, so that an output that cannot be written is said at once.
+    // Opened before the proofs, so that an output that cannot be written is said at once;
+    // emptied only once they are done (an interrupted run leaves the last one's).
+    let mut out = match &args.out {
+        Some(path) => Some(crate::cli::open_for_appending(path).map(std::io::BufWriter::new)?),
+        None => None,
+    };
     let tt = SolveTable::new(args.hash_mb)?;
     let stop: &AtomicBool = cancel.flag();
     let mut exact = ExactValues::open(args.cache.as_deref(), &picked.spec)?;
@@ -182,14 +192,14 @@ pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, 
             interrupted: true,
         });
     }
-    let mut out = match &args.out {
-        Some(path) => Some(
-            std::fs::File::create(path)
-                .map(std::io::BufWriter::new)
-                .map_err(|e| format!("cannot write '{}': {e}", path.display()))?,
-        ),
-        None => None,
-    };
+    if let (Some(writer), Some(path)) = (&out, &args.out) {
+        // A regular file is written from its start; a pipe or a terminal as it is.
+        let file = writer.get_ref();
+        if file.metadata().is_ok_and(|m| m.is_file()) {
+            file.set_len(0)
+                .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
+        }
+    }
     let timeouts = ask::Timeouts {
         ready: std::time::Duration::from_millis(args.ready_timeout),
         search: std::time::Duration::from_millis(args.move_timeout),

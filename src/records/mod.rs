@@ -12,7 +12,7 @@ pub mod jsonl;
 pub mod lines;
 pub mod pgn;
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
@@ -201,35 +201,14 @@ impl RecordWriter {
 
 /// `path` opened for writing, with whether it is a regular file and how to name it. Anything
 /// else (a terminal, a pipe, `/dev/null`) is written as it is, but not added to: a match
-/// that goes on reads the file first. A FIFO with no reader is refused at once (opening it
-/// would wait for one).
+/// that goes on reads the file first.
 fn open_for_writing(path: &Path, append: bool) -> Result<(File, bool, String), String> {
-    use std::os::unix::fs::OpenOptionsExt;
     let shown = path.display().to_string();
     let regular = std::fs::metadata(path).map_or(true, |meta| meta.is_file());
     if !regular && append {
         return Err(format!("'{shown}' is not a regular file"));
     }
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .custom_flags(if regular { 0 } else { libc::O_NONBLOCK })
-        .open(path)
-        .map_err(|e| match e.raw_os_error() {
-            Some(libc::ENXIO) => format!("'{shown}' is a FIFO that nothing reads"),
-            _ => format!("cannot create '{shown}': {e}"),
-        })?;
-    if !regular {
-        use std::os::fd::AsRawFd;
-        // Writes block again, as they should.
-        // SAFETY: fcntl on an open descriptor this function owns.
-        unsafe {
-            let flags = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
-            if flags >= 0 {
-                libc::fcntl(file.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
-            }
-        }
-    }
+    let file = crate::cli::open_for_appending(path)?;
     Ok((file, regular, shown))
 }
 

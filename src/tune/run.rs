@@ -68,6 +68,7 @@ pub fn tune(args: &TuneArgs, stop: &CancelToken) -> Result<(), String> {
         return Err("give at least one --records file (from sowfan match --records)".into());
     }
     if let Some(output) = &args.output {
+        crate::cli::refuse_irregular("--output", output)?;
         let inputs: Vec<(&str, &std::path::Path)> = args
             .records
             .iter()
