@@ -17,7 +17,7 @@ use crate::bench;
 use crate::game::Player;
 use crate::memory::{MAX_HASH_MB, MAX_THREADS, MemoryLimits, max_hash_mb, release_in_background};
 use crate::registry;
-use crate::search::limits::Limits;
+use crate::search::limits::{Limits, TimeBudget};
 use crate::search::tt::TranspositionTable;
 use crate::search::{MAX_CONTEMPT, SearchControl, SearchSettings};
 use crate::session::Session;
@@ -204,21 +204,27 @@ impl Server {
         true
     }
 
-    /// A search about to start while the table is still being emptied: it waits for the
-    /// clearing (once, at most [`MAX_READY_WAIT`]), so that a client that sends `go` right
-    /// after `newgame`, without `isready`, still gets the search of a new process, not one
-    /// that runs beside the clearing thread (the entries it finds would depend on which
-    /// thread came first).
-    fn waits_for_clearing(&mut self, is_search: bool) -> bool {
-        if self.clearing_waited || !is_search {
+    /// A search (`search`: its limits) about to start while the table is still being
+    /// emptied: it waits for the clearing (once, at most [`MAX_READY_WAIT`] and half its own
+    /// time), so that a client that sends `go` right after `newgame`, without `isready`,
+    /// still gets the search of a new process, not one that runs beside the clearing thread
+    /// (the entries it finds would depend on which thread came first).
+    fn waits_for_clearing(&mut self, search: Option<&Limits>) -> bool {
+        let Some(limits) = search else {
+            return false;
+        };
+        if self.clearing_waited {
             return false;
         }
         self.clearing_waited = true;
         if self.tt.is_emptied() {
             return false;
         }
+        let player = self.session.to_move();
+        let own_time = TimeBudget::new(limits, player, self.settings.move_overhead).hard;
+        let wait = own_time.map_or(MAX_READY_WAIT, |t| MAX_READY_WAIT.min(t / 2));
         self.ready_wait = Some(ReadyWait {
-            until: Instant::now() + MAX_READY_WAIT,
+            until: Instant::now() + wait,
             readyok: false,
         });
         self.clearing_wait_since = Some(Instant::now());
@@ -313,11 +319,11 @@ impl Server {
     /// Run the commands that waited, in order, as far as nothing holds them back.
     fn run_pending(&mut self) {
         while self.job.is_none() && !self.quit && !self.still_waiting_for_hash() {
-            let is_search = self
-                .pending
-                .front()
-                .is_some_and(|q| matches!(q.entry, Ok(Request::Go(_))));
-            if self.waits_for_clearing(is_search) {
+            let search = match self.pending.front().map(|q| &q.entry) {
+                Some(Ok(Request::Go(limits))) => Some(limits.clone()),
+                _ => None,
+            };
+            if self.waits_for_clearing(search.as_ref()) {
                 continue;
             }
             let Some(queued) = self.pending.pop_front() else {
@@ -397,6 +403,12 @@ impl Server {
                     .is_some_and(|j| j.answered.load(Ordering::Acquire)) =>
             {
                 self.end_answered_job();
+                if self.job.is_some() {
+                    // Its thread did not end within the grace: answered as during a search
+                    // (looking again would wait again, without end).
+                    self.out.line("readyok");
+                    return;
+                }
                 self.run_pending();
                 if self.pending.is_empty() {
                     self.dispatch(command);
@@ -425,8 +437,11 @@ impl Server {
             // While an open-ended search runs, read-only commands are answered at once; a
             // finite job finishes first, so piped scripts read their output in order.
             command if !self.must_wait() && (self.job.is_none() || command.is_read_only()) => {
-                let is_search = matches!(command, Request::Go(_));
-                if self.job.is_none() && self.waits_for_clearing(is_search) {
+                let search = match &command {
+                    Request::Go(limits) => Some(limits),
+                    _ => None,
+                };
+                if self.job.is_none() && self.waits_for_clearing(search) {
                     self.pending.push_back(Queued::new(Ok(command)));
                 } else {
                     self.execute(command)
