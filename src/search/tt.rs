@@ -395,7 +395,7 @@ mod tests {
         for k in 1..1000u64 {
             tt.store(k << 40, 20, 1, Bound::Lower, Some(1), false);
         }
-        assert!(tt.is_ready() || !tt.is_populated());
+        assert!(tt.is_emptied());
         let (tx, rx) = std::sync::mpsc::channel();
         TranspositionTable::reset_in_background(&tt, move || {
             let _ = tx.send(());
@@ -403,6 +403,7 @@ mod tests {
         // Unreadable at once, before the thread is done.
         assert_eq!(tt.probe(5 << 40), None);
         rx.recv_timeout(std::time::Duration::from_secs(30)).unwrap();
+        assert!(tt.is_emptied());
         assert_eq!(tt.resets_done.load(Ordering::Acquire), 1);
         assert_eq!(tt.generation.load(Ordering::Relaxed), 0);
         assert!(tt.slots.as_slice().iter().all(|s| {
@@ -410,6 +411,7 @@ mod tests {
         }));
         // A reset overtaken by a newer one stops and tells nobody; the newer one finishes.
         tt.resets_started.fetch_add(1, Ordering::AcqRel);
+        assert!(!tt.is_emptied());
         assert!(!empty(Arc::downgrade(&tt), 1));
         assert!(empty(Arc::downgrade(&tt), 2));
         assert_eq!(tt.resets_done.load(Ordering::Acquire), 2);
