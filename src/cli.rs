@@ -203,6 +203,101 @@ pub fn refuse_output_over_input(
     Ok(())
 }
 
+/// An output file or folder that this process writes, held against every other sowfan
+/// process for as long as the value lives: an advisory lock (`flock`) on a small file beside
+/// the output (`.NAME.lock`) or, for a folder, inside it (`.sowfan.lock`). Every tool that
+/// writes an output takes one before any work, so a second run on the same output is refused
+/// at once instead of mixing its writes with the first's. The lock file is removed when the
+/// value is dropped; one left by a killed process is unlocked (the kernel drops a dead
+/// process's locks) and is taken over.
+#[derive(Debug)]
+pub struct OutputLock {
+    file: std::fs::File,
+    path: PathBuf,
+}
+
+impl OutputLock {
+    /// Hold the file `output` (named by `option`, written by the tool `tool`): links are
+    /// followed, so every spelling of one file takes the same lock.
+    pub fn file(option: &str, output: &Path, tool: &str) -> Result<OutputLock, String> {
+        let target = std::fs::canonicalize(output)
+            .ok()
+            .or_else(|| resolved(output))
+            .unwrap_or_else(|| output.to_path_buf());
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let lock = target.with_file_name(format!(".{name}.lock"));
+        OutputLock::take(&lock, option, output, tool)
+    }
+
+    /// Hold the folder `dir` (named by `option`), whose files the tool `tool` writes.
+    pub fn folder(option: &str, dir: &Path, tool: &str) -> Result<OutputLock, String> {
+        let target = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        OutputLock::take(&target.join(".sowfan.lock"), option, dir, tool)
+    }
+
+    fn take(lock: &Path, option: &str, output: &Path, tool: &str) -> Result<OutputLock, String> {
+        use std::os::unix::fs::MetadataExt;
+        let shown = output.display();
+        // A holder that ends removes the lock file: a lock taken on the removed file is
+        // worth nothing, so the file locked must still be the one at the path.
+        for _ in 0..16 {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(lock)
+                .map_err(|e| {
+                    format!(
+                        "{option} '{shown}': cannot make its lock '{}': {e}",
+                        lock.display()
+                    )
+                })?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(format!(
+                        "{option} '{shown}' is in use: another sowfan {tool} writes to it (it \
+                         holds '{}'); wait for it to end or give another path",
+                        lock.display()
+                    ));
+                }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(format!(
+                        "{option} '{shown}': cannot lock '{}': {e}",
+                        lock.display()
+                    ));
+                }
+            }
+            let still_there = match (file.metadata(), std::fs::metadata(lock)) {
+                (Ok(held), Ok(now)) => (held.dev(), held.ino()) == (now.dev(), now.ino()),
+                _ => false,
+            };
+            if still_there {
+                return Ok(OutputLock {
+                    file,
+                    path: lock.to_path_buf(),
+                });
+            }
+        }
+        Err(format!(
+            "{option} '{shown}': its lock '{}' keeps being replaced; is another program \
+             removing it?",
+            lock.display()
+        ))
+    }
+}
+
+impl Drop for OutputLock {
+    fn drop(&mut self) {
+        // Removed while still locked: whoever opened it meanwhile sees it gone and retries.
+        let _ = std::fs::remove_file(&self.path);
+        let _ = self.file.unlock();
+    }
+}
+
 /// The exit status of a tool whose only failure is an error message: printed as
 /// `sowfan: <message>` on stderr, status 1.
 pub fn exit_status(result: Result<(), String>) -> ExitCode {
@@ -318,5 +413,37 @@ mod file_tests {
         let error = write_atomically(Path::new("/dev/null"), b"x").expect_err("a device");
         assert!(error.to_string().contains("not a regular file"), "{error}");
         assert!(write_atomically(&dir, b"x").is_err());
+    }
+    #[test]
+    fn an_output_is_held_by_one_process_however_spelt_and_freed_at_the_end() {
+        let dir = scratch_dir();
+        let output = dir.join("held.data");
+        let _ = std::fs::remove_file(&output);
+        let first = OutputLock::file("--output", &output, "datagen").expect("the first");
+        let error = OutputLock::file("--output", &dir.join(".").join("held.data"), "datagen")
+            .expect_err("in use");
+        assert!(
+            error.contains("is in use: another sowfan datagen"),
+            "{error}"
+        );
+        std::fs::write(&output, b"x").expect("scratch file");
+        let link = dir.join("held-link.data");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&output, &link).expect("a link");
+        assert!(OutputLock::file("--output", &link, "train").is_err());
+        drop(first);
+        assert!(
+            !dir.join(".held.data.lock").exists(),
+            "the lock file is removed"
+        );
+        let again = OutputLock::file("--output", &link, "train").expect("free again");
+        let folder = dir.join("tables");
+        std::fs::create_dir_all(&folder).expect("a folder");
+        let tables = OutputLock::folder("--dir", &folder, "tablebase build").expect("folder");
+        let error =
+            OutputLock::folder("--dir", &folder.join("."), "tablebase build").expect_err("held");
+        assert!(error.contains("--dir"), "{error}");
+        drop((again, tables));
+        assert!(OutputLock::folder("--dir", &folder, "tablebase build").is_ok());
     }
 }
