@@ -207,13 +207,14 @@ pub fn refuse_output_over_input(
 /// process for as long as the value lives: an advisory lock (`flock`) on a small file beside
 /// the output (`.NAME.lock`) or, for a folder, inside it (`.sowfan.lock`). Every tool that
 /// writes an output takes one before any work, so a second run on the same output is refused
-/// at once instead of mixing its writes with the first's. The lock file is removed when the
-/// value is dropped; one left by a killed process is unlocked (the kernel drops a dead
-/// process's locks) and is taken over.
+/// at once instead of mixing its writes with the first's. A file's lock file is removed when
+/// the value is dropped; a folder's stays (it may be shared). One left by a killed process is
+/// unlocked (the kernel drops a dead process's locks) and is taken over.
 #[derive(Debug)]
 pub struct OutputLock {
     file: std::fs::File,
-    path: PathBuf,
+    /// The lock file, removed at the end; `None` for a folder's, which others may share.
+    remove: Option<PathBuf>,
 }
 
 impl OutputLock {
@@ -229,16 +230,30 @@ impl OutputLock {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let lock = target.with_file_name(format!(".{name}.lock"));
-        OutputLock::take(&lock, option, output, tool)
+        OutputLock::take(&lock, Hold::Alone, option, output, tool)
     }
 
-    /// Hold the folder `dir` (named by `option`), whose files the tool `tool` writes.
-    pub fn folder(option: &str, dir: &Path, tool: &str) -> Result<OutputLock, String> {
+    /// Hold the folder `dir` (named by `option`), whose files the tool `tool` writes: alone,
+    /// or `shared` with other such holders (the slices of one table layer, built side by side,
+    /// which each hold their own part alone as well).
+    pub fn folder(
+        option: &str,
+        dir: &Path,
+        tool: &str,
+        shared: bool,
+    ) -> Result<OutputLock, String> {
         let target = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-        OutputLock::take(&target.join(".sowfan.lock"), option, dir, tool)
+        let hold = if shared { Hold::Shared } else { Hold::Kept };
+        OutputLock::take(&target.join(".sowfan.lock"), hold, option, dir, tool)
     }
 
-    fn take(lock: &Path, option: &str, output: &Path, tool: &str) -> Result<OutputLock, String> {
+    fn take(
+        lock: &Path,
+        hold: Hold,
+        option: &str,
+        output: &Path,
+        tool: &str,
+    ) -> Result<OutputLock, String> {
         use std::os::unix::fs::MetadataExt;
         let shown = output.display();
         // A holder that ends removes the lock file: a lock taken on the removed file is
@@ -255,7 +270,11 @@ impl OutputLock {
                         lock.display()
                     )
                 })?;
-            match file.try_lock() {
+            let locked = match hold {
+                Hold::Shared => file.try_lock_shared(),
+                Hold::Alone | Hold::Kept => file.try_lock(),
+            };
+            match locked {
                 Ok(()) => {}
                 Err(std::fs::TryLockError::WouldBlock) => {
                     return Err(format!(
@@ -276,10 +295,8 @@ impl OutputLock {
                 _ => false,
             };
             if still_there {
-                return Ok(OutputLock {
-                    file,
-                    path: lock.to_path_buf(),
-                });
+                let remove = matches!(hold, Hold::Alone).then(|| lock.to_path_buf());
+                return Ok(OutputLock { file, remove });
             }
         }
         Err(format!(
@@ -290,10 +307,23 @@ impl OutputLock {
     }
 }
 
+/// How an [`OutputLock`] holds its lock file.
+#[derive(Debug, Clone, Copy)]
+enum Hold {
+    /// Alone, the file removed at the end.
+    Alone,
+    /// Alone, the file kept: others may hold it shared.
+    Kept,
+    /// Shared with other shared holders; kept.
+    Shared,
+}
+
 impl Drop for OutputLock {
     fn drop(&mut self) {
         // Removed while still locked: whoever opened it meanwhile sees it gone and retries.
-        let _ = std::fs::remove_file(&self.path);
+        if let Some(path) = &self.remove {
+            let _ = std::fs::remove_file(path);
+        }
         let _ = self.file.unlock();
     }
 }
@@ -439,11 +469,17 @@ mod file_tests {
         let again = OutputLock::file("--output", &link, "train").expect("free again");
         let folder = dir.join("tables");
         std::fs::create_dir_all(&folder).expect("a folder");
-        let tables = OutputLock::folder("--dir", &folder, "tablebase build").expect("folder");
-        let error =
-            OutputLock::folder("--dir", &folder.join("."), "tablebase build").expect_err("held");
+        let tables =
+            OutputLock::folder("--dir", &folder, "tablebase build", false).expect("folder");
+        let error = OutputLock::folder("--dir", &folder.join("."), "tablebase build", true)
+            .expect_err("held");
         assert!(error.contains("--dir"), "{error}");
         drop((again, tables));
-        assert!(OutputLock::folder("--dir", &folder, "tablebase build").is_ok());
+        // Shared holders (the slices of a layer) keep out one that would hold it alone.
+        let slice = OutputLock::folder("--dir", &folder, "tablebase build", true).expect("1");
+        let other = OutputLock::folder("--dir", &folder, "tablebase build", true).expect("2");
+        assert!(OutputLock::folder("--dir", &folder, "tablebase build", false).is_err());
+        drop((slice, other));
+        assert!(OutputLock::folder("--dir", &folder, "tablebase build", false).is_ok());
     }
 }

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::cli::OutputLock;
 use crate::registry;
 use crate::session::Session;
 use crate::tablebase::build::{BuildOptions, LayerReport};
@@ -65,6 +66,19 @@ pub fn build(
             "--seeds (--pieces) {seeds}: at most {MAX_IN_PLAY} in play"
         ));
     }
+    // One build writes a folder's layers at a time; the slices of one layer (--shard) share
+    // the folder, each holding its own slice alone. Taken before any work.
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| format!("cannot make the table directory '{}': {e}", dir.display()))?;
+    let _folder = OutputLock::folder("--dir", &dir, "tablebase build", shard.is_some())?;
+    let _slice = match shard {
+        Some((i, k)) => Some(OutputLock::file(
+            "--shard",
+            &dir.join(format!("slice-{i}-of-{k}")),
+            "tablebase build",
+        )?),
+        None => None,
+    };
     let options = BuildOptions {
         dir,
         in_play: seeds,
@@ -468,6 +482,7 @@ pub fn info(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
 /// folder; a whole layer already there and sound is kept.
 pub fn merge(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
     let found = walk(dir, stop)?;
+    let _folder = OutputLock::folder("--dir", dir, "tablebase build or merge", false)?;
     let mut groups: BTreeMap<(PathBuf, u32), Vec<(Header, PathBuf)>> = BTreeMap::new();
     for path in found.tables {
         if stop.load(Ordering::Relaxed) {

@@ -475,3 +475,67 @@ fn info_and_verify_into_a_closed_pipe_end_quietly() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 65, point 3: a table folder is written by one build at a time. A second build (or
+/// merge) of the same folder is refused at once, before it writes anything, naming the
+/// folder; the slices of one layer (`--shard`) share the folder, each its slice alone.
+#[test]
+fn a_table_folder_in_use_is_refused_before_any_work() {
+    let dir = fresh_dir("hostile-locked");
+    // Another build holds the folder: its lock, as `sowfan tablebase build` takes it.
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(".sowfan.lock"))
+        .expect("lock file");
+    lock.try_lock().expect("locked");
+    let build = ["build", "kalah", "pits=4", "--seeds", "6", "--dir"];
+    for args in [
+        [&build[..], &[text(&dir).as_str()]].concat(),
+        [&build[..], &[text(&dir).as_str(), "--shard", "1/2"]].concat(),
+        vec!["merge", "--dir", &text(&dir)],
+    ] {
+        let run = tablebase(&args);
+        assert!(
+            !run.success && run.stderr.contains("is in use: another sowfan tablebase"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    let written: Vec<_> = std::fs::read_dir(&dir)
+        .expect("folder")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(written.len(), 1, "only the lock: {written:?}");
+    // Held shared, as by a slice being built: another slice builds, a whole build does not.
+    lock.unlock().expect("unlocked");
+    let below = [
+        "build",
+        "kalah",
+        "pits=4",
+        "--seeds",
+        "5",
+        "--dir",
+        &text(&dir),
+    ];
+    assert!(tablebase(&below).success);
+    lock.try_lock_shared().expect("shared");
+    let run = tablebase(&[&build[..], &[text(&dir).as_str(), "--shard", "1/2"]].concat());
+    assert!(run.success, "{}", run.stderr);
+    let run = tablebase(&[&build[..], &[text(&dir).as_str()]].concat());
+    assert!(
+        !run.success && run.stderr.contains("is in use"),
+        "{}",
+        run.stderr
+    );
+    drop(lock);
+    let run = tablebase(&[&build[..], &[text(&dir).as_str()]].concat());
+    assert!(run.success, "{}", run.stderr);
+    assert!(
+        !dir.join(".slice-1-of-2.lock").exists(),
+        "a slice's lock is removed when it ends"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
