@@ -31,10 +31,15 @@ pub const DEFAULT_HASH_MB: usize = 16;
 pub const MAX_MULTIPV: usize = 64;
 /// How long `quit` waits for a stopped job to end before the process leaves without it.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(50);
-/// The longest `isready` waits, while no search runs, for a new hash table's pages (about
-/// 1 GB at the 0.5 GB/s of a virtual machine that backs memory on first touch): long
-/// enough for any usual `Hash`, short of any client's timeout.
+/// The longest a search sent right after a new game, without `isready`, waits for the
+/// table's clearing (and at most half its own time).
 pub const MAX_READY_WAIT: Duration = Duration::from_secs(2);
+/// `isready`, while no search runs, waits for a new hash table's pages and a clearing to be
+/// done, whatever their size, as Stockfish's does (its `setoption name Hash` zeroes the
+/// table before the next command): the first search after `readyok` must keep its time.
+/// Both threads always end (a page the kernel cannot supply ahead comes on first touch);
+/// this is only a safety net, far above the minute a 64 GB table takes.
+pub const ISREADY_WAIT_LIMIT: Duration = Duration::from_secs(600);
 
 /// A search, perft or bench running on its own thread.
 struct Job {
@@ -372,8 +377,9 @@ impl Server {
     fn dispatch(&mut self, command: Request) {
         match command {
             // Idle, with a new table's pages still coming or a cleared table still being
-            // emptied: answer when it is done (at most MAX_READY_WAIT), so that the first
-            // search after `isready` neither pays for the pages nor meets old entries.
+            // emptied: answer when it is done (ISREADY_WAIT_LIMIT is a safety net), so that
+            // the first search after `isready` neither pays for the pages nor meets old
+            // entries.
             // Otherwise, and always while a search runs, at once.
             Request::IsReady
                 if self.job.is_none()
@@ -384,7 +390,7 @@ impl Server {
             {
                 self.ready_waited = true;
                 self.ready_wait = Some(ReadyWait {
-                    until: Instant::now() + MAX_READY_WAIT,
+                    until: Instant::now() + ISREADY_WAIT_LIMIT,
                     readyok: true,
                 });
             }

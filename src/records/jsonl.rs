@@ -111,6 +111,26 @@ where
     Ok(T::deserialize(value).unwrap_or_default())
 }
 
+/// `max_plies`: a whole number, or null (no limit); a record without it does not say.
+pub(super) fn max_plies<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Option<usize>>, D::Error> {
+    match Value::deserialize(deserializer)? {
+        Value::Null => Ok(Some(None)),
+        Value::Number(n) => match n.as_u64().and_then(|n| usize::try_from(n).ok()) {
+            Some(n) => Ok(Some(Some(n))),
+            None => Err(D::Error::custom(not_a(
+                "max_plies",
+                "a whole number or null",
+            ))),
+        },
+        _ => Err(D::Error::custom(not_a(
+            "max_plies",
+            "a whole number or null",
+        ))),
+    }
+}
+
 /// A string, or nothing (null).
 fn optional_text<'de, D: Deserializer<'de>>(
     deserializer: D,
@@ -223,6 +243,7 @@ mod tests {
                 fen: Some("4,4,4,4,0/4,4,4,4,0 S".to_string()),
                 moves: vec!["C".to_string()],
             },
+            max_plies: Some(Some(200)),
             moves: vec![
                 MoveRecord {
                     mv: "b".to_string(),

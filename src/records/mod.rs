@@ -95,6 +95,10 @@ pub struct GameRecord {
     pub p2_limits: String,
     #[serde(default, deserialize_with = "jsonl::opening")]
     pub opening: OpeningRecord,
+    /// The match's `--max-plies`, the length at which its games were drawn (`null`: none).
+    /// Always written; `None` when read from a record of a runner that did not write it.
+    #[serde(default, deserialize_with = "jsonl::max_plies")]
+    pub max_plies: Option<Option<usize>>,
     /// The moves the engines played, after the opening's.
     #[serde(default, deserialize_with = "jsonl::moves")]
     pub moves: Vec<MoveRecord>,
@@ -183,20 +187,60 @@ impl RecordWriter {
         })
     }
 
-    pub fn write(&mut self, record: &GameRecord) -> Result<(), String> {
+    /// Add `record` to both files. `Err` says what failed and whether the game is in the
+    /// records file all the same (only the PGN failed): a game that is not there must not
+    /// be counted, since a resumed match would not find it.
+    pub fn write(&mut self, record: &GameRecord) -> Result<(), WriteFailure> {
         if let Some(out) = self.jsonl.as_mut() {
-            let line = jsonl::line(record)?;
+            let line = jsonl::line(record).map_err(|message| WriteFailure {
+                message,
+                recorded: false,
+            })?;
             writeln!(out, "{line}")
                 .and_then(|_| out.flush())
-                .map_err(|e| format!("cannot write the records file: {e}"))?;
+                .map_err(|e| WriteFailure {
+                    message: format!("cannot write the records file: {e}"),
+                    recorded: false,
+                })?;
         }
         if let Some(out) = self.pgn.as_mut() {
             write!(out, "{}", pgn::pgn_text(record))
                 .and_then(|_| out.flush())
-                .map_err(|e| format!("cannot write the PGN file: {e}"))?;
+                .map_err(|e| WriteFailure {
+                    message: format!("cannot write the PGN file: {e}"),
+                    recorded: true,
+                })?;
         }
         Ok(())
     }
+
+    /// The PGN file written anew with `records`, the games a resumed match found in its
+    /// records file: the PGN then holds the games the records hold, whatever became of it
+    /// since (deleted, cut off, of another run).
+    pub fn rewrite_pgn(&mut self, records: &[GameRecord]) -> Result<(), String> {
+        let Some(out) = self.pgn.as_mut() else {
+            return Ok(());
+        };
+        let cannot = |e: std::io::Error| format!("cannot write the PGN file: {e}");
+        out.flush().map_err(cannot)?;
+        // A file opened to add to its end: emptied, the next write lands at 0.
+        let regular = out.get_ref().metadata().is_ok_and(|m| m.is_file());
+        if regular {
+            out.get_ref().set_len(0).map_err(cannot)?;
+        }
+        for record in records {
+            write!(out, "{}", pgn::pgn_text(record)).map_err(cannot)?;
+        }
+        out.flush().map_err(cannot)
+    }
+}
+
+/// A game that [`RecordWriter::write`] could not write whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteFailure {
+    pub message: String,
+    /// The game is in the records file (only the PGN failed).
+    pub recorded: bool,
 }
 
 /// `path` opened for writing, with whether it is a regular file and how to name it. Anything

@@ -55,6 +55,9 @@ pub struct TranspositionTable {
     /// the two are equal. A newer reset makes an older one's thread stop.
     resets_started: AtomicU64,
     resets_done: AtomicU64,
+    /// An entry may have been stored since the table was new or its last reset began: a
+    /// reset of a table never written has nothing to zero.
+    written: AtomicBool,
 }
 
 impl TranspositionTable {
@@ -73,6 +76,7 @@ impl TranspositionTable {
             populated: AtomicBool::new(false),
             resets_started: AtomicU64::new(0),
             resets_done: AtomicU64::new(0),
+            written: AtomicBool::new(false),
         })
     }
 
@@ -89,6 +93,7 @@ impl TranspositionTable {
         }
         self.generation.store(0, Ordering::Relaxed);
         self.salt.store(0, Ordering::Relaxed);
+        self.written.store(false, Ordering::Relaxed);
     }
 
     /// Make every entry unreadable at once, whatever the size: a new salt is mixed into the
@@ -154,10 +159,21 @@ impl TranspositionTable {
     /// thread: a table of gigabytes takes a second or more, and the protocol serves `stop`
     /// and `quit` meanwhile; a search started before the end is still right, as it only
     /// loses entries.
+    ///
+    /// A table that no entry was stored in since it was new or last emptied (a new `Hash`,
+    /// then `ucinewgame`, as every GUI sends them) is as new already: only its generation
+    /// goes back to 0, at once.
     pub fn reset_in_background(
         table: &Arc<TranspositionTable>,
         done: impl FnOnce() + Send + 'static,
     ) {
+        // Cleared before the zeroing starts: an entry stored from now on marks it again.
+        let written = table.written.swap(false, Ordering::AcqRel);
+        if !written && table.is_emptied() {
+            table.generation.store(0, Ordering::Relaxed);
+            done();
+            return;
+        }
         table.forget();
         let reset = table.resets_started.fetch_add(1, Ordering::AcqRel) + 1;
         let weak = Arc::downgrade(table);
@@ -217,6 +233,10 @@ impl TranspositionTable {
     ) {
         let slot = self.slot(key);
         let key = self.salted(key);
+        // Read (a shared cache line) far more often than written.
+        if !self.written.load(Ordering::Relaxed) {
+            self.written.store(true, Ordering::Relaxed);
+        }
         let generation = self.generation.load(Ordering::Relaxed) as u64;
         let old_data = slot.data.load(Ordering::Relaxed);
         let old_check = slot.check.load(Ordering::Relaxed);
@@ -302,7 +322,9 @@ fn populate(weak: Weak<TranspositionTable>) -> bool {
     while let Some(table) = weak.upgrade() {
         let len = table.slots.len();
         let end = (start + CHUNK_SLOTS).min(len);
-        if start >= len || !table.slots.populate(start..end) {
+        let supplied =
+            start < len && (table.slots.populate(start..end) || touch(&table, start..end));
+        if !supplied {
             if start < len {
                 log::debug!(
                     "the hash table's pages come on first touch: {}",
@@ -315,6 +337,21 @@ fn populate(weak: Weak<TranspositionTable>) -> bool {
         start = end;
     }
     false
+}
+
+/// Where the kernel cannot supply pages ahead (`MADV_POPULATE_WRITE` is Linux 5.14+): write
+/// to each page of `range` without changing it (an atomic `or` of 0, harmless beside a
+/// search), so that the faults are taken here and not in a search. `false` when the
+/// kernel can but did not (out of memory): the pages then come on first touch.
+fn touch(table: &TranspositionTable, range: std::ops::Range<usize>) -> bool {
+    if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL) {
+        return false;
+    }
+    let per_page = (4096 / ENTRY_BYTES).max(1);
+    for slot in table.slots.as_slice()[range].iter().step_by(per_page) {
+        slot.check.fetch_or(0, Ordering::Relaxed);
+    }
+    true
 }
 
 fn unpack(data: u64) -> TtEntry {
@@ -418,6 +455,35 @@ mod tests {
         // A table dropped before it is emptied: nobody is told.
         let gone = Arc::downgrade(&Arc::new(TranspositionTable::new(1).unwrap()));
         assert!(!empty(gone, 0));
+    }
+
+    #[test]
+    fn a_table_never_written_is_reset_at_once_and_a_written_one_in_full() {
+        let tt = Arc::new(TranspositionTable::new(1024).unwrap());
+        for _ in 0..7 {
+            tt.new_search();
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        let told = tx.clone();
+        TranspositionTable::reset_in_background(&tt, move || {
+            let _ = told.send(());
+        });
+        // Nothing to zero in 1 GB never written: as new before the call returns, no thread.
+        assert!(tt.is_emptied());
+        assert_eq!(tt.resets_started.load(Ordering::Acquire), 0);
+        assert_eq!(tt.generation.load(Ordering::Relaxed), 0);
+        rx.recv_timeout(std::time::Duration::from_secs(1)).unwrap();
+        // One entry stored: the next reset zeroes the table on its thread.
+        tt.store(9 << 40, 3, 1, Bound::Exact, None, false);
+        TranspositionTable::reset_in_background(&tt, move || {
+            let _ = tx.send(());
+        });
+        assert_eq!(tt.resets_started.load(Ordering::Acquire), 1);
+        rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap();
+        assert!(tt.is_emptied());
+        assert!(!tt.written.load(Ordering::Relaxed));
+        let slot = tt.slot(9 << 40);
+        assert_eq!(slot.data.load(Ordering::Relaxed), 0);
     }
 
     #[test]

@@ -109,7 +109,16 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
         config.resume,
     )?;
     let earlier = match (&config.records, config.resume) {
-        (Some(path), true) => resume::read(path, &identities)?,
+        (Some(path), true) => {
+            let mut records = Vec::new();
+            let earlier = resume::read_with(path, &identities, |record| {
+                if config.pgn.is_some() {
+                    records.push(record)
+                }
+            })?;
+            writer.rewrite_pgn(&records)?;
+            earlier
+        }
         _ => Vec::new(),
     };
 
@@ -199,9 +208,14 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
                 &openings[job.round].source,
                 &played,
             );
-            if let Err(e) = writer.write(&record) {
-                write_error.get_or_insert(e);
+            if let Err(failure) = writer.write(&record) {
+                let recorded = failure.recorded;
+                write_error.get_or_insert(failure.message);
                 stop.cancel();
+                if !recorded {
+                    // Not in the records: not counted (a resume would play it again).
+                    continue;
+                }
             }
             standings.add(&pairings, &job, played.result, played.termination);
             if config.show_games {
@@ -511,6 +525,7 @@ fn identity(
         p2_limits: config.engines[job.p2].limits.describe(),
         fen: opening.fen.clone().unwrap_or_else(|| start_fen.to_string()),
         opening_moves: opening.moves.clone(),
+        max_plies: config.max_plies,
     }
 }
 
@@ -529,6 +544,7 @@ fn make_record(identity: Identity, job: &Job, source: &str, played: &Played) -> 
             fen: Some(identity.fen),
             moves: identity.opening_moves,
         },
+        max_plies: Some(identity.max_plies),
         moves: played.moves.clone(),
         result: Some(played.result.as_str().to_string()),
         score: match played.result {

@@ -32,6 +32,8 @@ pub struct Identity {
     pub p2_limits: String,
     pub fen: String,
     pub opening_moves: Vec<String>,
+    /// `--max-plies`: a game drawn at that length is another game than one played on.
+    pub max_plies: Option<usize>,
 }
 
 /// A game of the schedule that an earlier run finished.
@@ -48,6 +50,16 @@ pub struct Finished {
 /// is a record of this match, a record cut off at the file's end is removed from the file
 /// (and its game is not among those returned); `Err` says which line is wrong and why.
 pub fn read(path: &Path, schedule: &[Identity]) -> Result<Vec<Finished>, String> {
+    read_with(path, schedule, |_| {})
+}
+
+/// [`read`], giving each record of the file to `each` (in the file's order) once the whole
+/// file is known to be this match's.
+pub fn read_with(
+    path: &Path,
+    schedule: &[Identity],
+    mut each: impl FnMut(GameRecord),
+) -> Result<Vec<Finished>, String> {
     let shown = path.display();
     let cannot_read = |e: io::Error| format!("--resume: cannot read '{shown}': {e}");
     match std::fs::metadata(path) {
@@ -76,13 +88,17 @@ pub fn read(path: &Path, schedule: &[Identity]) -> Result<Vec<Finished>, String>
     let mut lines = BoundedLines::new(BufReader::new(complete));
     let mut taken: Vec<Option<usize>> = vec![None; schedule.len()];
     let mut finished = Vec::new();
+    let mut records = Vec::new();
     while let Some(read) = lines.next_line() {
         let (number, text) = read.map_err(cannot_read)?;
         let game = text
             .map_err(|e| e.to_string())
             .and_then(|text| check_line(&text, schedule, &mut taken, number))
             .map_err(|e| format!("--resume: '{shown}' line {number}: {e}"))?;
-        finished.extend(game);
+        if let Some((game, record)) = game {
+            finished.push(game);
+            records.push(record);
+        }
     }
     if let Some(length) = cut_at {
         OpenOptions::new()
@@ -95,6 +111,7 @@ pub fn read(path: &Path, schedule: &[Identity]) -> Result<Vec<Finished>, String>
              its game is played again"
         );
     }
+    records.into_iter().for_each(&mut each);
     Ok(finished)
 }
 
@@ -106,7 +123,7 @@ fn check_line(
     schedule: &[Identity],
     taken: &mut [Option<usize>],
     line: usize,
-) -> Result<Option<Finished>, String> {
+) -> Result<Option<(Finished, GameRecord)>, String> {
     let Some(record) = record_line(text) else {
         return Ok(None);
     };
@@ -145,11 +162,14 @@ fn check_line(
         .and_then(Termination::parse)
         .ok_or_else(|| format!("game {number} has no termination the runner writes"))?;
     taken[index] = Some(line);
-    Ok(Some(Finished {
-        index,
-        result,
-        termination,
-    }))
+    Ok(Some((
+        Finished {
+            index,
+            result,
+            termination,
+        },
+        record,
+    )))
 }
 
 /// Whether `record` is the game `expected` describes; `Err` names the first difference and
@@ -181,6 +201,20 @@ fn check_identity(record: &GameRecord, expected: &Identity) -> Result<(), String
                  engines' limits)"
             ));
         }
+    }
+    if let Some(had) = record.max_plies
+        && had != expected.max_plies
+    {
+        let limit = |max: Option<usize>| match max {
+            Some(max) => format!("--max-plies {max}"),
+            None => "no --max-plies".to_string(),
+        };
+        return Err(format!(
+            "game {number} was played with {}, this match has {}: its games would be \
+             scored under two limits; give the same --max-plies",
+            limit(had),
+            limit(expected.max_plies)
+        ));
     }
     let fen = record.opening.fen.as_deref().unwrap_or(&expected.fen);
     if fen != expected.fen || record.opening.moves != expected.opening_moves {
@@ -248,12 +282,13 @@ mod tests {
             p2_limits: "depth=2".to_string(),
             fen: "start".to_string(),
             opening_moves: moves.iter().map(|m| m.to_string()).collect(),
+            max_plies: None,
         }
     }
 
     fn line(number: usize, who: &Identity, result: &str) -> String {
         format!(
-            r#"{{"number":{number},"game":"{}","p1":"{}","p2":"{}","p1_limits":"{}","p2_limits":"{}","opening":{{"fen":"{}","moves":{:?}}},"moves":[],"result":"{result}","termination":"rules"}}"#,
+            r#"{{"number":{number},"game":"{}","p1":"{}","p2":"{}","p1_limits":"{}","p2_limits":"{}","opening":{{"fen":"{}","moves":{:?}}},"max_plies":null,"moves":[],"result":"{result}","termination":"rules"}}"#,
             who.game, who.p1, who.p2, who.p1_limits, who.p2_limits, who.fen, who.opening_moves
         )
     }
@@ -300,6 +335,10 @@ mod tests {
         // Read again: the same games, the file unchanged.
         assert_eq!(read(&path, &schedule).expect("again").len(), 2);
         assert_eq!(std::fs::read_to_string(&path).expect("read"), whole);
+        // A record of a runner that did not write max_plies does not say: taken as it is.
+        let older = line(1, &schedule[0], "draw").replace("\"max_plies\":null,", "");
+        let path = scratch("older.jsonl", &format!("{older}\n"));
+        assert_eq!(read(&path, &schedule).expect("an older record").len(), 1);
         let missing = path.with_file_name("never-written.jsonl");
         assert_eq!(read(&missing, &schedule), Ok(Vec::new()));
     }
@@ -341,6 +380,14 @@ mod tests {
                 "already recorded on line 1",
             ),
             ("garbage".to_string(), "not a match record"),
+            (
+                line(1, &schedule[0], "draw").replace("\"max_plies\":null", "\"max_plies\":10"),
+                "was played with --max-plies 10, this match has no --max-plies",
+            ),
+            (
+                line(1, &schedule[0], "draw").replace("\"max_plies\":null", "\"max_plies\":\"x\""),
+                "max_plies is not a whole number",
+            ),
         ];
         for (i, (text, expected)) in cases.iter().enumerate() {
             // Without a final newline the last line would count as cut off.

@@ -1069,3 +1069,28 @@ fn analyse_with_tables_marks_kalah_and_afrika_engine_games_as_the_tables_do() {
     eprintln!("afrika: {covered} moves covered, {kept} kept the value, {blunders} ??");
     assert!(covered >= 20 && kept >= 10, "the games reach the tables");
 }
+
+/// Issue 65, point 10: a bad line's control characters (a NUL, an escape sequence) are
+/// quoted escaped, never raw, in every output format.
+#[test]
+fn analyse_quotes_a_bad_line_without_its_control_characters() {
+    let mut input = b"kalah: C\n[Game \"kalah\"\0\x1b[2J]\n\nC\n\n".to_vec();
+    input.extend_from_slice(b"kalah: C\0 b\nka\x1blah: C\n\0\0\0\nkalah: E\x07\n");
+    input.extend_from_slice(b"{\"game\":\"kalah\",\"moves\":[\"C\\u0000\"]}\n");
+    for format in ["text", "jsonl"] {
+        let (code, out, err) = analyse_bytes(&["--depth", "2", "--format", format], input.clone());
+        assert_eq!(code, Some(1), "{err}");
+        for (name, text) in [("stdout", &out), ("stderr", &err)] {
+            assert!(
+                !text
+                    .chars()
+                    .any(|c| c.is_control() && c != '\n' && c != '\t'),
+                "{format}: a raw control character on {name}: {text:?}"
+            );
+        }
+        assert!(
+            out.contains("\\0") || out.contains("\\\\0"),
+            "{format}: {out}"
+        );
+    }
+}

@@ -645,3 +645,78 @@ fn descendants_named(root: u32, name: &str) -> usize {
         })
         .count()
 }
+
+/// Issue 65, points 8 and 10: a resumed match plays under the limit its records were played
+/// under (`--max-plies` is in every record, and another limit is refused); its PGN is
+/// written anew from the records (a PGN kept when the records were deleted is not added
+/// to); a game that could not be recorded is not counted.
+#[test]
+fn a_resumed_match_keeps_its_limit_and_its_pgn_follows_the_records() {
+    let records_path = scratch("limit.jsonl");
+    let pgn = scratch("limit.pgn");
+    let command = |games: usize, limit: &str| -> Vec<String> {
+        args(&format!(
+            "--engine cmd={BIN} name=a depth=1 --engine cmd={BIN} name=b depth=2 --game kalah \
+             --games {games} --openings plies=2 --seed 5 --records {} --pgn {}{limit}",
+            records_path.display(),
+            pgn.display()
+        ))
+    };
+    let limit = " --max-plies 6";
+    let run = sowfan("match", &command(2, limit), Duration::from_secs(60));
+    assert!(run.success, "{}", run.stderr);
+    let written = std::fs::read_to_string(&records_path).expect("records");
+    assert!(written.contains("\"max_plies\":6"), "{written}");
+    for other in ["", " --max-plies 8"] {
+        let mut resumed = command(4, other);
+        resumed.push("--resume".to_string());
+        let run = sowfan("match", &resumed, Duration::from_secs(60));
+        assert!(!run.success, "{other}: {}", run.stdout);
+        assert!(
+            run.stderr.contains("was played with --max-plies 6"),
+            "{other}: {}",
+            run.stderr
+        );
+        assert_eq!(
+            std::fs::read_to_string(&records_path).expect("records"),
+            written
+        );
+    }
+    // The records deleted, the PGN kept: the resumed match's PGN holds its own games only.
+    std::fs::remove_file(&records_path).expect("deleted");
+    let mut resumed = command(4, limit);
+    resumed.push("--resume".to_string());
+    let run = sowfan("match", &resumed, Duration::from_secs(60));
+    assert!(run.success, "{}", run.stderr);
+    let games_in = |text: &str| text.matches("[Game ").count();
+    let pgn_text = std::fs::read_to_string(&pgn).expect("pgn");
+    assert_eq!(records(&records_path).len(), 4);
+    assert_eq!(games_in(&pgn_text), 4, "{pgn_text}");
+    // Resumed again with nothing to play: the PGN is the records', not doubled.
+    let run = sowfan("match", &resumed, Duration::from_secs(60));
+    assert!(run.success, "{}", run.stderr);
+    assert_eq!(games_in(&std::fs::read_to_string(&pgn).expect("pgn")), 4);
+
+    // A records file that cannot be written: the game is not counted, the match fails.
+    let run = sowfan(
+        "match",
+        &args(&format!(
+            "--engine cmd={BIN} name=a depth=1 --engine cmd={BIN} name=b depth=1 --game kalah \
+             --games 2 --records /dev/full"
+        )),
+        Duration::from_secs(60),
+    );
+    assert!(!run.success, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("cannot write the records file"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stdout
+            .lines()
+            .any(|l| l.starts_with("Score of") && !l.ends_with(" 0")),
+        "a game that was not recorded is counted: {}",
+        run.stdout
+    );
+}
