@@ -23,6 +23,7 @@ use crate::search::{MAX_CONTEMPT, SearchControl, SearchSettings};
 use crate::session::Session;
 use crate::solve::table::SolveTable;
 use crate::tablebase::TableError;
+use crate::text::one_line;
 
 /// What `id name` says.
 pub const ID_NAME: &str = concat!("sowfan ", env!("CARGO_PKG_VERSION"));
@@ -582,7 +583,10 @@ impl Server {
                 "option name TablebasePath type string default {}",
                 self.tablebase_path
                     .as_ref()
-                    .map_or("<empty>".to_string(), |p| p.display().to_string())
+                    .map_or("<empty>".to_string(), |p| one_line(
+                        &p.display().to_string()
+                    )
+                    .into_owned())
             ),
             ok.to_string(),
         ];

@@ -428,3 +428,38 @@ fn training_at_an_absurd_rate_writes_a_network_within_the_bounds() {
     assert!(!kept.is_empty(), "{said:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What an engine says between `commands` and the `readyok` after them (without it).
+fn said(engine: &mut Engine, commands: &str) -> Vec<String> {
+    let mut lines = engine.ask(&format!("{commands}\nisready"), "readyok");
+    lines.pop();
+    lines
+}
+
+#[test]
+fn a_network_id_holding_a_newline_stays_inside_its_info_line() {
+    let dir = fresh_dir("nnue-id");
+    let game = games::tsivy();
+    let mut rng = Rng::new(53);
+    let bytes = random_network(&game, &mut rng);
+    let mut net =
+        Network::from_bytes(&bytes, &game.network_id(), game.network_inputs()).expect("fits");
+    net.id = "fanorona 9x5\nbestmove x\r\u{1b}[2J".into();
+    let path = dir.join("id.nnue");
+    std::fs::write(&path, net.to_bytes()).expect("write");
+    let mut engine = Engine::start(&[]);
+    // Read and kept (a network for some game), not for Kalah: one warning naming the id.
+    let lines = said(
+        &mut engine,
+        &format!("setoption name EvalFile value {}", path.display()),
+    );
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with("info string warning: EvalFile")
+            && lines[0].contains("'fanorona 9x5\\nbestmove x\\r\\u{1b}[2J'"),
+        "{lines:?}"
+    );
+    // Nothing more comes: no `bestmove` that no `go` asked for.
+    assert_eq!(engine.silent_for(Duration::from_millis(300)), None);
+    let _ = std::fs::remove_dir_all(&dir);
+}
