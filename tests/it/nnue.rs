@@ -463,3 +463,92 @@ fn a_network_id_holding_a_newline_stays_inside_its_info_line() {
     assert_eq!(engine.silent_for(Duration::from_millis(300)), None);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The `Evaluation: …` line of `d`, which comes before its last line.
+fn shown(engine: &mut Engine) -> String {
+    let lines = engine.ask("d", "To move: p");
+    let at = lines.len().saturating_sub(2);
+    lines[at].clone()
+}
+
+#[test]
+fn the_evaluation_follows_the_options_values_not_their_order_and_is_said_once() {
+    let dir = fresh_dir("nnue-eval");
+    let kalah = games::kalah(&[]);
+    let mut rng = Rng::new(54);
+    let file = dir.join("kalah.nnue");
+    std::fs::write(&file, random_network(&kalah, &mut rng)).expect("write");
+    let evalfile = format!("setoption name EvalFile value {}", file.display());
+    let classic = "setoption name Eval value classic";
+    let network = "setoption name Eval value network";
+    let in_file = format!("network file '{}' (kalah 6x4)", file.display());
+    let built_in = "built-in network (kalah 6x4)";
+
+    // Both orders give the same evaluation, shown by `d`, and searched with.
+    let (_, by_hand) = search_after(classic, 6);
+    let (_, learned) = search_after(&evalfile, 6);
+    let (_, own) = search_after("", 6);
+    assert_ne!(by_hand, learned);
+    assert_ne!(own, learned);
+    for (setup, shows, searched) in [
+        (format!("{classic}\n{evalfile}"), "classic", &by_hand),
+        (format!("{evalfile}\n{classic}"), "classic", &by_hand),
+        (
+            format!("{classic}\n{evalfile}\n{network}"),
+            &in_file,
+            &learned,
+        ),
+        (
+            format!("{evalfile}\n{classic}\n{network}"),
+            &in_file,
+            &learned,
+        ),
+        (format!("{network}\n{evalfile}"), &in_file, &learned),
+    ] {
+        let mut engine = Engine::start(&[]);
+        said(&mut engine, &setup);
+        assert_eq!(
+            shown(&mut engine),
+            format!("Evaluation: {shows}"),
+            "{setup}"
+        );
+        let (_, kept) = search_after(&setup, 6);
+        assert_eq!(&kept, searched, "{setup}");
+    }
+
+    // Said once when it changes (by an option or a new game), not when it stays.
+    let mut engine = Engine::start(&[]);
+    assert_eq!(shown(&mut engine), format!("Evaluation: {built_in}"));
+    let evaluation = |shows: &str| vec![format!("info string evaluation: {shows}")];
+    let none: Vec<String> = Vec::new();
+    assert_eq!(said(&mut engine, "newgame kalah"), none);
+    assert_eq!(said(&mut engine, classic), evaluation("classic"));
+    assert_eq!(said(&mut engine, classic), none);
+    assert_eq!(said(&mut engine, &evalfile), none);
+    assert_eq!(shown(&mut engine), "Evaluation: classic");
+    assert_eq!(said(&mut engine, network), evaluation(&in_file));
+    assert_eq!(
+        said(&mut engine, &format!("{network}\nnewgame kalah")),
+        none
+    );
+    assert_eq!(shown(&mut engine), format!("Evaluation: {in_file}"));
+    let other = said(&mut engine, "newgame kalah pits=4");
+    assert_eq!(other.len(), 2, "{other:?}");
+    assert!(other[0].contains("is not for kalah pits=4"), "{other:?}");
+    assert_eq!(other[1], "info string evaluation: classic");
+    assert_eq!(said(&mut engine, "newgame kalah"), evaluation(&in_file));
+    assert_eq!(
+        said(&mut engine, "setoption name EvalFile value <empty>"),
+        evaluation(built_in)
+    );
+    assert_eq!(
+        said(&mut engine, "newgame fanorona"),
+        evaluation("built-in network (fanorona 9x5)")
+    );
+    assert_eq!(
+        said(&mut engine, "newgame fanorona-dimy"),
+        evaluation("classic")
+    );
+    assert_eq!(shown(&mut engine), "Evaluation: classic");
+    let _ = std::fs::remove_dir_all(&dir);
+}
