@@ -8,7 +8,7 @@
 //! 2. generic utilities: [`options`] (game options), [`compositions`] (ranking of pit
 //!    contents), [`memory`] (big zeroed tables, memory limits, prefetch), [`cli`] (Ctrl-C
 //!    token, exit status, game words), [`nnue`] (a learned evaluation: its network file and
-//!    integer inference);
+//!    integer inference), [`text`] (outside text made safe to print on one line);
 //! 3. [`games`]: one module per game, the only place that knows a rule;
 //! 4. [`tablebase`]: endgame tables, read and built, generic over `Game`;
 //! 5. [`perft`], [`search`], [`solve`]: generic over `Game`;
@@ -58,6 +58,7 @@ pub mod session;
 pub mod solve;
 pub mod table_tools;
 pub mod tablebase;
+pub mod text;
 pub mod tournament;
 pub mod train;
 pub mod training_data;

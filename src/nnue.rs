@@ -3,8 +3,10 @@
 //! accumulator for both views and updated by the features a move changes, then a clipped
 //! ReLU and one output neuron over [mover's view, other view]. Integer arithmetic: 16-bit
 //! accumulator and first-layer weights (scaled by [`QA`]), 16-bit output weights (scaled by
-//! [`QB`]), a 32-bit sum; the loops are over fixed-size arrays, which the compiler
-//! vectorises.
+//! [`QB`]), a 32-bit sum for each view (64 activations of at most 255 times any 16-bit
+//! weight: below 2^29, it cannot wrap) and a 64-bit sum of the two and the bias; the loops
+//! are over fixed-size arrays, which the compiler vectorises. The output is held within
+//! ±[`MAX_OUTPUT_CP`], far below the search's exact and mate scores.
 //!
 //! The float network the trainer fits is the same function: `out = Σ clamp(acc_mover, 0, 1)
 //! · w_mover + Σ clamp(acc_other, 0, 1) · w_other + b`, in points (1.0 = 100 centipoints).
@@ -19,7 +21,9 @@
 //! ```
 //!
 //! Little-endian. A file for another game or board, of another size or version, or whose
-//! checksum fails is refused with a message that says which.
+//! checksum fails is refused with a message that says which; so is one whose weights or
+//! biases pass the bounds `sowfan train` keeps ([`MAX_FIRST_Q`], [`MAX_OUTPUT_Q`],
+//! [`MAX_OUTPUT_BIAS_Q`]), which keep every sum far inside its integer type.
 
 use std::sync::Arc;
 
@@ -40,6 +44,20 @@ pub const QB: i32 = 64;
 pub const MAX_FIRST_WEIGHT: f32 = 1.98;
 /// The largest output weight the trainer allows.
 pub const MAX_OUTPUT_WEIGHT: f32 = 8.0;
+/// The largest output bias the trainer allows, in points.
+pub const MAX_OUTPUT_BIAS: f32 = 512.0;
+/// The largest first-layer weight or bias a network file may hold: [`MAX_FIRST_WEIGHT`]
+/// quantised (× [`QA`], rounded).
+pub const MAX_FIRST_Q: i32 = 505;
+/// The largest output weight a network file may hold: [`MAX_OUTPUT_WEIGHT`] × [`QB`].
+pub const MAX_OUTPUT_Q: i32 = 512;
+/// The largest output bias a network file may hold: [`MAX_OUTPUT_BIAS`] × [`QA`] × [`QB`].
+pub const MAX_OUTPUT_BIAS_Q: i32 = 512 * QA * QB;
+/// The largest evaluation a network gives, in centipoints (153,600: a network within the
+/// bounds above cannot pass it, and [`Network::output`] holds any other to it).
+pub const MAX_OUTPUT_CP: i32 =
+    ((2 * HIDDEN as i64 * QA as i64 * MAX_OUTPUT_Q as i64 + MAX_OUTPUT_BIAS_Q as i64) * 100
+        / (QA as i64 * QB as i64)) as i32;
 /// The most inputs a network may have.
 pub const MAX_INPUTS: usize = 4096;
 
@@ -69,6 +87,15 @@ pub enum NetworkError {
     Length { found: usize, expected: usize },
     #[error("the network fails its checksum (a damaged file)")]
     Checksum,
+    #[error(
+        "the network's {field} {value} is beyond ±{bound}, the bound that keeps its sums \
+         within their integers (sowfan train writes none beyond it)"
+    )]
+    OutOfBounds {
+        field: &'static str,
+        value: i64,
+        bound: i64,
+    },
 }
 
 /// A network file's bytes, checked (magic, version, sizes, checksum) whatever its game.
@@ -224,14 +251,47 @@ impl Network {
         }
         let tail = &body[at + 4 + 2 * weights..];
         let b1 = i32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
-        Ok(Network {
+        let network = Network {
             id: found_id,
             inputs,
             w0,
             b0,
             w1,
             b1,
-        })
+        };
+        network.check_bounds()?;
+        Ok(network)
+    }
+
+    /// Every weight and bias within the bounds the trainer keeps (the first one beyond is
+    /// named): then no sum of [`Network::output`] nor of an accumulator of up to 63 features
+    /// can leave its integer type.
+    pub fn check_bounds(&self) -> Result<(), NetworkError> {
+        fn within(
+            field: &'static str,
+            values: impl IntoIterator<Item = i64>,
+            bound: i32,
+        ) -> Result<(), NetworkError> {
+            let bound = i64::from(bound);
+            match values.into_iter().find(|v| v.abs() > bound) {
+                Some(value) => Err(NetworkError::OutOfBounds {
+                    field,
+                    value,
+                    bound,
+                }),
+                None => Ok(()),
+            }
+        }
+        let wide = |w: &i16| i64::from(*w);
+        within("first-layer weight", self.w0.iter().map(wide), MAX_FIRST_Q)?;
+        within("first-layer bias", self.b0.iter().map(wide), MAX_FIRST_Q)?;
+        within(
+            "output weight",
+            self.w1.iter().flatten().map(wide),
+            MAX_OUTPUT_Q,
+        )?;
+        within("output bias", [i64::from(self.b1)], MAX_OUTPUT_BIAS_Q)?;
+        Ok(())
     }
 
     /// A game's network from `bytes` (checked: hostile input), shared by the game's copies;
@@ -295,19 +355,22 @@ impl Network {
         }
     }
 
-    /// The evaluation in centipoints for the side whose view is `mover` (0 or 1).
+    /// The evaluation in centipoints for the side whose view is `mover` (0 or 1), within
+    /// ±[`MAX_OUTPUT_CP`]. A view's sum is 32-bit (at most 64 × 255 × 32,767 < 2^31 in
+    /// size whatever the weights); the two views' and the bias are added in 64 bits.
     #[inline]
     pub fn output(&self, acc: &Accumulator, mover: usize) -> i32 {
         let views = [&acc.views[mover & 1], &acc.views[(mover & 1) ^ 1]];
-        let mut sum = self.b1;
+        let mut sum = i64::from(self.b1);
         for (view, weights) in views.iter().zip(&self.w1) {
             let mut part = 0i32;
             for (a, w) in view.iter().zip(weights) {
                 part += i32::from((*a).clamp(0, QA as i16)) * i32::from(*w);
             }
-            sum += part;
+            sum += i64::from(part);
         }
-        (i64::from(sum) * 100 / i64::from(QA * QB)) as i32
+        let cp = sum * 100 / i64::from(QA * QB);
+        cp.clamp(-i64::from(MAX_OUTPUT_CP), i64::from(MAX_OUTPUT_CP)) as i32
     }
 }
 
@@ -398,5 +461,99 @@ mod tests {
         for mover in [0, 1] {
             assert!((f64::from(net.output(&acc, mover)) - float(mover)).abs() <= 1.0);
         }
+    }
+
+    #[test]
+    fn the_trainers_bounds_are_the_loaders() {
+        assert_eq!((MAX_FIRST_WEIGHT * QA as f32).round() as i32, MAX_FIRST_Q);
+        assert_eq!((MAX_OUTPUT_WEIGHT * QB as f32).round() as i32, MAX_OUTPUT_Q);
+        assert_eq!(
+            (MAX_OUTPUT_BIAS * (QA * QB) as f32).round() as i32,
+            MAX_OUTPUT_BIAS_Q
+        );
+        // An accumulator of 63 features and its bias stays within 16 bits.
+        assert!(64 * MAX_FIRST_Q <= i32::from(i16::MAX));
+        assert_eq!(MAX_OUTPUT_CP, 153_600);
+    }
+
+    #[test]
+    fn a_weight_beyond_its_bound_is_refused_by_name() {
+        let at_bound = |net: &mut Network| {
+            net.b1 = MAX_OUTPUT_BIAS_Q;
+            net.w1[1][3] = -MAX_OUTPUT_Q as i16;
+            net.w0[5] = MAX_FIRST_Q as i16;
+            net.b0[2] = -MAX_FIRST_Q as i16;
+        };
+        let mut net = network(18);
+        at_bound(&mut net);
+        assert_eq!(
+            Network::from_bytes(&net.to_bytes(), "test 3x3", 18),
+            Ok(net.clone())
+        );
+        type Change = fn(&mut Network);
+        let cases: [(Change, &str, i64, i64); 5] = [
+            (
+                |n| n.b1 = i32::MAX,
+                "output bias",
+                i64::from(i32::MAX),
+                8_355_840,
+            ),
+            (
+                |n| n.b1 = -MAX_OUTPUT_BIAS_Q - 1,
+                "output bias",
+                -8_355_841,
+                8_355_840,
+            ),
+            (|n| n.w1[1][63] = 513, "output weight", 513, 512),
+            (|n| n.w0[100] = i16::MIN, "first-layer weight", -32_768, 505),
+            (|n| n.b0[0] = 506, "first-layer bias", 506, 505),
+        ];
+        for (change, field, value, bound) in cases {
+            let mut hostile = net.clone();
+            change(&mut hostile);
+            let bytes = hostile.to_bytes();
+            let expected = NetworkError::OutOfBounds {
+                field,
+                value,
+                bound,
+            };
+            assert_eq!(
+                Network::from_bytes(&bytes, "test 3x3", 18),
+                Err(expected.clone())
+            );
+            assert_eq!(Network::check(&bytes), Err(expected.clone()));
+            let text = expected.to_string();
+            assert!(
+                text.contains(field) && text.contains(&format!("±{bound}")),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_output_cannot_wrap_and_stays_within_its_bound() {
+        let acc = Accumulator {
+            views: [[QA as i16; HIDDEN], [i16::MAX; HIDDEN]],
+        };
+        // At the bounds: the largest sums a loaded network can make, exact.
+        let mut net = network(18);
+        net.w1 = [[MAX_OUTPUT_Q as i16; HIDDEN]; 2];
+        net.b1 = MAX_OUTPUT_BIAS_Q;
+        assert_eq!(net.check_bounds(), Ok(()));
+        assert_eq!(net.output(&acc, 0), MAX_OUTPUT_CP);
+        net.w1 = [[-MAX_OUTPUT_Q as i16; HIDDEN]; 2];
+        net.b1 = -MAX_OUTPUT_BIAS_Q;
+        assert_eq!(net.output(&acc, 1), -MAX_OUTPUT_CP);
+        // Beyond them (a network made in memory, never loaded): no wrap, held to the bound.
+        net.w1 = [[i16::MAX; HIDDEN]; 2];
+        net.b1 = i32::MAX;
+        assert_eq!(net.output(&acc, 0), MAX_OUTPUT_CP);
+        net.w1 = [[i16::MIN; HIDDEN]; 2];
+        net.b1 = i32::MIN;
+        assert_eq!(net.output(&acc, 1), -MAX_OUTPUT_CP);
+        net.w1 = [[i16::MIN; HIDDEN]; 2];
+        net.b1 = i32::MAX;
+        // 2^31 - 1 - 2 × 64 × 255 × 32,768 in centipoints: positive, not wrapped.
+        assert_eq!(net.output(&acc, 0), MAX_OUTPUT_CP);
     }
 }

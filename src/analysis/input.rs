@@ -519,21 +519,14 @@ fn header_key(text: &str) -> Option<&str> {
     .then_some(key)
 }
 
-/// At most 40 characters of a line, for error messages, control characters escaped (`\0`,
-/// `\u{1b}`): a bad line's bytes never reach a terminal or a reader of the output raw.
+/// At most 40 characters of a line, for error messages, control characters written out
+/// ([`crate::text::one_line`]): a bad line's bytes never reach the output raw.
 fn cut(text: &str) -> String {
-    let shown = |c: char| -> String {
-        if c.is_control() {
-            c.escape_debug().to_string()
-        } else {
-            c.to_string()
-        }
-    };
-    let mut out: String = text.chars().take(40).map(shown).collect();
+    let mut out: String = text.chars().take(40).collect();
     if text.chars().count() > 40 {
         out.push('…');
     }
-    out
+    crate::text::one_line(&out).into_owned()
 }
 
 /// `[Name "value"]` with `\"` and `\\` escapes.

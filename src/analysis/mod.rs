@@ -521,10 +521,10 @@ struct Printer {
 
 impl Printer {
     /// `text` as it is, but for control characters other than the line ends, which come
-    /// from the input (a bad line, a player's name) and are written escaped (`\0`,
+    /// from the input (a bad line, a player's name) and are written out (`\u{0}`,
     /// `\u{1b}`): never raw to a terminal or to a program reading the lines.
     fn write(&self, text: &str) -> Result<(), std::io::Error> {
-        let text = output::escape_controls(text);
+        let text = crate::text::lines(text);
         self.bar.suspend(|| {
             let mut out = self.out.lock();
             out.write_all(text.as_bytes())?;
@@ -538,7 +538,7 @@ impl Printer {
 
     fn error(&self, error: &GameError) -> Result<(), std::io::Error> {
         if self.errors_to_stderr {
-            let error = output::escape_controls(&error.to_string()).into_owned();
+            let error = crate::text::one_line(&error.to_string()).into_owned();
             self.bar.suspend(|| eprintln!("sowfan analyse: {error}"));
         }
         match self.format {

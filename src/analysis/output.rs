@@ -146,24 +146,6 @@ pub fn text_footer(
     out
 }
 
-/// `text` with its control characters but the line ends escaped as Rust writes them (`\0`,
-/// `\u{1b}`); borrowed when it has none, as nearly always.
-pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
-    let keep = |c: char| !c.is_control() || c == '\n';
-    if text.chars().all(keep) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if keep(c) {
-            out.push(c);
-        } else {
-            out.extend(c.escape_debug());
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
 pub fn text_error(error: &GameError) -> String {
     format!(
         "Game {} (line {}): not analysed: {}\n\n",

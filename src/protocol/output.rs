@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use super::info::info_text;
 use crate::session::Info;
+use crate::text::one_line;
 
 #[derive(Clone)]
 pub struct Output {
@@ -80,12 +81,15 @@ impl Output {
         self.line(&info_text(info));
     }
 
+    /// `info string <text>`, on one line whatever `text` holds (it may carry text from a
+    /// file or a path: see [`one_line`]).
     pub fn info_string(&self, text: &str) {
-        self.line(&format!("info string {text}"));
+        self.line(&format!("info string {}", one_line(text)));
     }
 
+    /// `info string error: <text>`, on one line as [`Output::info_string`].
     pub fn error(&self, text: &str) {
-        self.line(&format!("info string error: {text}"));
+        self.line(&format!("info string error: {}", one_line(text)));
     }
 
     /// Write nothing more (every clone included).

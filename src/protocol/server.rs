@@ -23,6 +23,7 @@ use crate::search::{MAX_CONTEMPT, SearchControl, SearchSettings};
 use crate::session::Session;
 use crate::solve::table::SolveTable;
 use crate::tablebase::TableError;
+use crate::text::one_line;
 
 /// What `id name` says.
 pub const ID_NAME: &str = concat!("sowfan ", env!("CARGO_PKG_VERSION"));
@@ -103,8 +104,14 @@ pub struct Server {
     settings: SearchSettings,
     /// `EvalFile`: the network file's path and bytes (checked when loaded).
     network: Option<(PathBuf, Arc<Vec<u8>>)>,
-    /// `Eval network`: evaluate with `network` (else the hand-written evaluation).
+    /// `Eval network`: evaluate with `network` where it fits the game, else with the
+    /// game's own network (if it has one); `Eval classic`: by hand whatever `network` is.
     use_network: bool,
+    /// The evaluation in force, as `d` shows it and `info string evaluation: …` says it
+    /// (once each time it changes).
+    evaluation: String,
+    /// The evaluation said last (at the start: the one in force, which goes without saying).
+    evaluation_said: Option<String>,
     ponder: bool,
     job: Option<Job>,
     /// Commands (and errors to report) waiting for the running job, in arrival order.
@@ -132,6 +139,11 @@ impl Server {
         let session = registry::create_from_spec(spec).map_err(|e| e.to_string())?;
         let game_options = spec.split_whitespace().skip(1).map(String::from).collect();
         let tt = Arc::new(TranspositionTable::new(DEFAULT_HASH_MB)?);
+        let evaluation = if session.default_network().is_some() {
+            built_in(session.as_ref())
+        } else {
+            CLASSIC.to_string()
+        };
         Ok(Server {
             out,
             events,
@@ -145,6 +157,8 @@ impl Server {
             settings: SearchSettings::default(),
             network: None,
             use_network: true,
+            evaluation_said: Some(evaluation.clone()),
+            evaluation,
             ponder: false,
             job: None,
             pending: VecDeque::new(),
@@ -535,7 +549,14 @@ impl Server {
                 self.out.line(&format!("response {answer}"));
             }
             Request::Display => {
-                self.out.line(&self.session.display());
+                // The evaluation in force before the last line (`To move` or `Result`).
+                let display = self.session.display();
+                let evaluation = format!("Evaluation: {}", self.evaluation);
+                let text = match display.rsplit_once('\n') {
+                    Some((head, last)) => format!("{head}\n{evaluation}\n{last}"),
+                    None => format!("{evaluation}\n{display}"),
+                };
+                self.out.line(&text);
                 // `d` checks a table value it shows against its moves: say a damage it found.
                 if let Some(failure) = self.session.tables().and_then(|t| t.new_failure()) {
                     self.out.error(&failure);
@@ -588,7 +609,10 @@ impl Server {
                 "option name TablebasePath type string default {}",
                 self.tablebase_path
                     .as_ref()
-                    .map_or("<empty>".to_string(), |p| p.display().to_string())
+                    .map_or("<empty>".to_string(), |p| one_line(
+                        &p.display().to_string()
+                    )
+                    .into_owned())
             ),
             ok.to_string(),
         ];
@@ -744,24 +768,38 @@ impl Server {
         let bytes = crate::nnue::read_file(&path)
             .map_err(|e| format!("option 'EvalFile': {e}; the evaluation stays as it was"))?;
         // Kept for the game it is made for, also when another game is played now (a GUI
-        // may send the options before the game).
+        // may send the options before the game), and with `Eval classic` for when `Eval
+        // network` comes: the evaluation follows the options' values, not their order.
         self.network = Some((path, Arc::new(bytes)));
-        self.use_network = true;
         self.apply_network();
         Ok(())
     }
 
     /// Give the session the evaluation chosen: with `Eval network`, the `EvalFile`
     /// network where it fits this game, else the game's own network (if it has one); with
-    /// `Eval classic`, the hand-written evaluation.
+    /// `Eval classic`, the hand-written evaluation. The evaluation in force is said when it
+    /// has changed.
     fn apply_network(&mut self) {
+        self.evaluation = self.choose_network();
+        self.say_evaluation();
+    }
+
+    /// [`Server::apply_network`]'s choice, and how `d` names it.
+    fn choose_network(&mut self) -> String {
         if !self.use_network {
             let _ = self.session.set_network(None);
-            return;
+            return CLASSIC.to_string();
         }
         if let Some((path, bytes)) = &self.network {
             match self.session.set_network(Some(bytes)) {
-                Ok(()) => return,
+                Ok(()) => {
+                    // Shown by `d` too: the path on one line.
+                    return format!(
+                        "network file '{}' ({})",
+                        one_line(&path.display().to_string()),
+                        self.session.network_id()
+                    );
+                }
                 Err(e) => self.out.info_string(&format!(
                     "warning: EvalFile '{}' is not for {} ({e}): {}",
                     path.display(),
@@ -775,10 +813,24 @@ impl Server {
             }
         }
         let own = self.session.default_network();
-        if let Err(e) = self.session.set_network(own) {
-            let _ = self.session.set_network(None);
+        match self.session.set_network(own) {
+            Ok(()) if own.is_some() => built_in(self.session.as_ref()),
+            Ok(()) => CLASSIC.to_string(),
+            Err(e) => {
+                let _ = self.session.set_network(None);
+                self.out
+                    .info_string(&format!("warning: the game's own network: {e}"));
+                CLASSIC.to_string()
+            }
+        }
+    }
+
+    /// `info string evaluation: …` when the evaluation in force is not the one said last.
+    fn say_evaluation(&mut self) {
+        if self.evaluation_said.as_deref() != Some(self.evaluation.as_str()) {
             self.out
-                .info_string(&format!("warning: the game's own network: {e}"));
+                .info_string(&format!("evaluation: {}", self.evaluation));
+            self.evaluation_said = Some(self.evaluation.clone());
         }
     }
 
@@ -1079,6 +1131,14 @@ fn join_within(job: Job, grace: Duration) -> Option<Job> {
     } else {
         Some(job)
     }
+}
+
+/// How `d` and `info string evaluation: …` name the hand-written evaluation.
+const CLASSIC: &str = "classic";
+
+/// How they name a game's own network.
+fn built_in(session: &dyn Session) -> String {
+    format!("built-in network ({})", session.network_id())
 }
 
 fn help_text() -> String {

@@ -18,7 +18,10 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 
 use crate::cli::{CancelToken, write_atomically};
-use crate::nnue::{HIDDEN, MAX_FIRST_WEIGHT, MAX_OUTPUT_WEIGHT, Network, QA, QB};
+use crate::nnue::{
+    HIDDEN, MAX_FIRST_Q, MAX_FIRST_WEIGHT, MAX_OUTPUT_BIAS, MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_Q,
+    MAX_OUTPUT_WEIGHT, Network, QA, QB,
+};
 use crate::registry;
 use crate::training_data::Reader;
 
@@ -187,24 +190,42 @@ impl Params {
         }
     }
 
-    fn quantise(&self, id: String, inputs: usize) -> Network {
-        let q = |x: f32, scale: i32| (x * scale as f32).round() as i16;
+    /// The network file's integers: each value scaled, rounded and held within the bound
+    /// the loader allows (`clip` keeps the floats within them already; the rounding and a
+    /// checkpoint from an older trainer might not). A value that is no number (training
+    /// diverged) is refused.
+    fn quantise(&self, id: String, inputs: usize) -> Result<Network, String> {
+        if self
+            .slices()
+            .iter()
+            .any(|s| s.iter().any(|x| !x.is_finite()))
+        {
+            return Err(
+                "training diverged: a weight is no longer a number; try a smaller --rate".into(),
+            );
+        }
+        let q = |x: f32, scale: i32, bound: i32| {
+            ((x * scale as f32).round() as i32).clamp(-bound, bound) as i16
+        };
         let mut b0 = [0i16; HIDDEN];
         for (slot, b) in b0.iter_mut().zip(&self.b0) {
-            *slot = q(*b, QA);
+            *slot = q(*b, QA, MAX_FIRST_Q);
         }
         let mut w1 = [[0i16; HIDDEN]; 2];
         for (slot, w) in w1.iter_mut().flatten().zip(&self.w1) {
-            *slot = q(*w, QB);
+            *slot = q(*w, QB, MAX_OUTPUT_Q);
         }
-        Network {
+        let network = Network {
             id,
             inputs,
-            w0: self.w0.iter().map(|w| q(*w, QA)).collect(),
+            w0: self.w0.iter().map(|w| q(*w, QA, MAX_FIRST_Q)).collect(),
             b0,
             w1,
-            b1: (self.b1 * (QA * QB) as f32).round() as i32,
-        }
+            b1: ((self.b1 * (QA * QB) as f32).round() as i32)
+                .clamp(-MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_BIAS_Q),
+        };
+        network.check_bounds().map_err(|e| e.to_string())?;
+        Ok(network)
     }
 
     fn clip(&mut self) {
@@ -214,6 +235,7 @@ impl Params {
         for w in &mut self.w1 {
             *w = w.clamp(-MAX_OUTPUT_WEIGHT, MAX_OUTPUT_WEIGHT);
         }
+        self.b1 = self.b1.clamp(-MAX_OUTPUT_BIAS, MAX_OUTPUT_BIAS);
     }
 }
 
@@ -569,7 +591,13 @@ pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, Strin
                 .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
         }
     }
-    let network = state.params.quantise(id, inputs);
+    let network = state.params.quantise(id, inputs)?;
+    if state.params.b1.abs() >= MAX_OUTPUT_BIAS {
+        eprintln!(
+            "warning: the output bias reached its bound (±{MAX_OUTPUT_BIAS} points): the \
+             network is kept within what the engine loads; a smaller --rate may fit better"
+        );
+    }
     write_atomically(&args.output, &network.to_bytes())
         .map_err(|e| format!("cannot write '{}': {e}", args.output.display()))?;
     Ok(TrainSummary {

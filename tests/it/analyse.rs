@@ -1089,7 +1089,7 @@ fn analyse_quotes_a_bad_line_without_its_control_characters() {
             );
         }
         assert!(
-            out.contains("\\0") || out.contains("\\\\0"),
+            out.contains("\\u{0}") || out.contains("\\\\u{0}"),
             "{format}: {out}"
         );
     }

@@ -22,6 +22,7 @@ const LAYERS: &[(&str, &[(&str, &str)])] = &[
             ("memory.rs", "memory"),
             ("cli.rs", "cli"),
             ("nnue.rs", "nnue"),
+            ("text.rs", "text"),
         ],
     ),
     ("games", &[("games/", "games")]),

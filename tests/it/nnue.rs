@@ -5,11 +5,11 @@ use std::time::Duration;
 
 use sowfan::game::{Accumulator, Game};
 use sowfan::games::fanorona::Size;
-use sowfan::nnue::{HIDDEN, Network};
+use sowfan::nnue::{HIDDEN, MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_CP, MAX_OUTPUT_Q, Network};
 
 use crate::support::rng::Rng;
 use crate::support::selfplay::play_out;
-use crate::support::{Engine, fresh_dir, games, run};
+use crate::support::{Engine, cp, fresh_dir, games, last_score, run, scaled};
 
 /// A network with seeded weights for `game`.
 pub(crate) fn random_network<G: Game>(game: &G, rng: &mut Rng) -> Vec<u8> {
@@ -289,5 +289,266 @@ fn data_train_and_evalfile_work_end_to_end_and_training_resumes_exactly() {
         "newgame fanorona-dimy\n{load}\nsetoption name Eval value classic"
     ));
     assert_eq!(back, classic);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// [`random_network`], read.
+fn network_of<G: Game>(game: &G, rng: &mut Rng) -> Network {
+    let bytes = random_network(game, rng);
+    Network::from_bytes(&bytes, &game.network_id(), game.network_inputs()).expect("fits")
+}
+
+/// `net` with its output at the bounds a network file may hold: every output weight and the
+/// bias at their largest (the output bias is the same for every position, the most extreme
+/// evaluation a loaded network can give).
+fn at_the_bounds(mut net: Network) -> Network {
+    net.w1 = [[MAX_OUTPUT_Q as i16; HIDDEN]; 2];
+    net.b1 = MAX_OUTPUT_BIAS_Q;
+    net
+}
+
+/// The engine with `setup` sent, and what its search at `depth` says: the lines, and the
+/// last line of that depth without its timings.
+fn search_after(setup: &str, depth: u32) -> (Vec<String>, String) {
+    let mut engine = Engine::start(&[]);
+    let mut lines = engine.ask(&format!("{setup}\nisready"), "readyok");
+    lines.extend(engine.ask(&format!("go depth {depth}"), "bestmove"));
+    let prefix = format!("info depth {depth} ");
+    let line = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with(&prefix))
+        .cloned()
+        .unwrap_or_default();
+    let mut kept = Vec::new();
+    let mut words = line.split_whitespace();
+    while let Some(word) = words.next() {
+        if matches!(word, "nps" | "time" | "hashfull") {
+            words.next();
+        } else {
+            kept.push(word.to_string());
+        }
+    }
+    (lines, kept.join(" "))
+}
+
+#[test]
+fn a_network_beyond_the_bounds_is_refused_and_one_at_them_searches_sanely() {
+    let dir = fresh_dir("nnue-bounds");
+    let load = |path: &std::path::Path| format!("setoption name EvalFile value {}", path.display());
+    let write = |name: &str, net: &Network| {
+        let path = dir.join(name);
+        std::fs::write(&path, net.to_bytes()).expect("write");
+        path
+    };
+    let mut rng = Rng::new(52);
+    let good_net = network_of(&games::kalah(&[]), &mut rng);
+    let good = write("good.nnue", &good_net);
+    // `train --rate 1e30` wrote this one: an output bias of i32::MAX.
+    let mut beyond = good_net.clone();
+    beyond.b1 = i32::MAX;
+    let hostile = write("hostile.nnue", &beyond);
+    let (_, with_good) = search_after(&load(&good), 6);
+    let (said, kept) = search_after(&format!("{}\n{}", load(&good), load(&hostile)), 6);
+    let refusal = said
+        .iter()
+        .find(|l| l.starts_with("info string error: option 'EvalFile'"))
+        .unwrap_or_else(|| panic!("{said:?}"));
+    assert!(
+        refusal.contains("output bias 2147483647 is beyond ±8355840"),
+        "{refusal}"
+    );
+    assert_eq!(
+        kept, with_good,
+        "the refused file leaves the network as it was"
+    );
+    // At the bounds: loaded, and every evaluation the largest a network gives. A search of
+    // it on Fanorona's board answers at once (in 30 s the wrapping sum's did not), its
+    // scores heuristic, below every proven one.
+    let extreme = at_the_bounds(network_of(&games::tsivy(), &mut rng));
+    let extreme = write("extreme.nnue", &extreme);
+    let mut engine = Engine::start(&[]);
+    let setup = engine.ask(
+        &format!("newgame fanorona\n{}\nisready", load(&extreme)),
+        "readyok",
+    );
+    assert!(!setup.iter().any(|l| l.contains("error")), "{setup:?}");
+    let (lines, took) = engine.timed_ask("go depth 6", "bestmove");
+    assert!(took < scaled(Duration::from_secs(10)), "{took:?} {lines:?}");
+    let last = last_score(&lines);
+    let score = cp(last).unwrap_or_else(|| panic!("a heuristic score: {last}"));
+    assert!(score.abs() <= i64::from(MAX_OUTPUT_CP), "{last}");
+    assert!(!last.contains(" wdl "), "{last}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn training_at_an_absurd_rate_writes_a_network_within_the_bounds() {
+    let dir = fresh_dir("nnue-rate");
+    let data = dir.join("dimy.data");
+    let limit = Duration::from_secs(120);
+    let made = run::sowfan(
+        "datagen",
+        &run::args(&format!(
+            "fanorona-dimy --games 4 --nodes 200 --threads 2 --output {}",
+            data.display()
+        )),
+        limit,
+    );
+    assert!(made.success, "{}", made.stderr);
+    let output = dir.join("wild.nnue");
+    let trained = run::sowfan(
+        "train",
+        &run::args(&format!(
+            "fanorona-dimy --data {} --output {} --epochs 2 --batch 16 --threads 2 --rate 1e30",
+            data.display(),
+            output.display()
+        )),
+        limit,
+    );
+    assert!(trained.success, "{}", trained.stderr);
+    assert!(
+        trained.stderr.contains("the output bias reached its bound"),
+        "{}",
+        trained.stderr
+    );
+    let bytes = std::fs::read(&output).expect("the network");
+    let game = games::fanorona(Size::Dimy, &[]);
+    let net = Network::from_bytes(&bytes, &game.network_id(), game.network_inputs())
+        .expect("a network the engine loads");
+    assert!(net.b1.abs() <= MAX_OUTPUT_BIAS_Q, "{}", net.b1);
+    let (said, kept) = search_after(
+        &format!(
+            "newgame fanorona-dimy\nsetoption name EvalFile value {}",
+            output.display()
+        ),
+        4,
+    );
+    assert!(!said.iter().any(|l| l.contains("error")), "{said:?}");
+    assert!(!kept.is_empty(), "{said:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What an engine says between `commands` and the `readyok` after them (without it).
+fn said(engine: &mut Engine, commands: &str) -> Vec<String> {
+    let mut lines = engine.ask(&format!("{commands}\nisready"), "readyok");
+    lines.pop();
+    lines
+}
+
+#[test]
+fn a_network_id_holding_a_newline_stays_inside_its_info_line() {
+    let dir = fresh_dir("nnue-id");
+    let game = games::tsivy();
+    let mut rng = Rng::new(53);
+    let bytes = random_network(&game, &mut rng);
+    let mut net =
+        Network::from_bytes(&bytes, &game.network_id(), game.network_inputs()).expect("fits");
+    net.id = "fanorona 9x5\nbestmove x\r\u{1b}[2J".into();
+    let path = dir.join("id.nnue");
+    std::fs::write(&path, net.to_bytes()).expect("write");
+    let mut engine = Engine::start(&[]);
+    // Read and kept (a network for some game), not for Kalah: one warning naming the id.
+    let lines = said(
+        &mut engine,
+        &format!("setoption name EvalFile value {}", path.display()),
+    );
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with("info string warning: EvalFile")
+            && lines[0].contains("'fanorona 9x5\\nbestmove x\\r\\u{1b}[2J'"),
+        "{lines:?}"
+    );
+    // Nothing more comes: no `bestmove` that no `go` asked for.
+    assert_eq!(engine.silent_for(Duration::from_millis(300)), None);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The `Evaluation: …` line of `d`, which comes before its last line.
+fn shown(engine: &mut Engine) -> String {
+    let lines = engine.ask("d", "To move: p");
+    let at = lines.len().saturating_sub(2);
+    lines[at].clone()
+}
+
+#[test]
+fn the_evaluation_follows_the_options_values_not_their_order_and_is_said_once() {
+    let dir = fresh_dir("nnue-eval");
+    let kalah = games::kalah(&[]);
+    let mut rng = Rng::new(54);
+    let file = dir.join("kalah.nnue");
+    std::fs::write(&file, random_network(&kalah, &mut rng)).expect("write");
+    let evalfile = format!("setoption name EvalFile value {}", file.display());
+    let classic = "setoption name Eval value classic";
+    let network = "setoption name Eval value network";
+    let in_file = format!("network file '{}' (kalah 6x4)", file.display());
+    let built_in = "built-in network (kalah 6x4)";
+
+    // Both orders give the same evaluation, shown by `d`, and searched with.
+    let (_, by_hand) = search_after(classic, 6);
+    let (_, learned) = search_after(&evalfile, 6);
+    let (_, own) = search_after("", 6);
+    assert_ne!(by_hand, learned);
+    assert_ne!(own, learned);
+    for (setup, shows, searched) in [
+        (format!("{classic}\n{evalfile}"), "classic", &by_hand),
+        (format!("{evalfile}\n{classic}"), "classic", &by_hand),
+        (
+            format!("{classic}\n{evalfile}\n{network}"),
+            &in_file,
+            &learned,
+        ),
+        (
+            format!("{evalfile}\n{classic}\n{network}"),
+            &in_file,
+            &learned,
+        ),
+        (format!("{network}\n{evalfile}"), &in_file, &learned),
+    ] {
+        let mut engine = Engine::start(&[]);
+        said(&mut engine, &setup);
+        assert_eq!(
+            shown(&mut engine),
+            format!("Evaluation: {shows}"),
+            "{setup}"
+        );
+        let (_, kept) = search_after(&setup, 6);
+        assert_eq!(&kept, searched, "{setup}");
+    }
+
+    // Said once when it changes (by an option or a new game), not when it stays.
+    let mut engine = Engine::start(&[]);
+    assert_eq!(shown(&mut engine), format!("Evaluation: {built_in}"));
+    let evaluation = |shows: &str| vec![format!("info string evaluation: {shows}")];
+    let none: Vec<String> = Vec::new();
+    assert_eq!(said(&mut engine, "newgame kalah"), none);
+    assert_eq!(said(&mut engine, classic), evaluation("classic"));
+    assert_eq!(said(&mut engine, classic), none);
+    assert_eq!(said(&mut engine, &evalfile), none);
+    assert_eq!(shown(&mut engine), "Evaluation: classic");
+    assert_eq!(said(&mut engine, network), evaluation(&in_file));
+    assert_eq!(
+        said(&mut engine, &format!("{network}\nnewgame kalah")),
+        none
+    );
+    assert_eq!(shown(&mut engine), format!("Evaluation: {in_file}"));
+    let other = said(&mut engine, "newgame kalah pits=4");
+    assert_eq!(other.len(), 2, "{other:?}");
+    assert!(other[0].contains("is not for kalah pits=4"), "{other:?}");
+    assert_eq!(other[1], "info string evaluation: classic");
+    assert_eq!(said(&mut engine, "newgame kalah"), evaluation(&in_file));
+    assert_eq!(
+        said(&mut engine, "setoption name EvalFile value <empty>"),
+        evaluation(built_in)
+    );
+    assert_eq!(
+        said(&mut engine, "newgame fanorona"),
+        evaluation("built-in network (fanorona 9x5)")
+    );
+    assert_eq!(
+        said(&mut engine, "newgame fanorona-dimy"),
+        evaluation("classic")
+    );
+    assert_eq!(shown(&mut engine), "Evaluation: classic");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -303,8 +303,8 @@ final class Engine {
 
     /**
      * The position after {@code moves} (space-separated, may be empty) from {@code fen}, read
-     * from {@code d}, whose last lines are "Fen: ...", "Score: ..." and "To move: p1|p2" or
-     * "Result: ..." (protocol.md, "d").
+     * from {@code d}, whose last lines are "Fen: ...", "Score: ...", "Evaluation: ..." and
+     * "To move: p1|p2" or "Result: ..." (protocol.md, "d").
      * Throws with the engine's message when it rejects the position or a move.
      */
     Position position(final String fen, final String moves) throws EngineException {
