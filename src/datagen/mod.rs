@@ -315,7 +315,7 @@ pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary,
     let to_play = args.games - done.range(..args.games).count() as u64;
     let file_games = done.len() as u64;
     eprintln!(
-        "sowfan datagen: '{}' holds {file_games} games; {to_play} to play on {} threads",
+        "sowfan datagen: '{}' holds {file_games} games; {to_play} to play, {} at a time",
         args.output.display(),
         threads.min(to_play.max(1) as usize)
     );

@@ -322,7 +322,7 @@ fn one_datagen_a_file_and_ctrl_c_stops_the_search_under_way() {
         )),
     );
     assert!(first.await_signal_handlers(Duration::from_secs(30)));
-    first.await_line(Duration::from_secs(30), |l| l.contains("to play on"));
+    first.await_line(Duration::from_secs(30), |l| l.contains("to play, "));
     assert_eq!(std::fs::read(&mine).expect("read"), b"mine");
     let link = dir.join("link.data");
     std::os::unix::fs::symlink(&data, &link).expect("a link");
