@@ -300,6 +300,26 @@ fn a_damaged_block_is_refused_by_number_and_the_file_left_whole() {
         assert!(train.stderr.contains(&says), "{says}: {}", train.stderr);
         assert!(!dir.join("n.nnue").exists());
     }
+    // A file of version 1 (before the blocks' head checksums) is read and continued in its
+    // version: the same games as a new file's.
+    std::fs::write(&data, &bytes).expect("write");
+    let mut old = Vec::new();
+    let mut reader = Reader::open(&data).expect("open");
+    let header_length = starts[0];
+    old.extend_from_slice(&bytes[..header_length]);
+    old[8..10].copy_from_slice(&1u16.to_le_bytes());
+    while let Some(game) = reader.next_game().expect("a block") {
+        old.extend(game.to_bytes_of(1).expect("a block"));
+    }
+    let version_1 = dir.join("v1.data");
+    std::fs::write(&version_1, &old).expect("write");
+    let more = datagen(&version_1, &format!("{settings} --games 7"));
+    assert!(more.success, "{}", more.stderr);
+    assert!(more.stdout.contains("holds 7 games"), "{}", more.stdout);
+    assert_eq!(Reader::open(&version_1).expect("open").version, 1);
+    let fresh = dir.join("fresh.data");
+    assert!(datagen(&fresh, &format!("{settings} --games 7")).success);
+    assert_eq!(games(&version_1), games(&fresh));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
