@@ -71,6 +71,9 @@ pub const VERSION: u16 = 1;
 pub enum NetworkError {
     #[error("not a sowfan network (its first bytes are not SOWFANNN)")]
     NotNetwork,
+    /// It begins as a network does but ends before the end of its header.
+    #[error("a network file cut short: {0} bytes, less than its header")]
+    CutShort(usize),
     #[error("a network of version {0}; this sowfan reads version {VERSION}")]
     Version(u16),
     #[error("a network for '{found}', not for '{expected}'")]
@@ -169,12 +172,21 @@ impl Network {
         out
     }
 
+    /// The first bytes: the magic, and a header (version, id length) after it.
+    fn check_head(bytes: &[u8]) -> Result<(), NetworkError> {
+        if !bytes.starts_with(MAGIC) {
+            return Err(NetworkError::NotNetwork);
+        }
+        if bytes.len() < 14 {
+            return Err(NetworkError::CutShort(bytes.len()));
+        }
+        Ok(())
+    }
+
     /// Check a network file whatever its game (magic, version, sizes, checksum) and say
     /// which game and board it is for.
     pub fn check(bytes: &[u8]) -> Result<String, NetworkError> {
-        if bytes.len() < 14 || &bytes[..8] != MAGIC {
-            return Err(NetworkError::NotNetwork);
-        }
+        Network::check_head(bytes)?;
         let id_len = usize::from(u16::from_le_bytes([bytes[10], bytes[11]]));
         let id = bytes
             .get(12..12 + id_len)
@@ -189,9 +201,7 @@ impl Network {
     /// Read a network for the game whose network id is `id` and which has `inputs`
     /// features a view.
     pub fn from_bytes(bytes: &[u8], id: &str, inputs: usize) -> Result<Network, NetworkError> {
-        if bytes.len() < 14 || &bytes[..8] != MAGIC {
-            return Err(NetworkError::NotNetwork);
-        }
+        Network::check_head(bytes)?;
         let u16_at = |at: usize| {
             bytes
                 .get(at..at + 2)
@@ -426,7 +436,12 @@ mod tests {
         ));
         assert_eq!(Network::check(&bytes), Ok("test 3x3".to_string()));
         assert_eq!(Network::check(&damaged), Err(NetworkError::Checksum));
-        assert_eq!(Network::check(b"SOWFANNN"), Err(NetworkError::NotNetwork));
+        assert_eq!(Network::check(b"SOWFANNN"), Err(NetworkError::CutShort(8)));
+        assert_eq!(Network::check(b"SOWFAN"), Err(NetworkError::NotNetwork));
+        assert_eq!(
+            Network::check(b"NOTANETWORK..."),
+            Err(NetworkError::NotNetwork)
+        );
         let mut version = bytes;
         version[8] = 7;
         assert_eq!(

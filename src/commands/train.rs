@@ -13,13 +13,17 @@ pub fn run(args: TrainArgs) -> ExitCode {
     match train(&args, &stop) {
         Ok(summary) => {
             println!(
-                "{} epochs over {} positions ({} kept for validation) in {:.1} s: validation \
-                 loss {:.6}; network written to '{}'",
+                "{} epochs over {} positions ({} kept for validation) in {:.1} s: {}; network \
+                 written to '{}'",
                 summary.epochs,
                 summary.train_positions,
                 summary.validation_positions,
                 summary.seconds,
-                summary.validation_loss,
+                summary
+                    .validation_loss
+                    .map_or("no validation games".into(), |loss| format!(
+                        "validation loss {loss:.6}"
+                    )),
                 args.output.display()
             );
             ExitCode::SUCCESS

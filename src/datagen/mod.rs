@@ -16,7 +16,7 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use crate::cli::CancelToken;
@@ -35,8 +35,8 @@ use crate::training_data::{self, GameBlock, Header, Sample, Writer};
 /// Example: sowfan datagen fanorona --output fanorona.data --games 2000 --nodes 5000
 ///
 /// The file says how it was made (game, nodes, seed, openings); running the same command
-/// again goes on with the games it does not hold yet, up to --games. Ctrl-C stops at once;
-/// the games finished are kept.
+/// again goes on with the games it does not hold yet, up to --games. Ctrl-C stops at once:
+/// the games finished are kept, the games under way dropped.
 #[derive(Debug, Clone, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct DatagenArgs {
@@ -46,7 +46,7 @@ pub struct DatagenArgs {
     /// The training data file (created, or continued when it exists).
     #[arg(long, value_name = "FILE")]
     pub output: PathBuf,
-    /// Games the file holds when done.
+    /// Games the file holds when done (at most 100000000).
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub games: u64,
     /// Nodes of each move's search.
@@ -82,6 +82,10 @@ pub const INTERRUPTED: &str = "interrupted";
 
 /// A game longer than this is left out (no game of these rules gets near it).
 const MAX_GAME_PLIES: usize = 4000;
+
+/// The most `--games`: a file of that many games holds billions of positions (hundreds of
+/// GB); a larger count is a mistake.
+pub const MAX_GAMES: u64 = 100_000_000;
 
 /// What a run did.
 #[derive(Debug, Clone)]
@@ -128,7 +132,12 @@ impl DatagenSummary {
 }
 
 /// The header of the data `args` make: what decides the games' content.
-fn header_for(args: &DatagenArgs, session: &dyn Session, network: Option<&[u8]>) -> Header {
+fn header_for(
+    args: &DatagenArgs,
+    spec: &OpeningsSpec,
+    session: &dyn Session,
+    network: Option<&[u8]>,
+) -> Header {
     let tables = match (&args.tablebases, session.table_rules()) {
         (Some(_), Some(rules)) => rules,
         _ => "none".to_string(),
@@ -138,7 +147,7 @@ fn header_for(args: &DatagenArgs, session: &dyn Session, network: Option<&[u8]>)
             ("game".into(), session.spec()),
             ("nodes".into(), args.nodes.to_string()),
             ("seed".into(), args.seed.to_string()),
-            ("openings".into(), args.openings.join(" ")),
+            ("openings".into(), openings_text(spec)),
             ("tables".into(), tables),
             ("hash".into(), args.hash.to_string()),
             ("evaluation".into(), evaluation(network)),
@@ -158,6 +167,40 @@ fn evaluation(network: Option<&[u8]>) -> String {
         Some(bytes) => format!("network {:016x}", xxhash_rust::xxh3::xxh3_64(bytes)),
         None => "hand-written".to_string(),
     }
+}
+
+/// Random openings in one spelling, whatever the order or form of the words given
+/// (`balanced=2 plies=6` is `plies=6 balanced=2`): `plies=<k>`, then `balanced=<points>
+/// probe-nodes=<n>` when balanced.
+fn openings_text(spec: &OpeningsSpec) -> String {
+    match spec {
+        OpeningsSpec::Random {
+            plies,
+            balance: None,
+        } => format!("plies={plies}"),
+        OpeningsSpec::Random {
+            plies,
+            balance: Some(balance),
+        } => format!(
+            "plies={plies} balanced={} probe-nodes={}",
+            f64::from(balance.max_centipoints) / 100.0,
+            balance.nodes
+        ),
+        OpeningsSpec::File { path, .. } => format!("file={}", path.display()),
+    }
+}
+
+/// A header's value of `key` in one spelling: the openings as [`openings_text`] writes
+/// them (a file's words, of an earlier sowfan, may be in another order), others as they are.
+fn normalised(key: &str, value: Option<&str>) -> Option<String> {
+    let value = value?;
+    if key == "openings" {
+        let words: Vec<String> = value.split_whitespace().map(str::to_string).collect();
+        if let Ok(spec) = openings::parse_openings(&words) {
+            return Some(openings_text(&spec));
+        }
+    }
+    Some(value.to_string())
 }
 
 /// The header keys that must agree for a file to be continued.
@@ -182,6 +225,23 @@ pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary,
     if args.nodes == 0 {
         return Err("--nodes must be at least 1".into());
     }
+    if args.games > MAX_GAMES {
+        return Err(format!(
+            "--games {}: at most {MAX_GAMES} (a file of that many games holds billions of \
+             positions)",
+            args.games
+        ));
+    }
+    // The output, before any work: a regular file (or none yet), not the network read,
+    // and this run's alone.
+    crate::cli::refuse_irregular("--output", &args.output)?;
+    if let Some(network) = &args.network {
+        crate::cli::refuse_output_over_input(
+            ("--output", &args.output),
+            &[("--network", network)],
+        )?;
+    }
+    let _lock = crate::cli::OutputLock::file("--output", &args.output, "datagen")?;
     let classic = match args.eval.as_str() {
         "network" => false,
         "classic" => true,
@@ -218,13 +278,13 @@ pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary,
         }
         None => base.default_network(),
     };
-    let header = header_for(args, base.as_ref(), network);
+    let header = header_for(args, &spec, base.as_ref(), network);
 
     // A new file, or the one there continued when it holds the same data.
     let (writer, done, file_positions) = if args.output.exists() {
         let scan = training_data::scan(&args.output).map_err(|e| e.to_string())?;
         for key in SAME_DATA {
-            if scan.header.get(key) != header.get(key) {
+            if normalised(key, scan.header.get(key)) != normalised(key, header.get(key)) {
                 return Err(format!(
                     "'{}' holds other data: its {key} is '{}', this run's '{}'; give another \
                      --output to start anew",
@@ -235,10 +295,13 @@ pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary,
             }
         }
         if scan.good_length < scan.file_length {
-            log::warn!(
-                "'{}': {} bytes of an unfinished game at the end are cut off",
+            eprintln!(
+                "sowfan datagen: '{}' ends inside a game's block (a write cut short: the run \
+                 that made it was interrupted); its last {} bytes are cut off, the {} whole \
+                 games before them kept",
                 args.output.display(),
-                scan.file_length - scan.good_length
+                scan.file_length - scan.good_length,
+                scan.done.len()
             );
         }
         let writer = Writer::resume(&args.output, &scan).map_err(|e| e.to_string())?;
@@ -247,15 +310,24 @@ pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary,
         let writer = Writer::create(&args.output, &header).map_err(|e| e.to_string())?;
         (writer, BTreeSet::new(), 0)
     };
-    let to_play: Vec<u64> = (0..args.games).filter(|i| !done.contains(i)).collect();
+    // The games to play are the numbers below --games the file does not hold, taken in
+    // turn by the threads (never listed: --games may be large).
+    let to_play = args.games - done.range(..args.games).count() as u64;
     let file_games = done.len() as u64;
+    eprintln!(
+        "sowfan datagen: '{}' holds {file_games} games; {to_play} to play, {} at a time",
+        args.output.display(),
+        threads.min(to_play.max(1) as usize)
+    );
 
     let progress = crate::cli::progress_bar(
-        to_play.len() as u64,
+        to_play,
         "datagen {bar:30.cyan/blue} {pos}/{len} games {msg} [{elapsed_precise} < {eta}]",
     );
     let shared = Shared {
-        next: AtomicUsize::new(0),
+        next: AtomicU64::new(0),
+        games_asked: args.games,
+        done,
         positions: AtomicU64::new(0),
         games: AtomicU64::new(0),
         dropped: AtomicU64::new(0),
@@ -264,14 +336,19 @@ pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary,
         writer: Mutex::new(writer),
     };
     let started = Instant::now();
+    let threads = threads.min(usize::try_from(to_play).unwrap_or(usize::MAX));
+    // One search control a thread: Ctrl-C (or a thread's failure) stops the searches under
+    // way at once, not only between them.
+    let controls: Vec<SearchControl> = (0..threads).map(|_| SearchControl::new(false)).collect();
     std::thread::scope(|scope| {
-        for index in 0..threads.min(to_play.len()) {
+        let mut handles = Vec::new();
+        for (index, control) in controls.iter().enumerate() {
             let session = base.clone_box();
-            let (shared, to_play, progress, spec) = (&shared, &to_play, &progress, &spec);
+            let (shared, progress, spec) = (&shared, &progress, &spec);
             let spawned = std::thread::Builder::new()
                 .name(format!("datagen-{index}"))
                 .spawn_scoped(scope, move || {
-                    let result = work(args, spec, session, to_play, shared, stop, &|positions| {
+                    let result = work(args, spec, session, control, shared, stop, &|positions| {
                         progress.inc(1);
                         let total = shared.positions.load(Ordering::Relaxed);
                         let rate = total as f64 / started.elapsed().as_secs_f64().max(1e-3);
@@ -283,9 +360,17 @@ pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary,
                         shared.fail(e);
                     }
                 });
-            if let Err(e) = spawned {
-                shared.fail(format!("cannot start a datagen thread: {e}"));
+            match spawned {
+                Ok(handle) => handles.push(handle),
+                Err(e) => shared.fail(format!("cannot start a datagen thread: {e}")),
             }
+        }
+        // The signal handler only sets the token: this thread passes it on to the searches.
+        while !handles.iter().all(|h| h.is_finished()) {
+            if !shared.go_on(stop) {
+                controls.iter().for_each(SearchControl::request_stop);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
         }
     });
     progress.finish_and_clear();
@@ -307,7 +392,12 @@ pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary,
 
 /// What the threads share.
 struct Shared {
-    next: AtomicUsize,
+    /// The next game number to look at.
+    next: AtomicU64,
+    /// `--games`: the numbers to play are below it.
+    games_asked: u64,
+    /// The games the file held at the start.
+    done: BTreeSet<u64>,
     positions: AtomicU64,
     games: AtomicU64,
     dropped: AtomicU64,
@@ -326,6 +416,19 @@ impl Shared {
     fn go_on(&self, stop: &CancelToken) -> bool {
         !stop.is_cancelled() && !self.failed.load(Ordering::Relaxed)
     }
+
+    /// The next game number to play, if any is left.
+    fn next_game(&self) -> Option<u64> {
+        loop {
+            let number = self.next.fetch_add(1, Ordering::Relaxed);
+            if number >= self.games_asked {
+                return None;
+            }
+            if !self.done.contains(&number) {
+                return Some(number);
+            }
+        }
+    }
 }
 
 /// One thread: the next game not yet played, until none is left or the run stops.
@@ -333,7 +436,7 @@ fn work(
     args: &DatagenArgs,
     spec: &OpeningsSpec,
     mut session: Box<dyn Session>,
-    to_play: &[u64],
+    control: &SearchControl,
     shared: &Shared,
     stop: &CancelToken,
     played: &(dyn Fn(usize) + Sync),
@@ -342,7 +445,7 @@ fn work(
     let probe_tt = TranspositionTable::new(2)?;
     let base = session.clone_box();
     while shared.go_on(stop) {
-        let Some(&number) = to_play.get(shared.next.fetch_add(1, Ordering::Relaxed)) else {
+        let Some(number) = shared.next_game() else {
             return Ok(());
         };
         let opening = match openings::opening_number(
@@ -366,8 +469,8 @@ fn work(
             args,
             session.as_mut(),
             &tt,
-            number,
-            moves.len(),
+            control,
+            (number, moves.len()),
             shared,
             stop,
         )?
@@ -388,14 +491,14 @@ fn work(
     Ok(())
 }
 
-/// Play game `number` out from the session's position. `None` when it was stopped or
-/// left out (too long).
+/// Play game `number` (whose opening was `opening_plies` long) out from the session's
+/// position. `None` when it was stopped or left out (too long).
 fn play_game(
     args: &DatagenArgs,
     session: &mut dyn Session,
     tt: &TranspositionTable,
-    number: u64,
-    opening_plies: usize,
+    control: &SearchControl,
+    (number, opening_plies): (u64, usize),
     shared: &Shared,
     stop: &CancelToken,
 ) -> Result<Option<GameBlock>, String> {
@@ -420,8 +523,11 @@ fn play_game(
             shared.dropped.fetch_add(1, Ordering::Relaxed);
             return Ok(None);
         }
-        let control = SearchControl::new(false);
-        let summary = session.search(&limits, &settings, tt, None, &control, &mut |_| {})?;
+        let summary = session.search(&limits, &settings, tt, None, control, &mut |_| {})?;
+        if !shared.go_on(stop) {
+            // Stopped in the search: the game under way is dropped.
+            return Ok(None);
+        }
         let mover = session.to_move();
         match Value::from_search(summary.score, summary.proven) {
             Value::Cp(cp) => {

@@ -17,7 +17,9 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 
-use crate::cli::{CancelToken, write_atomically};
+use crate::cli::{
+    CancelToken, OutputLock, refuse_irregular, refuse_output_over_input, write_atomically,
+};
 use crate::nnue::{
     HIDDEN, MAX_FIRST_Q, MAX_FIRST_WEIGHT, MAX_OUTPUT_BIAS, MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_Q,
     MAX_OUTPUT_WEIGHT, Network, QA, QB,
@@ -43,7 +45,7 @@ pub struct TrainArgs {
     /// The network file to write.
     #[arg(long, value_name = "FILE")]
     pub output: PathBuf,
-    /// Passes over the data.
+    /// Passes over the data (at most 1000000).
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub epochs: usize,
     /// Positions a step.
@@ -71,6 +73,9 @@ pub struct TrainArgs {
 
 /// What stopped the training early.
 pub const INTERRUPTED: &str = "interrupted";
+
+/// The most `--epochs`: far more than any fit needs.
+pub const MAX_EPOCHS: usize = 1_000_000;
 
 /// Positions in memory: each one's features from both views, flat.
 #[derive(Default)]
@@ -248,7 +253,8 @@ pub struct TrainSummary {
     pub train_positions: usize,
     pub validation_positions: usize,
     pub epochs: usize,
-    pub validation_loss: f64,
+    /// `None` when the data hold no validation game (game numbers divisible by 20).
+    pub validation_loss: Option<f64>,
     pub seconds: f64,
 }
 
@@ -268,7 +274,7 @@ fn read(args: &TrainArgs, stop: &CancelToken) -> Result<(Samples, Samples, usize
     }
     let mut views = [Vec::new(), Vec::new()];
     for path in &args.data {
-        let mut reader = Reader::open(path).map_err(|e| e.to_string())?;
+        let mut reader = Reader::open(path).map_err(|e| format!("--data: {e}"))?;
         let made_for = reader.header.get("game").unwrap_or("").to_string();
         let spec = registry::create_from_spec(&made_for)
             .map(|s| s.network_id())
@@ -280,7 +286,7 @@ fn read(args: &TrainArgs, stop: &CancelToken) -> Result<(Samples, Samples, usize
                 session.network_id()
             ));
         }
-        while let Some(game) = reader.next_game().map_err(|e| e.to_string())? {
+        while let Some(game) = reader.next_game().map_err(|e| format!("--data: {e}"))? {
             if stop.is_cancelled() {
                 return Err(INTERRUPTED.into());
             }
@@ -307,6 +313,13 @@ fn read(args: &TrainArgs, stop: &CancelToken) -> Result<(Samples, Samples, usize
                 set.target
                     .push(args.lambda * score + (1.0 - args.lambda) * result);
             }
+        }
+        if let Some(bytes) = reader.torn() {
+            eprintln!(
+                "'{}' ends inside a game's block (a write cut short: the run that made it was \
+                 interrupted); its last {bytes} bytes are left out",
+                path.display()
+            );
         }
     }
     let [training, validation] = sets;
@@ -394,6 +407,12 @@ impl State {
         out
     }
 
+    /// The bytes of a checkpoint of these settings.
+    fn size(args_key: &str, inputs: usize) -> u64 {
+        let floats = (inputs * HIDDEN + HIDDEN + 2 * HIDDEN + 1) as u64;
+        (8 + 4 + args_key.len() + 8 + 8 + 8) as u64 + 3 * 4 * floats
+    }
+
     fn from_bytes(bytes: &[u8], args_key: &str, inputs: usize) -> Result<State, String> {
         let bad = |why: &str| format!("the checkpoint {why}");
         if bytes.len() < 20 || &bytes[..8] != CHECKPOINT_MAGIC {
@@ -447,6 +466,50 @@ impl State {
     }
 }
 
+/// Every output checked before any work: a regular file or none yet, none of them an
+/// input or the other output, and this run's alone (a lock each, which also shows that
+/// their folder is writable). The locks are held until they are dropped.
+fn check_outputs(args: &TrainArgs) -> Result<Vec<OutputLock>, String> {
+    let mut outputs = vec![("--output", args.output.as_path())];
+    if let Some(checkpoint) = &args.checkpoint {
+        outputs.push(("--checkpoint", checkpoint.as_path()));
+    }
+    let inputs: Vec<(&str, &std::path::Path)> =
+        args.data.iter().map(|d| ("--data", d.as_path())).collect();
+    for (option, path) in &outputs {
+        refuse_irregular(option, path)?;
+        refuse_output_over_input((option, path), &inputs)?;
+    }
+    if let [output, checkpoint] = outputs[..] {
+        refuse_output_over_input(output, &[checkpoint])?;
+    }
+    outputs
+        .iter()
+        .map(|(option, path)| OutputLock::file(option, path, "train"))
+        .collect()
+}
+
+/// A checkpoint's bytes: a regular file only (a FIFO is refused, not waited on), and at
+/// most `size` bytes (what these settings write) read.
+fn read_checkpoint(path: &std::path::Path, size: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let cannot = |e: &dyn std::fmt::Display| format!("--checkpoint '{}': {e}", path.display());
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| cannot(&e))?;
+    if !file.metadata().map_err(|e| cannot(&e))?.is_file() {
+        return Err(cannot(&"not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    file.take(size + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| cannot(&e))?;
+    Ok(bytes)
+}
+
 pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, String> {
     if args.batch == 0 || args.epochs == 0 {
         return Err("--batch and --epochs must be at least 1".into());
@@ -459,6 +522,10 @@ pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, Strin
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let threads = crate::memory::check_threads("--threads", threads)?;
+    if args.epochs > MAX_EPOCHS {
+        return Err(format!("--epochs {}: at most {MAX_EPOCHS}", args.epochs));
+    }
+    let _locks = check_outputs(args)?;
     let started = Instant::now();
     let (training, validation, inputs, id) = read(args, stop)?;
     if training.len() == 0 {
@@ -485,10 +552,19 @@ pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, Strin
     );
     let mut state = match args.checkpoint.as_deref().filter(|p| p.exists()) {
         Some(path) => {
-            let bytes = std::fs::read(path)
-                .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+            let bytes = read_checkpoint(path, State::size(&key, inputs))?;
             let state = State::from_bytes(&bytes, &key, inputs)
-                .map_err(|e| format!("'{}': {e}", path.display()))?;
+                .map_err(|e| format!("--checkpoint '{}': {e}", path.display()))?;
+            if state.epoch > args.epochs {
+                return Err(format!(
+                    "--checkpoint '{}' is after epoch {}, past --epochs {}: give --epochs {} \
+                     or more to go on from it, or another --checkpoint to start anew",
+                    path.display(),
+                    state.epoch,
+                    args.epochs,
+                    state.epoch
+                ));
+            }
             eprintln!(
                 "going on from '{}' after epoch {}",
                 path.display(),
@@ -520,7 +596,22 @@ pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, Strin
     let mut grads = vec![Params::zeros(inputs); threads];
     let everything: Vec<u32> = (0..validation.len() as u32).collect();
     let (beta1, beta2, epsilon) = (0.9f32, 0.999f32, 1e-8f32);
-    let mut validation_loss = f64::NAN;
+    let validate = |params: &Params, grads: &mut [Params]| {
+        (validation.len() > 0).then(|| {
+            pass(
+                params,
+                &validation,
+                &everything,
+                args.scale,
+                threads,
+                grads,
+                false,
+            )
+        })
+    };
+    let shown =
+        |loss: Option<f64>| loss.map_or("none (no validation games)".into(), |l| format!("{l:.6}"));
+    let mut validation_loss = None;
     while state.epoch < args.epochs {
         let mut order: Vec<u32> = (0..training.len() as u32).collect();
         let mut rng =
@@ -569,27 +660,23 @@ pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, Strin
             params.clip();
         }
         state.epoch += 1;
-        validation_loss = pass(
-            &state.params,
-            &validation,
-            &everything,
-            args.scale,
-            threads,
-            &mut grads,
-            false,
-        );
+        validation_loss = validate(&state.params, &mut grads);
         eprintln!(
-            "epoch {:>3}/{}: training loss {:.6}, validation loss {:.6} ({:.0} s)",
+            "epoch {:>3}/{}: training loss {:.6}, validation loss {} ({:.0} s)",
             state.epoch,
             args.epochs,
             train_loss / training.len() as f64,
-            validation_loss,
+            shown(validation_loss),
             started.elapsed().as_secs_f64()
         );
         if let Some(path) = &args.checkpoint {
             write_atomically(path, &state.to_bytes(&key))
                 .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
         }
+    }
+    if validation_loss.is_none() {
+        // No epoch ran (the checkpoint was after the last): the loss of its network.
+        validation_loss = validate(&state.params, &mut grads);
     }
     let network = state.params.quantise(id, inputs)?;
     if state.params.b1.abs() >= MAX_OUTPUT_BIAS {

@@ -5,9 +5,10 @@
 //! A file is a header and then one block per game, appended as each game ends:
 //!
 //! ```text
-//! header  "SOWFANTD"  version: u16 = 1  text length: u32  text  xxh3-64 of the text: u64
+//! header  "SOWFANTD"  version: u16 = 2  text length: u32  text  xxh3-64 of the text: u64
 //! block   "GAME"  game number: u64  result for P1: i8 (1, 0, -1)  positions: u16
-//!         payload length: u32  payload  xxh3-64 of everything from "GAME" on: u64
+//!         payload length: u32  xxh3-64 of the block's first 19 bytes: u64
+//!         payload  xxh3-64 of everything from "GAME" on: u64
 //! payload per position:
 //!         packed length: u16  packed position  score: i16  ply: u16  side to move: u8
 //! ```
@@ -17,10 +18,19 @@
 //! game's compact form ([`crate::game::Game::pack_position`]). The score is the search's,
 //! in hundredths of a point for the side to move; the side to move is 0 for P1, 1 for P2.
 //!
-//! A file only grows by whole blocks, so an interrupted run leaves at most a partial last
-//! block: [`scan`] finds where the whole blocks end, and the writer cuts the rest off before
-//! it appends again. Blocks are in the order games ended, so a run on several threads is
-//! resumed by game number ([`Scan::done`]), not by position in the file.
+//! Every block is checked on its own: its head (with the payload's length) by its own
+//! checksum, the whole block by another. So a damaged length is found as damage, never
+//! taken for the end of the file: a damaged block is an error that names it by number and
+//! byte offset ([`DataError::Damaged`]), and nothing is cut off. Only a block the file ends
+//! inside whose head is whole (or a head cut short) is a torn write of an interrupted run:
+//! [`Reader::torn`] says so, [`scan`] finds where the whole blocks end, and the writer cuts
+//! the rest off before it appends again. Blocks are in the order games ended, so a run on
+//! several threads is resumed by game number ([`Scan::done`]), not by position in the file.
+//!
+//! Version 1 (before 2026-12-06) had no head checksum; it is still read and continued
+//! (in version 1). Its last block, when the file ends inside it, is taken for a torn write
+//! only when no whole block hides in its bytes: a block whose bytes make a whole block under
+//! another length, or that runs over a whole block after it, has a damaged length.
 
 use std::collections::BTreeSet;
 use std::fs::File;
@@ -32,24 +42,56 @@ use xxhash_rust::xxh3::xxh3_64;
 
 const MAGIC: &[u8; 8] = b"SOWFANTD";
 const BLOCK_MAGIC: &[u8; 4] = b"GAME";
-pub const VERSION: u16 = 1;
+/// The version written.
+pub const VERSION: u16 = 2;
+/// The oldest version read (and continued in its own version).
+pub const OLDEST_VERSION: u16 = 1;
 /// The largest header text read: a header is a few short lines.
 const MAX_HEADER_TEXT: u32 = 64 << 10;
 /// The largest block payload read: a game of 65,535 positions of 256 bytes fits.
 const MAX_PAYLOAD: u32 = 1 << 24;
-/// Bytes of a block before its payload: magic, game number, result, count, payload length.
-const BLOCK_HEAD: usize = 4 + 8 + 1 + 2 + 4;
+/// Bytes of a block before its head checksum: magic, game number, result, count, payload
+/// length.
+const BLOCK_FIELDS: usize = 4 + 8 + 1 + 2 + 4;
+/// Bytes of a block before its payload in `version`.
+fn block_head(version: u16) -> usize {
+    if version >= 2 {
+        BLOCK_FIELDS + 8
+    } else {
+        BLOCK_FIELDS
+    }
+}
 
 #[derive(Debug, Error)]
 pub enum DataError {
     #[error("'{path}': {error}")]
     Io { path: String, error: std::io::Error },
-    #[error("'{path}' is not a sowfan training data file (its first bytes are not SOWFANTD)")]
-    NotData { path: String },
-    #[error("'{path}' is training data of version {found}; this sowfan reads version {VERSION}")]
+    #[error(
+        "'{path}' is not a regular file (a FIFO, a device or a folder): training data is a file"
+    )]
+    NotRegular { path: String },
+    #[error("'{path}' is not a sowfan training data file ({why})")]
+    NotData { path: String, why: String },
+    #[error(
+        "'{path}' is training data of version {found}; this sowfan reads versions \
+         {OLDEST_VERSION} to {VERSION} (a newer sowfan made it, or its header is damaged)"
+    )]
     Version { path: String, found: u16 },
     #[error("'{path}': {what}")]
     Corrupt { path: String, what: String },
+    #[error(
+        "block {block} of '{path}' (byte offset {offset}) is damaged: {what}; the file is left \
+         as it is (`truncate -s {offset}` on a copy keeps the {before} games before it)"
+    )]
+    Damaged {
+        path: String,
+        /// The block's place in the file, from 1.
+        block: u64,
+        offset: u64,
+        /// Blocks before it.
+        before: u64,
+        what: String,
+    },
 }
 
 /// How the data was made: `key=value` lines, kept in order.
@@ -84,7 +126,8 @@ impl Header {
         Some(Header { fields })
     }
 
-    fn to_bytes(&self) -> Vec<u8> {
+    /// The header as written, in the current version.
+    pub fn to_bytes(&self) -> Vec<u8> {
         let text = self.text();
         let mut out = Vec::with_capacity(text.len() + 22);
         out.extend_from_slice(MAGIC);
@@ -126,9 +169,15 @@ impl GameBlock {
         }
     }
 
-    /// The block as written (see the module's documentation). `None` when it cannot be
-    /// written: more than 65,535 positions, or a packed position over 65,535 bytes.
+    /// The block as written in the current version (see the module's documentation).
+    /// `None` when it cannot be written: more than 65,535 positions, or a packed position
+    /// over 65,535 bytes.
     pub fn to_bytes(&self) -> Option<Vec<u8>> {
+        self.to_bytes_of(VERSION)
+    }
+
+    /// The block as written in `version` (1 or 2).
+    pub fn to_bytes_of(&self, version: u16) -> Option<Vec<u8>> {
         let count = u16::try_from(self.samples.len()).ok()?;
         let mut payload = Vec::new();
         for s in &self.samples {
@@ -141,12 +190,16 @@ impl GameBlock {
         let length = u32::try_from(payload.len())
             .ok()
             .filter(|&l| l <= MAX_PAYLOAD)?;
-        let mut out = Vec::with_capacity(BLOCK_HEAD + payload.len() + 8);
+        let mut out = Vec::with_capacity(block_head(version) + payload.len() + 8);
         out.extend_from_slice(BLOCK_MAGIC);
         out.extend_from_slice(&self.number.to_le_bytes());
         out.push(self.result as u8);
         out.extend_from_slice(&count.to_le_bytes());
         out.extend_from_slice(&length.to_le_bytes());
+        if version >= 2 {
+            let head = xxh3_64(&out);
+            out.extend_from_slice(&head.to_le_bytes());
+        }
         out.extend_from_slice(&payload);
         let sum = xxh3_64(&out);
         out.extend_from_slice(&sum.to_le_bytes());
@@ -201,113 +254,257 @@ impl GameBlock {
     }
 }
 
+/// The fields of a block's head.
+struct Head {
+    number: u64,
+    result: i8,
+    count: u16,
+    length: u32,
+}
+
+fn parse_head(bytes: &[u8]) -> Head {
+    let word = |at: usize, n: usize| -> u64 {
+        bytes.get(at..at + n).map_or(0, |b| {
+            b.iter().rev().fold(0u64, |x, &y| (x << 8) | u64::from(y))
+        })
+    };
+    Head {
+        number: word(4, 8),
+        result: word(12, 1) as u8 as i8,
+        count: word(13, 2) as u16,
+        length: word(15, 4) as u32,
+    }
+}
+
+/// Whether `bytes` begin with a whole version-1 block whose checksum holds.
+fn whole_v1_block_at(bytes: &[u8]) -> bool {
+    if bytes.len() < BLOCK_FIELDS + 8 || &bytes[..4] != BLOCK_MAGIC {
+        return false;
+    }
+    let length = parse_head(bytes).length;
+    if length > MAX_PAYLOAD {
+        return false;
+    }
+    let end = BLOCK_FIELDS + length as usize;
+    match (bytes.get(..end), bytes.get(end..end + 8)) {
+        (Some(body), Some(sum)) => xxh3_64(body).to_le_bytes() == sum,
+        _ => false,
+    }
+}
+
+/// `path` opened for reading, refused at once when it is no regular file: a FIFO or a
+/// device could block `open` or a read for ever, and a folder has no bytes.
+fn open_regular(path: &Path, name: &str) -> Result<File, DataError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let io = |error| DataError::Io {
+        path: name.to_string(),
+        error,
+    };
+    // Not blocking: opening a FIFO that nothing writes returns at once.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(io)?;
+    if !file.metadata().map_err(io)?.is_file() {
+        return Err(DataError::NotRegular {
+            path: name.to_string(),
+        });
+    }
+    Ok(file)
+}
+
 /// Reads a training data file block by block.
 pub struct Reader {
     path: String,
     input: BufReader<File>,
     pub header: Header,
+    /// The file's version (1 or 2).
+    pub version: u16,
     /// Where the whole blocks read so far end.
     offset: u64,
+    /// Whole blocks read so far.
+    blocks: u64,
+    /// Bytes of a torn last block (an interrupted write), once the reader has met it.
+    torn: Option<u64>,
 }
 
 impl Reader {
     pub fn open(path: &Path) -> Result<Reader, DataError> {
         let name = path.display().to_string();
-        let io = |error| DataError::Io {
-            path: name.clone(),
-            error,
-        };
-        let mut input = BufReader::new(File::open(path).map_err(io)?);
-        let (header, offset) = read_header(&mut input, &name)?;
+        let mut input = BufReader::new(open_regular(path, &name)?);
+        let (header, version, offset) = read_header(&mut input, &name)?;
         Ok(Reader {
             path: name,
             input,
             header,
+            version,
             offset,
+            blocks: 0,
+            torn: None,
         })
     }
 
-    /// The next whole game; `Ok(None)` at the end of the file or at a partial last block
-    /// (an interrupted run); an error for a block that is whole but wrong.
-    pub fn next_game(&mut self) -> Result<Option<GameBlock>, DataError> {
-        let corrupt = |what: String| DataError::Corrupt {
+    /// The bytes of a torn last block, once [`Reader::next_game`] has returned `Ok(None)`
+    /// at it: the file ends inside a block whose head is whole, or inside a head (a write of
+    /// an interrupted run). `None` when the file ends after a whole block.
+    pub fn torn(&self) -> Option<u64> {
+        self.torn
+    }
+
+    /// Where the whole blocks read so far end.
+    pub fn good_length(&self) -> u64 {
+        self.offset
+    }
+
+    fn damaged(&self, what: String) -> DataError {
+        DataError::Damaged {
             path: self.path.clone(),
+            block: self.blocks + 1,
+            offset: self.offset,
+            before: self.blocks,
             what,
-        };
-        let mut head = [0u8; BLOCK_HEAD];
-        if !read_whole(&mut self.input, &mut head).map_err(|error| DataError::Io {
+        }
+    }
+
+    fn io(&self, error: std::io::Error) -> DataError {
+        DataError::Io {
             path: self.path.clone(),
             error,
-        })? {
+        }
+    }
+
+    /// The next whole game; `Ok(None)` at the end of the file or at a torn last block (see
+    /// [`Reader::torn`]); an error naming the block for a block that is damaged.
+    pub fn next_game(&mut self) -> Result<Option<GameBlock>, DataError> {
+        let head_len = block_head(self.version);
+        let mut head = [0u8; BLOCK_FIELDS + 8];
+        let got = read_up_to(&mut self.input, &mut head[..head_len]).map_err(|e| self.io(e))?;
+        if got == 0 {
             return Ok(None);
         }
-        if &head[..4] != BLOCK_MAGIC {
-            return Err(corrupt(format!("no game block at byte {}", self.offset)));
+        let magic = got.min(4);
+        if head[..magic] != BLOCK_MAGIC[..magic] {
+            return Err(self.damaged("it does not begin with GAME".into()));
         }
-        let number = u64::from_le_bytes(head[4..12].try_into().unwrap_or([0; 8]));
-        let result = head[12] as i8;
-        let count = u16::from_le_bytes([head[13], head[14]]);
-        let length = u32::from_le_bytes(head[15..19].try_into().unwrap_or([0; 4]));
+        if got < head_len {
+            self.torn = Some(got as u64);
+            return Ok(None);
+        }
+        if self.version >= 2
+            && xxh3_64(&head[..BLOCK_FIELDS]).to_le_bytes() != head[BLOCK_FIELDS..head_len]
+        {
+            return Err(self.damaged(
+                "its head fails its checksum (a damaged game number, count or length)".into(),
+            ));
+        }
+        let Head {
+            number,
+            result,
+            count,
+            length,
+        } = parse_head(&head);
         if length > MAX_PAYLOAD {
-            return Err(corrupt(format!(
-                "game block at byte {} claims {length} bytes (at most {MAX_PAYLOAD})",
-                self.offset
+            return Err(self.damaged(format!(
+                "it claims {length} bytes of positions (at most {MAX_PAYLOAD})"
             )));
         }
         let mut rest = vec![0u8; length as usize + 8];
-        if !read_whole(&mut self.input, &mut rest).map_err(|error| DataError::Io {
-            path: self.path.clone(),
-            error,
-        })? {
+        let got = read_up_to(&mut self.input, &mut rest).map_err(|e| self.io(e))?;
+        if got < rest.len() {
+            if self.version < 2 {
+                self.check_v1_tail(&head[..head_len], &rest[..got], length)?;
+            }
+            self.torn = Some((head_len + got) as u64);
             return Ok(None);
         }
         let (payload, sum) = rest.split_at(length as usize);
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        hasher.update(&head);
+        hasher.update(&head[..head_len]);
         hasher.update(payload);
         if hasher.digest().to_le_bytes() != sum {
-            return Err(corrupt(format!(
-                "game block at byte {} fails its checksum",
-                self.offset
+            return Err(self.damaged("it fails its checksum".into()));
+        }
+        let block = GameBlock::parse_payload(number, result, count, payload)
+            .map_err(|what| self.damaged(what))?;
+        self.offset += (head_len + rest.len()) as u64;
+        self.blocks += 1;
+        Ok(Some(block))
+    }
+
+    /// A version-1 block the file ends inside: a torn write, unless its length is damaged
+    /// (its bytes make a whole block under the length they have, or hold a whole block).
+    fn check_v1_tail(&self, head: &[u8], tail: &[u8], length: u32) -> Result<(), DataError> {
+        if let Some(actual) = tail.len().checked_sub(8) {
+            let mut fixed = head.to_vec();
+            fixed[15..19].copy_from_slice(&(actual as u32).to_le_bytes());
+            let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+            hasher.update(&fixed);
+            hasher.update(&tail[..actual]);
+            if hasher.digest().to_le_bytes() == tail[actual..] {
+                return Err(self.damaged(format!(
+                    "its length says {length} bytes of positions, its bytes make a whole \
+                     block of {actual} (a damaged length)"
+                )));
+            }
+        }
+        let hidden =
+            (0..tail.len().saturating_sub(BLOCK_FIELDS)).find(|&at| whole_v1_block_at(&tail[at..]));
+        if let Some(at) = hidden {
+            return Err(self.damaged(format!(
+                "its length ({length} bytes) runs past the end of the file over a whole \
+                 block at byte offset {} (a damaged length)",
+                self.offset + (head.len() + at) as u64
             )));
         }
-        let block = GameBlock::parse_payload(number, result, count, payload).map_err(corrupt)?;
-        self.offset += (BLOCK_HEAD + rest.len()) as u64;
-        Ok(Some(block))
+        Ok(())
     }
 }
 
-/// Fill `buf` entirely: `false` if the input ends first (also in the middle).
-fn read_whole(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<bool> {
+/// Read into `buf` until it is full or the input ends: the bytes read.
+fn read_up_to(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut filled = 0;
     while filled < buf.len() {
         match input.read(&mut buf[filled..]) {
-            Ok(0) => return Ok(false),
+            Ok(0) => break,
             Ok(n) => filled += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
     }
-    Ok(true)
+    Ok(filled)
 }
 
-fn read_header(input: &mut impl Read, path: &str) -> Result<(Header, u64), DataError> {
+/// The header: `(header, version, its length)`.
+fn read_header(input: &mut impl Read, path: &str) -> Result<(Header, u16, u64), DataError> {
     let io = |error| DataError::Io {
         path: path.to_string(),
         error,
     };
-    let corrupt = |what: &str| DataError::Corrupt {
+    let corrupt = |what: String| DataError::Corrupt {
         path: path.to_string(),
-        what: what.to_string(),
+        what,
     };
     let mut fixed = [0u8; 14];
-    if !read_whole(input, &mut fixed).map_err(io)? || &fixed[..8] != MAGIC {
+    let got = read_up_to(input, &mut fixed).map_err(io)?;
+    let magic = got.min(8);
+    if got == 0 || fixed[..magic] != MAGIC[..magic] {
         return Err(DataError::NotData {
             path: path.to_string(),
+            why: if got == 0 {
+                "it is empty".into()
+            } else {
+                "its first bytes are not SOWFANTD".into()
+            },
         });
     }
+    if got < fixed.len() {
+        return Err(corrupt(format!(
+            "the header is cut short: the file has {got} bytes"
+        )));
+    }
     let version = u16::from_le_bytes([fixed[8], fixed[9]]);
-    if version != VERSION {
+    if !(OLDEST_VERSION..=VERSION).contains(&version) {
         return Err(DataError::Version {
             path: path.to_string(),
             found: version,
@@ -315,36 +512,41 @@ fn read_header(input: &mut impl Read, path: &str) -> Result<(Header, u64), DataE
     }
     let length = u32::from_le_bytes(fixed[10..14].try_into().unwrap_or([0; 4]));
     if length > MAX_HEADER_TEXT {
-        return Err(corrupt("the header claims a text longer than 64 KiB"));
+        return Err(corrupt(format!(
+            "the header claims a text of {length} bytes (at most {MAX_HEADER_TEXT}): a \
+             damaged header"
+        )));
     }
     let mut text = vec![0u8; length as usize + 8];
-    if !read_whole(input, &mut text).map_err(io)? {
-        return Err(corrupt("the header is cut short"));
+    if read_up_to(input, &mut text).map_err(io)? < text.len() {
+        return Err(corrupt("the header is cut short".into()));
     }
     let (text, sum) = text.split_at(length as usize);
     if xxh3_64(text).to_le_bytes() != sum {
-        return Err(corrupt("the header fails its checksum"));
+        return Err(corrupt("the header fails its checksum".into()));
     }
     let header = std::str::from_utf8(text)
         .ok()
         .and_then(Header::parse)
-        .ok_or_else(|| corrupt("the header is not key=value lines"))?;
-    Ok((header, 14 + u64::from(length) + 8))
+        .ok_or_else(|| corrupt("the header is not key=value lines".into()))?;
+    Ok((header, version, 14 + u64::from(length) + 8))
 }
 
 /// What a file holds, for resuming it.
 #[derive(Debug)]
 pub struct Scan {
     pub header: Header,
+    pub version: u16,
     /// The numbers of the games it holds.
     pub done: BTreeSet<u64>,
     pub positions: u64,
-    /// Where its whole blocks end: what follows is a partial block.
+    /// Where its whole blocks end: what follows is a torn last block.
     pub good_length: u64,
     pub file_length: u64,
 }
 
-/// Read every whole block of a file (checking each), for resuming it.
+/// Read every block of a file (checking each), for resuming it: a damaged block is an
+/// error, a torn last block is left out (`good_length < file_length`).
 pub fn scan(path: &Path) -> Result<Scan, DataError> {
     let mut reader = Reader::open(path)?;
     let mut done = BTreeSet::new();
@@ -353,14 +555,15 @@ pub fn scan(path: &Path) -> Result<Scan, DataError> {
         positions += block.samples.len() as u64;
         done.insert(block.number);
     }
-    let file_length = std::fs::metadata(path)
-        .map_err(|error| DataError::Io {
-            path: path.display().to_string(),
-            error,
-        })?
+    let file_length = reader
+        .input
+        .get_ref()
+        .metadata()
+        .map_err(|e| reader.io(e))?
         .len();
     Ok(Scan {
         header: reader.header,
+        version: reader.version,
         done,
         positions,
         good_length: reader.offset,
@@ -368,31 +571,37 @@ pub fn scan(path: &Path) -> Result<Scan, DataError> {
     })
 }
 
-/// Appends game blocks to a file, each written whole and flushed.
+/// Appends game blocks to a file, each written whole.
 pub struct Writer {
     path: String,
     file: File,
+    version: u16,
 }
 
 impl Writer {
-    /// A new file with `header` (an existing one is replaced).
+    /// A new file with `header` (an existing one is replaced), in the current version. The
+    /// header is written whole or not at all ([`crate::cli::write_atomically`]: a hidden
+    /// temporary name of this process, renamed into place).
     pub fn create(path: &Path, header: &Header) -> Result<Writer, DataError> {
         let name = path.display().to_string();
         let io = |error| DataError::Io {
             path: name.clone(),
             error,
         };
-        // The header goes to a temporary file renamed into place: a file at `path` is
-        // always a whole header and whole blocks, never a partial header.
-        let temporary = path.with_extension("partial");
-        let mut file = File::create(&temporary).map_err(io)?;
-        file.write_all(&header.to_bytes()).map_err(io)?;
-        file.sync_all().map_err(io)?;
-        std::fs::rename(&temporary, path).map_err(io)?;
-        Ok(Writer { path: name, file })
+        crate::cli::write_atomically(path, &header.to_bytes()).map_err(io)?;
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(io)?;
+        Ok(Writer {
+            path: name,
+            file,
+            version: VERSION,
+        })
     }
 
-    /// Go on with a file [`scan`] read: the partial block after `good_length` is cut off.
+    /// Go on with a file [`scan`] read, in its version: a torn block after `good_length`
+    /// is cut off.
     pub fn resume(path: &Path, scan: &Scan) -> Result<Writer, DataError> {
         let name = path.display().to_string();
         let io = |error| DataError::Io {
@@ -407,14 +616,20 @@ impl Writer {
             file.set_len(scan.good_length).map_err(io)?;
         }
         file.seek(SeekFrom::Start(scan.good_length)).map_err(io)?;
-        Ok(Writer { path: name, file })
+        Ok(Writer {
+            path: name,
+            file,
+            version: scan.version,
+        })
     }
 
     pub fn append(&mut self, block: &GameBlock) -> Result<(), DataError> {
-        let bytes = block.to_bytes().ok_or_else(|| DataError::Corrupt {
-            path: self.path.clone(),
-            what: format!("game {} is too long for one block", block.number),
-        })?;
+        let bytes = block
+            .to_bytes_of(self.version)
+            .ok_or_else(|| DataError::Corrupt {
+                path: self.path.clone(),
+                what: format!("game {} is too long for one block", block.number),
+            })?;
         self.file
             .write_all(&bytes)
             .and_then(|_| self.file.flush())
@@ -494,7 +709,7 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let e = super::scan(&path).unwrap_err().to_string();
         assert!(e.contains("checksum"), "{e}");
-        // Not data at all; another version.
+        // Not data at all; another version; the magic and too few bytes.
         std::fs::write(&path, b"hello").unwrap();
         assert!(matches!(
             Reader::open(&path),
@@ -507,6 +722,138 @@ mod tests {
             Reader::open(&path),
             Err(DataError::Version { found: 9, .. })
         ));
+        for short in [&b"SOWFANTD"[..], &b"SOWFANTD\x02\0\0"[..]] {
+            std::fs::write(&path, short).unwrap();
+            let e = Reader::open(&path).err().unwrap().to_string();
+            assert!(e.contains("the header is cut short"), "{e}");
+        }
+        std::fs::write(&path, b"").unwrap();
+        let e = Reader::open(&path).err().unwrap().to_string();
+        assert!(e.contains("it is empty"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A file of `games` blocks in `version`: its bytes and where each block begins.
+    fn file_of(version: u16, games: u64) -> (Vec<u8>, Vec<usize>) {
+        let mut bytes = header().to_bytes();
+        bytes[8..10].copy_from_slice(&version.to_le_bytes());
+        let mut starts = Vec::new();
+        for number in 0..games {
+            starts.push(bytes.len());
+            bytes.extend(
+                game(number, 3 + number as usize)
+                    .to_bytes_of(version)
+                    .unwrap(),
+            );
+        }
+        (bytes, starts)
+    }
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("sowfan-td-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("d.data")
+    }
+
+    /// One flipped bit of a block's length, in the middle of the file or in its last block:
+    /// a damaged block named by number and offset, never the end of the file (issue 65).
+    #[test]
+    fn a_damaged_length_is_damage_named_by_block_not_a_torn_end() {
+        for version in [1, 2] {
+            let path = scratch(&format!("length-{version}"));
+            let (bytes, starts) = file_of(version, 8);
+            for (block, bit) in [(6, 9), (7, 3), (7, 20), (2, 30)] {
+                let mut bad = bytes.clone();
+                // The length field: bytes 15..19 of the block.
+                bad[starts[block] + 15 + bit / 8] ^= 1 << (bit % 8);
+                std::fs::write(&path, &bad).unwrap();
+                let e = scan(&path).unwrap_err();
+                assert!(
+                    matches!(e, DataError::Damaged { block: b, .. } if b == block as u64 + 1),
+                    "version {version}, block {block}, bit {bit}: {e}"
+                );
+                let text = e.to_string();
+                assert!(
+                    text.contains(&format!(
+                        "block {} of '{}' (byte offset {})",
+                        block + 1,
+                        path.display(),
+                        starts[block]
+                    )),
+                    "{text}"
+                );
+                assert!(text.contains("is damaged"), "{text}");
+                let mut reader = Reader::open(&path).unwrap();
+                let mut read = 0;
+                let error = loop {
+                    match reader.next_game() {
+                        Ok(Some(_)) => read += 1,
+                        Ok(None) => panic!("version {version}: read to an end: {read}"),
+                        Err(e) => break e,
+                    }
+                };
+                assert_eq!(read, block, "{error}");
+            }
+            // The game number or count damaged: the head checksum (version 2), the block's
+            // checksum (version 1).
+            let mut bad = bytes.clone();
+            bad[starts[4] + 5] ^= 4;
+            std::fs::write(&path, &bad).unwrap();
+            assert!(matches!(
+                scan(&path),
+                Err(DataError::Damaged { block: 5, .. })
+            ));
+            // A torn last block (its head whole, or cut) is a torn write: left out.
+            for cut in [3, 10, 30, 40] {
+                std::fs::write(&path, &bytes[..starts[7] + cut]).unwrap();
+                let found = scan(&path).unwrap();
+                assert_eq!(found.done.len(), 7, "version {version}, cut {cut}");
+                assert_eq!(found.good_length as usize, starts[7]);
+                assert_eq!(found.version, version);
+                let mut reader = Reader::open(&path).unwrap();
+                while reader.next_game().unwrap().is_some() {}
+                assert_eq!(reader.torn(), Some(cut as u64));
+            }
+            // A file continued in its own version.
+            let found = scan(&path).unwrap();
+            let mut writer = Writer::resume(&path, &found).unwrap();
+            writer.append(&game(7, 10)).unwrap();
+            drop(writer);
+            assert_eq!(std::fs::read(&path).unwrap(), bytes);
+            let _ = std::fs::remove_dir_all(path.parent().unwrap());
+        }
+    }
+
+    #[test]
+    fn no_regular_file_is_refused_at_once() {
+        let path = scratch("fifo");
+        let fifo = path.with_file_name("fifo");
+        let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        for bad in [
+            fifo.as_path(),
+            path.parent().unwrap(),
+            Path::new("/dev/zero"),
+        ] {
+            let e = Reader::open(bad).err().unwrap();
+            assert!(matches!(e, DataError::NotRegular { .. }), "{e}");
+        }
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+
+    #[test]
+    fn a_new_file_leaves_no_partial_file_and_spares_a_users_file() {
+        let path = scratch("create");
+        let mine = path.with_extension("partial");
+        std::fs::write(&mine, b"mine").unwrap();
+        Writer::create(&path, &header()).unwrap();
+        assert_eq!(std::fs::read(&mine).unwrap(), b"mine");
+        let names: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
 }

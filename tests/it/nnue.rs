@@ -552,3 +552,167 @@ fn the_evaluation_follows_the_options_values_not_their_order_and_is_said_once() 
     assert_eq!(shown(&mut engine), "Evaluation: classic");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `train`'s outputs are checked before any work: one that is an input or the other output
+/// (however spelt), no regular file, or in a folder that does not exist is refused before
+/// the first epoch; a FIFO as data or checkpoint is refused at once (it blocked `open` for
+/// ever); one run an output. Its reports say what is so: no NaN after a checkpoint already
+/// at the last epoch, "no validation games" rather than -0.000000, a torn end of the data
+/// named (issue 65).
+#[test]
+fn train_checks_its_outputs_before_any_work_and_reports_what_is_so() {
+    use sowfan::training_data::{Reader, Writer};
+    let dir = fresh_dir("train-outputs");
+    let data = dir.join("d.data");
+    let limit = Duration::from_secs(120);
+    let made = run::sowfan(
+        "datagen",
+        &run::args(&format!(
+            "fanorona-dimy --games 8 --nodes 300 --threads 2 --output {}",
+            data.display()
+        )),
+        limit,
+    );
+    assert!(made.success, "{}", made.stderr);
+    let original = std::fs::read(&data).expect("data");
+    let link = dir.join("link.data");
+    std::os::unix::fs::symlink(&data, &link).expect("a link");
+    let fifo = dir.join("fifo");
+    let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("path");
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    let train = |rest: &str| {
+        let epochs = if rest.contains("--epochs") {
+            ""
+        } else {
+            "--epochs 2"
+        };
+        run::sowfan(
+            "train",
+            &run::args(&format!(
+                "fanorona-dimy --batch 64 --threads 2 {epochs} {rest}"
+            )),
+            limit,
+        )
+    };
+    let (d, l, f) = (data.display(), link.display(), fifo.display());
+    let net = dir.join("n.nnue");
+    let n = net.display();
+    let missing = dir.join("no-such-folder").join("x.nnue");
+    let refused = [
+        (format!("--data {d} --output {d}"), "same file as --data"),
+        (format!("--data {d} --output {l}"), "same file as --data"),
+        (
+            format!("--data {l} --output {n} --checkpoint {d}"),
+            "same file as --data",
+        ),
+        (
+            format!("--data {d} --output {n} --checkpoint {n}"),
+            "same file as --checkpoint",
+        ),
+        (
+            format!("--data {d} --output {}", missing.display()),
+            "No such file",
+        ),
+        (
+            format!("--data {d} --output {}", dir.display()),
+            "not a regular file",
+        ),
+        (format!("--data {d} --output {f}"), "not a regular file"),
+        (format!("--data {f} --output {n}"), "not a regular file"),
+        (
+            format!("--data {d} --output {n} --checkpoint {f}"),
+            "not a regular file",
+        ),
+        (
+            format!("--data {d} --output {n} --epochs 2000000"),
+            "at most 1000000",
+        ),
+    ];
+    for (words, says) in refused {
+        let r = train(&words);
+        assert_eq!(r.code, Some(1), "{words}: {}", r.stderr);
+        assert!(r.stderr.contains(says), "{words}: {}", r.stderr);
+        assert!(
+            !r.stderr.contains("validation positions"),
+            "{words}: before the data are read: {}",
+            r.stderr
+        );
+        assert_eq!(std::fs::read(&data).expect("data"), original, "{words}");
+        assert!(!net.exists(), "{words}");
+    }
+
+    // A checkpoint already at the last epoch: its network, with its validation loss.
+    let ck = dir.join("ck").display().to_string();
+    let first = train(&format!("--data {d} --output {n} --checkpoint {ck}"));
+    assert!(first.success, "{}", first.stderr);
+    assert!(!first.stdout.contains("(0 kept"), "{}", first.stdout);
+    let again = train(&format!("--data {d} --output {n} --checkpoint {ck}"));
+    assert!(again.success, "{}", again.stderr);
+    assert!(!again.stdout.contains("NaN"), "{}", again.stdout);
+    assert!(
+        again.stdout.contains("validation loss 0."),
+        "{}",
+        again.stdout
+    );
+    let fewer = train(&format!(
+        "--data {d} --output {n} --checkpoint {ck} --epochs 1"
+    ));
+    assert_eq!(fewer.code, Some(1), "{}", fewer.stderr);
+    assert!(fewer.stderr.contains("past --epochs 1"), "{}", fewer.stderr);
+
+    // No validation game (none numbered by 20) and a torn end: said so.
+    let mut reader = Reader::open(&data).expect("open");
+    let unvalidated = dir.join("u.data");
+    let mut writer = Writer::create(&unvalidated, &reader.header).expect("create");
+    while let Some(game) = reader.next_game().expect("a block") {
+        if game.number != 0 {
+            writer.append(&game).expect("append");
+        }
+    }
+    drop(writer);
+    let mut bytes = std::fs::read(&unvalidated).expect("read");
+    bytes.extend_from_slice(b"GAME\x07\0\0");
+    std::fs::write(&unvalidated, &bytes).expect("write");
+    let r = train(&format!("--data {} --output {n}", unvalidated.display()));
+    assert!(r.success, "{}", r.stderr);
+    assert!(r.stdout.contains("no validation games"), "{}", r.stdout);
+    assert!(!r.stdout.contains("-0.0"), "{}", r.stdout);
+    assert!(
+        r.stderr.contains("ends inside a game's block"),
+        "{}",
+        r.stderr
+    );
+
+    // One run an output: a second on the same output or checkpoint is refused at once.
+    let mut long = run::start(
+        "train",
+        &run::args(&format!(
+            "fanorona-dimy --batch 64 --threads 1 --epochs 1000000 --data {d} --output {n} \
+             --checkpoint {}",
+            dir.join("ck2").display()
+        )),
+    );
+    assert!(long.await_signal_handlers(limit));
+    long.await_line(limit, |line| line.starts_with("epoch"));
+    for words in [
+        format!("--data {d} --output {n}"),
+        format!(
+            "--data {d} --output {} --checkpoint {}",
+            dir.join("m.nnue").display(),
+            dir.join("ck2").display()
+        ),
+    ] {
+        let r = train(&words);
+        assert_eq!(r.code, Some(1), "{words}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("is in use: another sowfan train"),
+            "{words}: {}",
+            r.stderr
+        );
+    }
+    assert!(run::signal(long.id(), "-INT"));
+    let stopped = long.finish(Duration::from_secs(30));
+    assert_eq!(stopped.code, Some(130), "{}", stopped.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+}
