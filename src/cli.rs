@@ -207,13 +207,14 @@ pub fn refuse_output_over_input(
 /// process for as long as the value lives: an advisory lock (`flock`) on a small file beside
 /// the output (`.NAME.lock`) or, for a folder, inside it (`.sowfan.lock`). Every tool that
 /// writes an output takes one before any work, so a second run on the same output is refused
-/// at once instead of mixing its writes with the first's. A file's lock file is removed when
-/// the value is dropped; a folder's stays (it may be shared). One left by a killed process is
+/// at once instead of mixing its writes with the first's. The lock file is removed when a
+/// holder that held it alone is done (a shared holder leaves it: others may hold it), so a
+/// refused or finished run leaves the folder as it found it. One left by a killed process is
 /// unlocked (the kernel drops a dead process's locks) and is taken over.
 #[derive(Debug)]
 pub struct OutputLock {
     file: std::fs::File,
-    /// The lock file, removed at the end; `None` for a folder's, which others may share.
+    /// The lock file, removed at the end; `None` when held shared.
     remove: Option<PathBuf>,
 }
 
@@ -243,7 +244,7 @@ impl OutputLock {
         shared: bool,
     ) -> Result<OutputLock, String> {
         let target = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-        let hold = if shared { Hold::Shared } else { Hold::Kept };
+        let hold = if shared { Hold::Shared } else { Hold::Alone };
         OutputLock::take(&target.join(".sowfan.lock"), hold, option, dir, tool)
     }
 
@@ -272,7 +273,7 @@ impl OutputLock {
                 })?;
             let locked = match hold {
                 Hold::Shared => file.try_lock_shared(),
-                Hold::Alone | Hold::Kept => file.try_lock(),
+                Hold::Alone => file.try_lock(),
             };
             match locked {
                 Ok(()) => {}
@@ -312,9 +313,7 @@ impl OutputLock {
 enum Hold {
     /// Alone, the file removed at the end.
     Alone,
-    /// Alone, the file kept: others may hold it shared.
-    Kept,
-    /// Shared with other shared holders; kept.
+    /// Shared with other shared holders; the file kept.
     Shared,
 }
 
