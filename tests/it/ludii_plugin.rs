@@ -1,7 +1,8 @@
 //! The Ludii plug-in's classes that need no Ludii (integrations/ludii: Engine, EngineSupply,
-//! Chain, KalahRules), compiled and tested with the machine's JDK against this sowfan: an
-//! engine that never answers is ended and started once, a missing program is named, Kalah's
-//! rules are told apart from random games. The parts that need Ludii run on demand
+//! Chain, KalahRules, FanoronaRules), compiled and tested with the machine's JDK against this
+//! sowfan: an engine that never answers is ended and started once, a missing program is
+//! named, Kalah's rules are told apart from random games, Fanorona's chain rule from the
+//! steps Ludii offers. The parts that need Ludii run on demand
 //! (integrations/ludii/test.sh and perft.sh).
 
 use std::path::Path;

@@ -25,7 +25,7 @@ use crate::nnue::Network;
 use crate::options::{GameOptions, OptionKind, OptionSpec};
 pub use board::Size;
 use board::{Geometry, NONE, opposite};
-pub use moves::{FanoronaMove, MAX_STEPS, StepKind};
+pub use moves::{ChainRules, FanoronaMove, MAX_STEPS, StepKind};
 
 pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec {
@@ -33,6 +33,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         kind: OptionKind::Bool,
         default: "false",
         help: "each side's first turn of the game is at most a single capture (no chain)",
+    },
+    OptionSpec {
+        name: "same-direction",
+        kind: OptionKind::Choice(&["forbidden", "allowed"]),
+        default: "forbidden",
+        help: "whether a capture chain may go on in the direction of the step just before \
+               (allowed: as Ludii's Fanorona)",
     },
     OptionSpec {
         name: "repetition",
@@ -116,6 +123,8 @@ pub struct Fanorona {
     size: Size,
     g: &'static Geometry,
     first_capture_single: bool,
+    /// same-direction=allowed: a chain may go on in the direction of the step just before.
+    same_direction: bool,
     repetition: Option<u32>,
     quiet_limit: Option<u32>,
     options: GameOptions,
@@ -134,6 +143,7 @@ impl Fanorona {
             size,
             g,
             first_capture_single,
+            same_direction: options.choice("same-direction") == "allowed",
             repetition: options.int_or_off("repetition").map(|n| n as u32),
             quiet_limit: options.int_or_off("quiet-limit").map(|n| n as u32),
             options,
@@ -205,6 +215,15 @@ impl Fanorona {
     #[inline(always)]
     fn single_capture(&self, pos: &FanoronaPosition) -> bool {
         pos.first_pending & (1 << pos.side.index()) != 0
+    }
+
+    /// The chain rules of the mover's turn.
+    #[inline(always)]
+    fn chain_rules(&self, pos: &FanoronaPosition) -> ChainRules {
+        ChainRules {
+            single: self.single_capture(pos),
+            same_direction: self.same_direction,
+        }
     }
 
     /// The quiet limit, when tables can count it (see [`Game::table_rules`]).
@@ -361,11 +380,12 @@ impl Fanorona {
                     format!("{} is occupied", name(to)),
                 ));
             }
-            if last == Some(d) {
+            if last == Some(d) && !self.same_direction {
                 return Err(MoveError::illegal(
                     text,
                     format!(
-                        "{}-{} goes in the same direction as the step just before",
+                        "{}-{} goes in the same direction as the step just before \
+                         (same-direction=forbidden)",
                         name(at),
                         name(to)
                     ),
@@ -585,7 +605,7 @@ impl Game for Fanorona {
         if own == 0 || enemy == 0 || self.quiet_limit_reached(pos) {
             return;
         }
-        moves::generate(self.g, own, enemy, self.single_capture(pos), moves);
+        moves::generate(self.g, own, enemy, self.chain_rules(pos), moves);
     }
 
     fn count_legal_moves(&self, pos: &FanoronaPosition, _scratch: &mut Vec<FanoronaMove>) -> usize {
@@ -593,7 +613,7 @@ impl Game for Fanorona {
         if own == 0 || enemy == 0 || self.quiet_limit_reached(pos) {
             return 0;
         }
-        moves::count(self.g, own, enemy, self.single_capture(pos))
+        moves::count(self.g, own, enemy, self.chain_rules(pos))
     }
 
     fn play(&self, pos: &mut FanoronaPosition, mv: FanoronaMove) {
@@ -1162,10 +1182,18 @@ impl Game for Fanorona {
     /// [`TableValues::Distance`]); they hold positions after both first turns. Neither the
     /// repetition rule (it cannot change the value of a position reached without repeating,
     /// docs/tablebases.md) nor first-capture-single (its positions are not covered) changes
-    /// a table value, so they are not part of the rules.
+    /// a table value, so they are not part of the rules; same-direction=allowed is.
     fn table_rules(&self) -> Option<String> {
         let limit = self.table_limit()?;
-        Some(format!("{} quiet-limit={limit}", self.size.game_name()))
+        let same = if self.same_direction {
+            " same-direction=allowed"
+        } else {
+            ""
+        };
+        Some(format!(
+            "{} quiet-limit={limit}{same}",
+            self.size.game_name()
+        ))
     }
 
     fn table_values(&self) -> TableValues {

@@ -149,23 +149,52 @@ impl fmt::Debug for FanoronaMove {
     }
 }
 
+/// What a turn may do beyond the traditional rules: the options that change chains.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChainRules {
+    /// Only one capture step per turn (first-capture-single, for this turn).
+    pub single: bool,
+    /// A chain may go on in the direction of the step just before (`same-direction=allowed`).
+    pub same_direction: bool,
+}
+
 /// All turns of the side owning `own`, appended to `moves`: every chain and every prefix of
-/// one when any capture exists (capturing is compulsory), else every paika. `single`: only
-/// one capture step per turn (the first-capture-single option). Order: captures by start
-/// point; from each point of a chain, its approaches (by landing point), then its
-/// withdrawals, each move followed by its extensions; paikas by start point, then
-/// direction (N, NE, E, …).
-pub fn generate(g: &Geometry, own: u64, enemy: u64, single: bool, moves: &mut Vec<FanoronaMove>) {
-    match g.files {
-        9 => generate_on::<9>(g, own, enemy, single, moves),
-        5 => generate_on::<5>(g, own, enemy, single, moves),
-        3 => generate_on::<3>(g, own, enemy, single, moves),
+/// one when any capture exists (capturing is compulsory), else every paika. `rules.single`:
+/// only one capture step per turn (the first-capture-single option);
+/// `rules.same_direction`: a chain may go on in the direction of the step just before.
+/// Order: captures by start point; from each point of a chain, its approaches (by landing
+/// point), then its withdrawals, each move followed by its extensions; paikas by start
+/// point, then direction (N, NE, E, …).
+pub fn generate(
+    g: &Geometry,
+    own: u64,
+    enemy: u64,
+    rules: ChainRules,
+    moves: &mut Vec<FanoronaMove>,
+) {
+    let single = rules.single;
+    match (g.files, rules.same_direction) {
+        (9, false) => generate_on::<9, false>(g, own, enemy, single, moves),
+        (5, false) => generate_on::<5, false>(g, own, enemy, single, moves),
+        (3, false) => generate_on::<3, false>(g, own, enemy, single, moves),
+        (9, true) => generate_on::<9, true>(g, own, enemy, single, moves),
+        (5, true) => generate_on::<5, true>(g, own, enemy, single, moves),
+        (3, true) => generate_on::<3, true>(g, own, enemy, single, moves),
         _ => unreachable!("boards have 9, 5 or 3 files"),
     }
 }
 
-/// [`generate`] on a board of `FILES` files (a constant: see [`Geometry::captures_on`]).
-fn generate_on<const FILES: u32>(
+/// The local directions a chain may not take after a step in local direction `i`: back
+/// (`7 - i`, a visited point anyway) and, unless `SAME` (same-direction=allowed), straight
+/// on (`i`).
+#[inline(always)]
+const fn after_step<const SAME: bool>(i: usize) -> u8 {
+    if SAME { 0x80 >> i } else { local_axis(i) }
+}
+
+/// [`generate`] on a board of `FILES` files (a constant: see [`Geometry::captures_on`]);
+/// `SAME`: same-direction=allowed.
+fn generate_on<const FILES: u32, const SAME: bool>(
     g: &Geometry,
     own: u64,
     enemy: u64,
@@ -185,7 +214,7 @@ fn generate_on<const FILES: u32>(
                 enemy,
                 mv: FanoronaMove::chain_start(from),
             };
-            push_chains::<FILES>(g, &chain, approach, withdrawal, single, moves);
+            push_chains::<FILES, SAME>(g, &chain, approach, withdrawal, single, moves);
         }
         return;
     }
@@ -204,17 +233,26 @@ fn generate_on<const FILES: u32>(
 
 /// The number of turns [`generate`] would give, without building them: paikas are counted
 /// with whole-board operations, chains by walking them. (Perft's last ply.)
-pub fn count(g: &Geometry, own: u64, enemy: u64, single: bool) -> usize {
-    match g.files {
-        9 => count_on::<9>(g, own, enemy, single),
-        5 => count_on::<5>(g, own, enemy, single),
-        3 => count_on::<3>(g, own, enemy, single),
+pub fn count(g: &Geometry, own: u64, enemy: u64, rules: ChainRules) -> usize {
+    let single = rules.single;
+    match (g.files, rules.same_direction) {
+        (9, false) => count_on::<9, false>(g, own, enemy, single),
+        (5, false) => count_on::<5, false>(g, own, enemy, single),
+        (3, false) => count_on::<3, false>(g, own, enemy, single),
+        (9, true) => count_on::<9, true>(g, own, enemy, single),
+        (5, true) => count_on::<5, true>(g, own, enemy, single),
+        (3, true) => count_on::<3, true>(g, own, enemy, single),
         _ => unreachable!("boards have 9, 5 or 3 files"),
     }
 }
 
-/// [`count`] on a board of `FILES` files.
-fn count_on<const FILES: u32>(g: &Geometry, own: u64, enemy: u64, single: bool) -> usize {
+/// [`count`] on a board of `FILES` files; `SAME`: same-direction=allowed.
+fn count_on<const FILES: u32, const SAME: bool>(
+    g: &Geometry,
+    own: u64,
+    enemy: u64,
+    single: bool,
+) -> usize {
     let mut capturers = g.capturers(own, enemy);
     let empty = g.all & !(own | enemy);
     if capturers == 0 {
@@ -230,7 +268,7 @@ fn count_on<const FILES: u32>(g: &Geometry, own: u64, enemy: u64, single: bool) 
         total += if single {
             count_steps(approach, withdrawal)
         } else {
-            count_chains::<FILES>(g, from, empty, enemy, approach, withdrawal)
+            count_chains::<FILES, SAME>(g, from, empty, enemy, approach, withdrawal)
         };
     }
     total
@@ -238,12 +276,19 @@ fn count_on<const FILES: u32>(g: &Geometry, own: u64, enemy: u64, single: bool) 
 
 // How chains are walked. A step from `at` to `to` in local direction `i` removes enemy
 // stones on the axis of `i` only, and frees `at` (but marks it visited). The next step from
-// `to` may not go along that axis (straight on is forbidden, back lands on `at`), and the
-// landing and victims of every other step from `to` are off that axis and are not `at`. So
-// the steps that could follow are [`Geometry::captures`] of `to` on the board *before* the
-// step, the same after an approach or a withdrawal: computed once, they decide whether the
-// chain goes on, and are the next step's own capture sets. The captured line is only needed
-// when the chain goes on.
+// `to` may not go back (it lands on `at`) nor, by default, straight on; the landing and
+// victims of every other step from `to` are off that axis and are not `at`. So the steps
+// that could follow are [`Geometry::captures`] of `to` on the board *before* the step, the
+// same after an approach or a withdrawal: computed once, they decide whether the chain goes
+// on, and are the next step's own capture sets. The captured line is only needed when the
+// chain goes on.
+//
+// Under same-direction=allowed, straight on is a step too, and the board before the step
+// still gives it exactly: its landing `to + d` and victim `to + 2d` lie ahead, where a
+// withdrawal captured nothing; after an approach the board before holds an enemy stone on
+// `to + d` (no landing), as the board after holds none on `to + 2d` (the captured line
+// went on through every enemy stone): no straight step either way. A straight withdrawal
+// would take a stone from `at`, where the capturing stone stood.
 
 /// A chain in progress: the capturing stone stands on `at`.
 struct Chain {
@@ -275,7 +320,7 @@ fn captured_line(
 
 /// Appends the turns that go on from `chain` by one of the capture steps `approach` and
 /// `withdrawal` (local direction sets), each followed by its own extensions.
-fn push_chains<const FILES: u32>(
+fn push_chains<const FILES: u32, const SAME: bool>(
     g: &Geometry,
     chain: &Chain,
     approach: u8,
@@ -297,7 +342,7 @@ fn push_chains<const FILES: u32>(
                 continue;
             }
             let (next_approach, next_withdrawal) =
-                g.captures_on::<FILES>(to, chain.free, chain.enemy, local_axis(i));
+                g.captures_on::<FILES>(to, chain.free, chain.enemy, after_step::<SAME>(i));
             if next_approach | next_withdrawal != 0 {
                 let next = Chain {
                     at: to,
@@ -305,7 +350,7 @@ fn push_chains<const FILES: u32>(
                     enemy: chain.enemy & !line,
                     mv,
                 };
-                push_chains::<FILES>(g, &next, next_approach, next_withdrawal, single, moves);
+                push_chains::<FILES, SAME>(g, &next, next_approach, next_withdrawal, single, moves);
             }
         }
     }
@@ -319,7 +364,7 @@ fn count_steps(approach: u8, withdrawal: u8) -> usize {
 
 /// The number of turns [`push_chains`] would give from a stone on `at` (with `free` and
 /// `enemy` as in [`Chain`]): the steps themselves, plus what follows each.
-fn count_chains<const FILES: u32>(
+fn count_chains<const FILES: u32, const SAME: bool>(
     g: &Geometry,
     at: usize,
     free: u64,
@@ -334,7 +379,7 @@ fn count_chains<const FILES: u32>(
         steps &= steps - 1;
         let to = g.local_step(at, i);
         let (next_approach, next_withdrawal) =
-            g.captures_on::<FILES>(to, free, enemy, local_axis(i));
+            g.captures_on::<FILES>(to, free, enemy, after_step::<SAME>(i));
         if next_approach | next_withdrawal == 0 {
             continue;
         }
@@ -342,7 +387,7 @@ fn count_chains<const FILES: u32>(
         for (kinds, withdraws) in [(approach, false), (withdrawal, true)] {
             if kinds >> i & 1 != 0 {
                 let line = captured_line(g, enemy, at, to, i, withdraws);
-                total += count_chains::<FILES>(
+                total += count_chains::<FILES, SAME>(
                     g,
                     to,
                     free | line,

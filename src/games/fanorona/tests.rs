@@ -368,6 +368,102 @@ fn a_chain_never_repeats_the_direction_of_the_step_before() {
 }
 
 #[test]
+fn same_direction_allowed_lets_a_chain_go_straight_on() {
+    // c3-d3W takes b3; d3-e3 (east again) takes f3 by approach: forbidden by default,
+    // a move of its own under same-direction=allowed (every other chain rule as before).
+    let text = "3B5/9/1BW2B3/9/9 w 0";
+    let plain = tsivy();
+    let allowed = game(Size::Tsivy, &["same-direction=allowed"]);
+    assert_eq!(legal(&plain, &at(&plain, text)), ["c3-d3W", "c3-d3W-d4A"]);
+    let pos = at(&allowed, text);
+    assert_eq!(
+        legal(&allowed, &pos),
+        ["c3-d3W", "c3-d3W-d4A", "c3-d3W-e3A"]
+    );
+    assert_eq!(after(&allowed, &pos, "c3-d3W-e3A"), "3B5/9/4W4/9/9 b 0");
+    let why = rejected(&plain, &at(&plain, text), "c3-d3W-e3A");
+    assert!(why.contains("same direction"), "{why}");
+    assert!(why.contains("same-direction=forbidden"), "{why}");
+    // A point visited this turn stays barred: d4-d3 (back south after d3-d4) lands on d3.
+    let why = rejected(&allowed, &pos, "c3-d3W-d4A-d3A");
+    assert!(why.contains("already been on d3"), "{why}");
+    // 5×5: b3-c3W takes a3, then c3-d3A takes e3 only when allowed.
+    let text = "5/5/BW2B/5/5 w 0";
+    let dimy = game(Size::Dimy, &[]);
+    assert_eq!(legal(&dimy, &at(&dimy, text)), ["b3-c3W"]);
+    let dimy = game(Size::Dimy, &["same-direction=allowed"]);
+    assert_eq!(legal(&dimy, &at(&dimy, text)), ["b3-c3W", "b3-c3W-d3A"]);
+    // An approach is never followed straight on: its line took every enemy stone up to
+    // the first gap, so nothing lies beyond the next point (here e3-f3 would need g3).
+    let pos = at(&allowed, "9/9/1BW2B1B1/9/9 w 0");
+    assert_eq!(legal(&allowed, &pos), ["c3-d3W", "c3-d3W-e3A"]);
+}
+
+#[test]
+fn same_direction_is_an_option_with_two_values() {
+    assert_eq!(
+        game(Size::Telo, &["same-direction=allowed"]).spec(),
+        "fanorona-telo same-direction=allowed"
+    );
+    assert_eq!(
+        game(Size::Dimy, &["same-direction=forbidden"]).spec(),
+        "fanorona-dimy"
+    );
+    for bad in [
+        "same-direction=yes",
+        "same-direction=",
+        "same-direction=Allowed",
+    ] {
+        let err = GameOptions::parse("fanorona", OPTIONS, &[bad]).unwrap_err();
+        assert!(
+            err.to_string().contains("forbidden|allowed"),
+            "{bad}: {err}"
+        );
+    }
+    // Tables are rules of their own under the option.
+    let g = game(Size::Dimy, &["quiet-limit=50", "same-direction=allowed"]);
+    assert_eq!(
+        g.table_rules().as_deref(),
+        Some("fanorona-dimy quiet-limit=50 same-direction=allowed")
+    );
+}
+
+#[test]
+fn same_direction_allowed_counts_agree_with_the_moves() {
+    // The fast count (perft's last ply) and the generator agree under the option, on
+    // random positions of every board.
+    for size in [Size::Tsivy, Size::Dimy, Size::Telo] {
+        let g = game(size, &["same-direction=allowed"]);
+        let plain = game(size, &[]);
+        let geometry = g.geometry();
+        let mut next = random_words(7 + size as u64);
+        let mut moves = Vec::new();
+        let mut more = 0;
+        for _ in 0..3000 {
+            let white = next() & next() & geometry.all;
+            let black = next() & next() & geometry.all & !white;
+            let pos = FanoronaPosition {
+                stones: [white, black],
+                side: Player::P1,
+                quiet: 0,
+                first_pending: 0,
+            };
+            g.legal_moves(&pos, &mut moves);
+            let n = moves.len();
+            assert_eq!(g.count_legal_moves(&pos, &mut moves), n);
+            for &mv in &moves {
+                let text = g.format_move(&pos, mv);
+                assert_eq!(g.parse_move(&pos, &text).ok(), Some(mv), "{text}");
+            }
+            let m = plain.count_legal_moves(&pos, &mut moves);
+            assert!(n >= m);
+            more += n - m;
+        }
+        assert_eq!(more > 0, size != Size::Telo, "{size:?}: {more}");
+    }
+}
+
+#[test]
 fn only_captures_continue_a_chain() {
     let g = tsivy();
     let pos = at(&g, CHAINS);

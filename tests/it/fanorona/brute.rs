@@ -23,6 +23,13 @@ pub enum Cell {
     Black,
 }
 
+/// The chain options: first-capture-single for this turn, same-direction=allowed.
+#[derive(Clone, Copy, Debug)]
+struct ChainRules {
+    single: bool,
+    same_direction: bool,
+}
+
 /// A position: `cells[rank][file]`, both 0-based from a1.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Board {
@@ -162,6 +169,17 @@ impl Board {
     /// Every turn from here: move text and the position after it. `quiet_limit`: no moves
     /// once that many turns went by without a capture; `single`: first-capture-single on.
     pub fn moves(&self, quiet_limit: Option<u32>, single_option: bool) -> Vec<(String, Board)> {
+        self.moves_by(quiet_limit, single_option, false)
+    }
+
+    /// [`Board::moves`], and `same_direction`: a chain may go on in the direction of the
+    /// step just before (same-direction=allowed).
+    pub fn moves_by(
+        &self,
+        quiet_limit: Option<u32>,
+        single_option: bool,
+        same_direction: bool,
+    ) -> Vec<(String, Board)> {
         let (me, enemy) = if self.white_to_move {
             (Cell::White, Cell::Black)
         } else {
@@ -180,7 +198,11 @@ impl Board {
             for f in 0..self.files as i32 {
                 if self.cell(f, r) == me {
                     let text = Board::name(f, r);
-                    self.chain(f, r, &[(f, r)], None, &text, me, enemy, single, &mut out);
+                    let rules = ChainRules {
+                        single,
+                        same_direction,
+                    };
+                    self.chain(f, r, &[(f, r)], None, &text, me, enemy, rules, &mut out);
                 }
             }
         }
@@ -224,11 +246,12 @@ impl Board {
         text: &str,
         me: Cell,
         enemy: Cell,
-        single: bool,
+        rules: ChainRules,
         out: &mut Vec<(String, Board)>,
     ) {
         for (df, dr) in DIRECTIONS {
-            if last == Some((df, dr)) || !self.line(f, r, df, dr) {
+            let straight_on = last == Some((df, dr));
+            if (straight_on && !rules.same_direction) || !self.line(f, r, df, dr) {
                 continue;
             }
             let (tf, tr) = (f + df, r + dr);
@@ -253,7 +276,7 @@ impl Board {
                 }
                 let text = format!("{text}-{}{suffix}", Board::name(tf, tr));
                 out.push((text.clone(), after.clone()));
-                if !single {
+                if !rules.single {
                     let mut visited = visited.to_vec();
                     visited.push((tf, tr));
                     after.chain(
@@ -264,7 +287,7 @@ impl Board {
                         &text,
                         me,
                         enemy,
-                        single,
+                        rules,
                         out,
                     );
                 }

@@ -39,11 +39,13 @@ fn setup(spec: &str) -> Setup {
     };
     let mut quiet_limit = Some(100);
     let mut single = false;
+    let mut same_direction = false;
     for option in &options {
         match option.split_once('=') {
             Some(("quiet-limit", "off")) => quiet_limit = None,
             Some(("quiet-limit", n)) => quiet_limit = Some(n.parse().expect("limit")),
             Some(("first-capture-single", v)) => single = v == "true",
+            Some(("same-direction", v)) => same_direction = v == "allowed",
             _ => {}
         }
     }
@@ -55,6 +57,7 @@ fn setup(spec: &str) -> Setup {
         brute: BruteForce {
             quiet_limit,
             single,
+            same_direction,
         },
     }
 }
@@ -63,6 +66,7 @@ fn setup(spec: &str) -> Setup {
 struct BruteForce {
     quiet_limit: Option<u32>,
     single: bool,
+    same_direction: bool,
 }
 
 impl walk::Reference for BruteForce {
@@ -73,7 +77,7 @@ impl walk::Reference for BruteForce {
     }
 
     fn moves(&self, board: &Board) -> Vec<(String, Board)> {
-        board.moves(self.quiet_limit, self.single)
+        board.moves_by(self.quiet_limit, self.single, self.same_direction)
     }
 }
 
@@ -156,6 +160,53 @@ fn fanorona_perft_deep() {
     for line in check_fixture(false, 200_000_000, 30_000_000, 300_000_000) {
         println!("{line}");
     }
+}
+
+/// The fixture's `same-direction=allowed` lines against the same positions under the
+/// traditional rule: never fewer turns, more somewhere on 9×5 and 5×5 (a chain going straight
+/// on), the same on 3×3 (its lines are too short for such a step).
+#[test]
+fn fanorona_same_direction_allowed_only_adds_turns() {
+    let lines = cases();
+    let allowed: Vec<&PerftLine> = lines
+        .iter()
+        .filter(|l| l.spec.contains("same-direction=allowed"))
+        .collect();
+    assert!(
+        allowed.len() >= 5,
+        "{} lines with the option",
+        allowed.len()
+    );
+    let mut differ = std::collections::BTreeMap::new();
+    for line in allowed {
+        let plain_spec = line.spec.replace(" same-direction=allowed", "");
+        let plain = lines
+            .iter()
+            .find(|l| l.spec == plain_spec && l.fen() == line.fen())
+            .unwrap_or_else(|| panic!("no line '{plain_spec} | {}'", line.position));
+        let counts = line.counts.iter().zip(&plain.counts);
+        assert!(
+            counts.clone().all(|(a, p)| a >= p),
+            "{} | {}: {:?} against {:?}",
+            line.spec,
+            line.position,
+            line.counts,
+            plain.counts
+        );
+        let more = counts.filter(|(a, p)| a > p).count();
+        let name = plain_spec
+            .split_whitespace()
+            .next()
+            .expect("name")
+            .to_string();
+        *differ.entry(name).or_insert(0) += more;
+    }
+    assert_eq!(differ.get("fanorona-telo"), Some(&0), "{differ:?}");
+    assert!(
+        differ.get("fanorona-dimy").is_some_and(|&n| n > 0),
+        "{differ:?}"
+    );
+    assert!(differ.get("fanorona").is_some_and(|&n| n > 0), "{differ:?}");
 }
 
 #[test]

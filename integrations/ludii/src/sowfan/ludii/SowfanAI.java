@@ -177,7 +177,7 @@ public class SowfanAI extends AI {
             return null;
         }
         ensureGame("newgame kalah pits=" + variant.pits + " seeds=" + total / (2 * variant.pits)
-                + " " + variant.kalahRules);
+                + " " + variant.rules);
         final String fen = variant.kalahFen(context);
         engine.commands("position fen " + fen);
         final String best = engine.bestMove(go, timeoutFor(go));
@@ -253,7 +253,7 @@ public class SowfanAI extends AI {
 
     private Move fanoronaMove(final Game game, final Context context, final List<Move> legal,
             final String go) throws Engine.EngineException {
-        ensureGame("newgame " + variant.sowfanGame + " repetition=off quiet-limit=off");
+        ensureGame(variant.fanoronaNewgame());
         final int mover = context.state().mover();
         final boolean midTurn = context.state().prev() == mover && context.trial().numMoves() > 0
                 && context.trial().lastMove() != null && !context.trial().lastMove().isPass()
@@ -464,14 +464,18 @@ public class SowfanAI extends AI {
         final int[] northPits;
         final int southStore;
         final int northStore;
-        /** Kalah: the sowfan options for Ludii's rules. */
-        final String kalahRules;
+        /**
+         * The sowfan options for the rules Ludii's game plays, found by playing it: Kalah's rule
+         * set ({@link KalahRules}); Fanorona's chain rule ({@code same-direction=allowed}, or
+         * empty: {@link FanoronaRules}).
+         */
+        final String rules;
         /** Afrika and Anywoli: their mapping (null for the other games). */
         final Sowing sowing;
 
         private Variant(final Game game, final String sowfanGame, final int files, final int ranks,
                 final int[][] siteAt, final int pits, final int[] southPits, final int[] northPits,
-                final int southStore, final int northStore, final String kalahRules) {
+                final int southStore, final int northStore, final String rules) {
             this.game = game;
             this.kalah = sowfanGame == null;
             this.sowfanGame = sowfanGame;
@@ -483,7 +487,7 @@ public class SowfanAI extends AI {
             this.northPits = northPits;
             this.southStore = southStore;
             this.northStore = northStore;
-            this.kalahRules = kalahRules;
+            this.rules = rules;
             this.sowing = null;
         }
 
@@ -499,7 +503,7 @@ public class SowfanAI extends AI {
             this.northPits = sowing.north;
             this.southStore = -1;
             this.northStore = -1;
-            this.kalahRules = null;
+            this.rules = null;
             this.sowing = sowing;
         }
 
@@ -697,7 +701,114 @@ public class SowfanAI extends AI {
                 siteAt[game.board().topology().vertices().get(site).col()]
                       [game.board().topology().vertices().get(site).row()] = site;
             }
-            return new Variant(game, sowfanGame, files, ranks, siteAt, 0, null, null, -1, -1, null);
+            final Variant layout = new Variant(game, sowfanGame, files, ranks, siteAt, 0, null, null, -1, -1, null);
+            final String chainRule = layout.probeFanoronaRules();
+            if (chainRule == null) {
+                return null;
+            }
+            return new Variant(game, sowfanGame, files, ranks, siteAt, 0, null, null, -1, -1, chainRule);
+        }
+
+        /** Random games played by the probe of a Fanorona's chain rule, and their length. */
+        static final int FANORONA_PROBE_GAMES = 400;
+        private static final int FANORONA_PROBE_DECISIONS = 300;
+        /** Straight-on captures the probe looks for before it stops. */
+        private static final int FANORONA_PROBE_CHANCES = 3;
+
+        /**
+         * Whether this Ludii Fanorona lets a chain go on in the direction of the step before
+         * ({@link FanoronaRules}): random games in Ludii's compiled game (seeded), stopped once
+         * {@link #FANORONA_PROBE_CHANCES} straight-on captures were possible. The option for
+         * sowfan's {@code newgame} (empty for the traditional rule), or null, with the reason on
+         * stderr, when Ludii offers such a step at some times and not at others.
+         */
+        private String probeFanoronaRules() {
+            if (!FanoronaRules.possible(files, ranks)) {
+                return "";
+            }
+            final FanoronaRules rules = new FanoronaRules(files, ranks);
+            final SplittableRandom random = new SplittableRandom(PROBE_SEED);
+            int decisions = 0;
+            try {
+                for (int g = 0; g < FANORONA_PROBE_GAMES && rules.chances() < FANORONA_PROBE_CHANCES; g++) {
+                    final Context context = new Context(game, new Trial(game));
+                    game.start(context);
+                    final List<int[]> turn = new ArrayList<>();
+                    for (int ply = 0; ply < FANORONA_PROBE_DECISIONS && !context.trial().over(); ply++) {
+                        final List<Move> legal = legalMoves(game, context);
+                        if (legal.isEmpty()) {
+                            break;
+                        }
+                        decisions++;
+                        final int mover = context.state().mover();
+                        if (turn.size() >= 2) {
+                            final int[] at = turn.get(turn.size() - 1);
+                            final List<int[]> targets = new ArrayList<>();
+                            for (final Move move : legal) {
+                                if (!move.isPass() && move.from() == siteAt[at[0]][at[1]]) {
+                                    targets.add(point(move.to()));
+                                }
+                            }
+                            rules.observe(stones(context), mover, turn.toArray(new int[0][]),
+                                    targets.toArray(new int[0][]));
+                        }
+                        final Move move = legal.get(random.nextInt(legal.size()));
+                        game.apply(context, move);
+                        if (move.isPass() || context.trial().over() || context.state().mover() != mover) {
+                            turn.clear();
+                        } else {
+                            if (turn.isEmpty()) {
+                                turn.add(point(move.from()));
+                            }
+                            turn.add(point(move.to()));
+                        }
+                    }
+                }
+            } catch (final RuntimeException e) {
+                warn("Ludii's Fanorona could not be played to find its chain rule (" + e + "); not supported");
+                return null;
+            }
+            final Boolean allowed = rules.allowed();
+            if (allowed == null) {
+                warn("this Fanorona allows a chain to go on in the same direction at some times and not at others ("
+                        + rules.evidence() + "); not supported");
+                return null;
+            }
+            debug("Fanorona's chain rule from " + decisions + " decisions of Ludii's game: "
+                    + (allowed ? "same-direction=allowed" : "same-direction=forbidden") + " (" + rules.evidence() + ")");
+            return rules.option();
+        }
+
+        /** The point {file, rank} of a Ludii vertex of a Fanorona board. */
+        private int[] point(final int site) {
+            for (int f = 0; f < files; f++) {
+                for (int r = 0; r < ranks; r++) {
+                    if (siteAt[f][r] == site) {
+                        return new int[] {f, r};
+                    }
+                }
+            }
+            return new int[] {-1, -1};
+        }
+
+        /** The stones of a Fanorona board: [file][rank], 0 empty, else the owner (1 or 2). */
+        private int[][] stones(final Context context) {
+            final int[][] board = new int[files][ranks];
+            for (int f = 0; f < files; f++) {
+                for (int r = 0; r < ranks; r++) {
+                    board[f][r] = context.state().containerStates()[0].who(siteAt[f][r], SiteType.Vertex);
+                }
+            }
+            return board;
+        }
+
+        /**
+         * Fanorona: sowfan's {@code newgame} for this Ludii game, always without draw rules (Ludii's
+         * Fanorona has none) and with the chain rule Ludii's game plays.
+         */
+        String fanoronaNewgame() {
+            return "newgame " + sowfanGame + " repetition=off quiet-limit=off"
+                    + (rules.isEmpty() ? "" : " " + rules);
         }
 
         int site(final int file, final int rank) {

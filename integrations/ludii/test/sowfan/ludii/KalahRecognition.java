@@ -57,7 +57,7 @@ final class KalahRecognition {
         final long start = System.nanoTime();
         final SowfanAI.Variant v = SowfanAI.Variant.of(game);
         final double ms = (System.nanoTime() - start) / 1e6;
-        final String got = v == null ? null : v.kalahRules;
+        final String got = v == null ? null : v.rules;
         final boolean ok = rules == null ? got == null : rules.equals(got);
         System.out.printf("  %-4s %-56s -> %s (%.0f ms)%n", ok ? "ok" : "FAIL", label,
                 got == null ? "not supported" : got, ms);

@@ -241,8 +241,8 @@ public final class LudiiMatch {
         if (v.sowing != null) {
             return v.sowing.newgame.substring("newgame ".length()) + took;
         }
-        return (v.kalah ? "kalah pits=" + v.pits + " " + v.kalahRules + " (seeds from the board)"
-                        : v.sowfanGame + " repetition=off quiet-limit=off") + took;
+        return (v.kalah ? "kalah pits=" + v.pits + " " + v.rules + " (seeds from the board)"
+                        : v.fanoronaNewgame().substring("newgame ".length())) + took;
     }
 
     // ------------------------------------------------------------------------------------------
@@ -412,8 +412,8 @@ public final class LudiiMatch {
                     final String newgame = variant.sowing != null ? variant.sowing.newgame
                             : variant.kalah
                             ? "newgame kalah pits=" + variant.pits + " seeds="
-                              + variant.kalahTotalSeeds(context) / (2 * variant.pits) + " " + variant.kalahRules
-                            : "newgame " + variant.sowfanGame + " repetition=off quiet-limit=off";
+                              + variant.kalahTotalSeeds(context) / (2 * variant.pits) + " " + variant.rules
+                            : variant.fanoronaNewgame();
                     if (!newgame.equals(currentGame)) {
                         engine.commands(newgame);
                         currentGame = newgame;

@@ -11,7 +11,8 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * The plug-in's classes that need no Ludii (Engine, EngineSupply, Chain, KalahRules), tested
+ * The plug-in's classes that need no Ludii (Engine, EngineSupply, Chain, KalahRules,
+ * FanoronaRules), tested
  * with a plain JDK: `unit-test.sh`, run by `cargo test` (tests/it/ludii_plugin.rs) with the
  * sowfan just built as SOWFAN_PATH. Prints one line a check and exits 1 on a failure.
  */
@@ -30,6 +31,7 @@ public final class PluginTests {
         supplyStartsAMuteEngineOnce();
         realEngine();
         chains();
+        fanoronaRules();
         System.out.println(checks - failures + " passed, " + failures + " failed");
         System.exit(failures == 0 ? 0 : 1);
     }
@@ -370,6 +372,89 @@ public final class PluginTests {
                 refused = true;
             }
             check(refused, "'" + bad + "' is refused");
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // FanoronaRules: hand-made decisions in the middle of a chain, as Ludii's game would show
+    // them, and the option it gives played by the real engine.
+
+    /** A 9x5 board with White's (1) stones and Black's (2) on the named points. */
+    private static int[][] tsivy(final String white, final String black) {
+        final int[][] board = new int[9][5];
+        for (final String p : white.split(" ")) {
+            board[p.charAt(0) - 'a'][p.charAt(1) - '1'] = 1;
+        }
+        for (final String p : black.split(" ")) {
+            board[p.charAt(0) - 'a'][p.charAt(1) - '1'] = 2;
+        }
+        return board;
+    }
+
+    private static int[][] points(final String names) {
+        final String[] parts = names.isEmpty() ? new String[0] : names.split(" ");
+        final int[][] out = new int[parts.length][];
+        for (int i = 0; i < parts.length; i++) {
+            out[i] = new int[] {parts[i].charAt(0) - 'a', parts[i].charAt(1) - '1'};
+        }
+        return out;
+    }
+
+    private static void fanoronaRules() {
+        check(!FanoronaRules.possible(3, 3) && FanoronaRules.possible(5, 5) && FanoronaRules.possible(9, 5),
+                "a straight-on capture needs five points on a line: not on Telo's board, on Dimy's and Tsivy's");
+        // White withdrew c3-d3 (taking b3); d3-e3 would take f3 by approach, straight on.
+        final int[][] board = tsivy("d3", "f3 d5");
+        final int[][] visited = points("c3 d3");
+        FanoronaRules offered = new FanoronaRules(9, 5);
+        check(offered.allowed() == Boolean.FALSE && offered.option().isEmpty(),
+                "nothing seen: the traditional rule, no option");
+        check(offered.observe(board, 1, visited, points("e3 d4")) && offered.chances() == 1,
+                "d3-e3 after c3-d3 with f3 black is a chance of a straight-on capture");
+        check(offered.allowed() == Boolean.TRUE && offered.option().equals("same-direction=allowed"),
+                "Ludii offering it: same-direction=allowed (" + offered.evidence() + ")");
+        final FanoronaRules withheld = new FanoronaRules(9, 5);
+        withheld.observe(board, 1, visited, points("d4"));
+        check(withheld.allowed() == Boolean.FALSE && withheld.option().isEmpty(),
+                "Ludii not offering it: the traditional rule (" + withheld.evidence() + ")");
+        withheld.observe(board, 1, visited, points("e3"));
+        check(withheld.allowed() == null, "offered once and withheld once: no rule of sowfan's");
+        final FanoronaRules none = new FanoronaRules(9, 5);
+        check(!none.observe(tsivy("d3", "e3 d5"), 1, visited, points("d4")),
+                "no chance when the next point is taken");
+        check(!none.observe(tsivy("d3 f3", "d5"), 1, visited, points("d4")),
+                "no chance when the point beyond holds an own stone");
+        check(!none.observe(tsivy("d3", "b3 d5"), 1, points("c3 d4 e3 d3"), points("c3")),
+                "no chance when the next point was visited this turn");
+        check(!none.observe(tsivy("h3", "d5"), 1, points("g3 h3"), points("")),
+                "no chance at the edge (the point beyond is off the board)");
+        check(!none.observe(tsivy("d3", "f3 d5"), 1, points("d3"), points("e3")),
+                "no chance at a turn's first step");
+        check(none.chances() == 0 && none.allowed() == Boolean.FALSE, "none counted");
+        final String program = System.getenv("SOWFAN_PATH");
+        if (program == null) {
+            check(false, "SOWFAN_PATH names the sowfan to test with");
+            return;
+        }
+        try {
+            final Engine engine = Engine.start(Collections.singletonList(program), new ArrayList<>(), QUIET);
+            final String fen = "3B5/9/1BW2B3/9/9 w 0";
+            engine.commands("newgame fanorona repetition=off quiet-limit=off " + offered.option());
+            final Engine.Position after = engine.position(fen, "c3-d3W-e3A");
+            check(after.fen.equals("3B5/9/4W4/9/9 b 0"),
+                    "sowfan with " + offered.option() + " plays c3-d3W-e3A: " + after.fen);
+            engine.commands("newgame fanorona repetition=off quiet-limit=off " + withheld.option());
+            String error = null;
+            try {
+                engine.position(fen, "c3-d3W-e3A");
+            } catch (final Engine.EngineException e) {
+                error = e.getMessage();
+            }
+            check(error != null && error.contains("same direction"),
+                    "sowfan by default refuses c3-d3W-e3A: " + error);
+            engine.quit();
+        } catch (final Engine.EngineException e) {
+            check(false, "the real engine with the Fanorona option: " + e.getMessage());
         }
     }
 }
