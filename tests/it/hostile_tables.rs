@@ -510,7 +510,7 @@ fn a_table_folder_in_use_is_refused_before_any_work() {
         .collect();
     assert_eq!(written.len(), 1, "only the lock: {written:?}");
     // Held shared, as by a slice being built: another slice builds, a whole build does not.
-    lock.unlock().expect("unlocked");
+    drop(lock);
     let below = [
         "build",
         "kalah",
@@ -521,6 +521,14 @@ fn a_table_folder_in_use_is_refused_before_any_work() {
         &text(&dir),
     ];
     assert!(tablebase(&below).success);
+    // A build that held the folder alone removed its lock file: none is left behind.
+    assert!(!dir.join(".sowfan.lock").exists());
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(".sowfan.lock"))
+        .expect("lock file");
     lock.try_lock_shared().expect("shared");
     let run = tablebase(&[&build[..], &[text(&dir).as_str(), "--shard", "1/2"]].concat());
     assert!(run.success, "{}", run.stderr);
