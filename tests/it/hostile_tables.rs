@@ -483,12 +483,7 @@ fn info_and_verify_into_a_closed_pipe_end_quietly() {
 fn a_table_folder_in_use_is_refused_before_any_work() {
     let dir = fresh_dir("hostile-locked");
     // Another build holds the folder: its lock, as `sowfan tablebase build` takes it.
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join(".sowfan.lock"))
-        .expect("lock file");
+    let lock = folder_lock(&dir);
     lock.try_lock().expect("locked");
     let build = ["build", "kalah", "pits=4", "--seeds", "6", "--dir"];
     for args in [
@@ -523,12 +518,7 @@ fn a_table_folder_in_use_is_refused_before_any_work() {
     assert!(tablebase(&below).success);
     // A build that held the folder alone removed its lock file: none is left behind.
     assert!(!dir.join(".sowfan.lock").exists());
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join(".sowfan.lock"))
-        .expect("lock file");
+    let lock = folder_lock(&dir);
     lock.try_lock_shared().expect("shared");
     let run = tablebase(&[&build[..], &[text(&dir).as_str(), "--shard", "1/2"]].concat());
     assert!(run.success, "{}", run.stderr);
@@ -546,4 +536,14 @@ fn a_table_folder_in_use_is_refused_before_any_work() {
         "a slice's lock is removed when it ends"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The lock file `tablebase build` holds in a table folder, opened (not locked).
+fn folder_lock(dir: &Path) -> std::fs::File {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(".sowfan.lock"))
+        .expect("lock file")
 }

@@ -179,15 +179,7 @@ fn data_train_and_evalfile_work_end_to_end_and_training_resumes_exactly() {
     let dir = fresh_dir("nnue");
     let data = dir.join("dimy.data");
     let limit = Duration::from_secs(120);
-    let made = run::sowfan(
-        "datagen",
-        &run::args(&format!(
-            "fanorona-dimy --games 12 --nodes 300 --threads 2 --output {}",
-            data.display()
-        )),
-        limit,
-    );
-    assert!(made.success, "{}", made.stderr);
+    dimy_data(&data, 12, 300);
     let train = |epochs: u32, output: &str, checkpoint: Option<&str>| {
         let mut words = format!(
             "fanorona-dimy --data {} --output {} --epochs {epochs} --batch 64 --threads 2",
@@ -236,28 +228,7 @@ fn data_train_and_evalfile_work_end_to_end_and_training_resumes_exactly() {
     // fresh engine (a second search would find the first one's hash entries).
     let net = dir.join("straight.nnue");
     let load = format!("setoption name EvalFile value {}", net.display());
-    let depth5 = |setup: &str| {
-        let mut engine = Engine::start(&[]);
-        let mut lines = engine.ask(&format!("{setup}\nisready"), "readyok");
-        lines.extend(engine.ask("go depth 5", "bestmove"));
-        // The last depth-5 line without its timings (nps, time, hashfull).
-        let line = lines
-            .iter()
-            .rev()
-            .find(|l| l.starts_with("info depth 5"))
-            .cloned()
-            .unwrap_or_default();
-        let mut kept = Vec::new();
-        let mut words = line.split_whitespace();
-        while let Some(word) = words.next() {
-            if matches!(word, "nps" | "time" | "hashfull") {
-                words.next();
-            } else {
-                kept.push(word.to_string());
-            }
-        }
-        (lines, kept.join(" "))
-    };
+    let depth5 = |setup: &str| search_after(setup, 5);
     let (said, _) = depth5(&load);
     assert!(
         said.iter().any(|l| l.contains("is not for kalah")),
@@ -387,15 +358,7 @@ fn training_at_an_absurd_rate_writes_a_network_within_the_bounds() {
     let dir = fresh_dir("nnue-rate");
     let data = dir.join("dimy.data");
     let limit = Duration::from_secs(120);
-    let made = run::sowfan(
-        "datagen",
-        &run::args(&format!(
-            "fanorona-dimy --games 4 --nodes 200 --threads 2 --output {}",
-            data.display()
-        )),
-        limit,
-    );
-    assert!(made.success, "{}", made.stderr);
+    dimy_data(&data, 4, 200);
     let output = dir.join("wild.nnue");
     let trained = run::sowfan(
         "train",
@@ -565,15 +528,7 @@ fn train_checks_its_outputs_before_any_work_and_reports_what_is_so() {
     let dir = fresh_dir("train-outputs");
     let data = dir.join("d.data");
     let limit = Duration::from_secs(120);
-    let made = run::sowfan(
-        "datagen",
-        &run::args(&format!(
-            "fanorona-dimy --games 8 --nodes 300 --threads 2 --output {}",
-            data.display()
-        )),
-        limit,
-    );
-    assert!(made.success, "{}", made.stderr);
+    dimy_data(&data, 8, 300);
     let original = std::fs::read(&data).expect("data");
     let link = dir.join("link.data");
     std::os::unix::fs::symlink(&data, &link).expect("a link");
@@ -715,4 +670,17 @@ fn train_checks_its_outputs_before_any_work_and_reports_what_is_so() {
     let stopped = long.finish(Duration::from_secs(30));
     assert_eq!(stopped.code, Some(130), "{}", stopped.stderr);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `games` games of Fanorona 5×5 at `nodes` nodes a move, written by `datagen` to `data`.
+fn dimy_data(data: &std::path::Path, games: u32, nodes: u32) {
+    let made = run::sowfan(
+        "datagen",
+        &run::args(&format!(
+            "fanorona-dimy --games {games} --nodes {nodes} --threads 2 --output {}",
+            data.display()
+        )),
+        Duration::from_secs(120),
+    );
+    assert!(made.success, "{}", made.stderr);
 }
