@@ -142,6 +142,15 @@ pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, 
     if let (Some(cache), Some(out)) = (&args.cache, &args.out) {
         crate::cli::refuse_output_over_input(("--out", out), &[("--cache", cache)])?;
     }
+    // One run a file: held for the whole run. A terminal or a pipe as --out needs none.
+    let mut _locks = Vec::new();
+    for (name, path) in [("--cache", &args.cache), ("--out", &args.out)] {
+        if let Some(path) = path
+            && std::fs::metadata(path).map_or(true, |meta| meta.is_file())
+        {
+            _locks.push(crate::cli::OutputLock::file(name, path, "accuracy")?);
+        }
+    }
     let picked = positions::read(&args.input, default_game.as_ref(), &selection)?;
     if picked.positions.is_empty() {
         return Err(format!(

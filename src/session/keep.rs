@@ -24,6 +24,8 @@ pub(super) struct Keeper<'a> {
     /// The checkpoint thread's end.
     done: Mutex<bool>,
     wake: Condvar,
+    /// `--save`, held against another proof saving to it for as long as this one runs.
+    _save_lock: Option<crate::cli::OutputLock>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -39,6 +41,11 @@ impl<'a> Keeper<'a> {
         moves: usize,
         table: &T,
     ) -> Result<Keeper<'a>, String> {
+        let save_lock = request
+            .save
+            .as_deref()
+            .map(|path| crate::cli::OutputLock::file("--save", path, "solve"))
+            .transpose()?;
         let mut keeper = Keeper {
             request,
             identity,
@@ -49,6 +56,7 @@ impl<'a> Keeper<'a> {
             nodes: AtomicU64::new(0),
             done: Mutex::new(false),
             wake: Condvar::new(),
+            _save_lock: save_lock,
         };
         let Some(path) = &request.resume else {
             return Ok(keeper);

@@ -76,6 +76,12 @@ pub fn tune(args: &TuneArgs, stop: &CancelToken) -> Result<(), String> {
             .collect();
         crate::cli::refuse_output_over_input(("--output", output), &inputs)?;
     }
+    // Held until the weights are written: two tunes never race to one file.
+    let _lock = args
+        .output
+        .as_deref()
+        .map(|output| crate::cli::OutputLock::file("--output", output, "tune"))
+        .transpose()?;
     let options = SampleOptions {
         game: name.clone(),
         skip_plies: args.skip_plies,

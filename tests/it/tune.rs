@@ -281,3 +281,72 @@ fn tune_interrupted_exits_130_within_a_second() {
         assert!(!output.exists());
     }
 }
+
+/// Issue 65, point 3: one run an output, for every tool that writes one. An output held by
+/// another run (its lock, as the tools take it) is refused before any work, naming it:
+/// `tune --output`, `accuracy --cache` and `--out`, `solve --save`.
+#[test]
+fn an_output_held_by_another_run_is_refused_before_any_work() {
+    let dir = crate::support::fresh_dir("held-outputs");
+    let held = |name: &str| -> std::fs::File {
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join(format!(".{name}.lock")))
+            .expect("lock file");
+        lock.try_lock().expect("locked");
+        lock
+    };
+    let records = dir.join("games.jsonl");
+    std::fs::write(&records, long_record(12)).expect("records");
+    let positions = dir.join("positions.txt");
+    std::fs::write(&positions, "2,2,2,2,0/2,2,2,2,0 S\n").expect("positions");
+    let path = |name: &str| dir.join(name).display().to_string();
+    let records = records.display().to_string();
+    let positions = positions.display().to_string();
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        (
+            "weights.rs",
+            vec!["tune", "fanorona", "--records", &records, "--output"],
+        ),
+        (
+            "cache.jsonl",
+            vec![
+                "accuracy",
+                &positions,
+                "--game",
+                "kalah pits=4 seeds=2",
+                "--cache",
+            ],
+        ),
+        (
+            "out.jsonl",
+            vec![
+                "accuracy",
+                &positions,
+                "--game",
+                "kalah pits=4 seeds=2",
+                "--out",
+            ],
+        ),
+        (
+            "k.proof",
+            vec!["solve", "kalah", "pits=3", "seeds=2", "--save"],
+        ),
+    ];
+    for (name, mut words) in cases {
+        let _lock = held(name);
+        let output = path(name);
+        words.push(&output);
+        let out = run::output(&words);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{words:?}: {err}");
+        assert!(
+            err.contains("is in use: another sowfan"),
+            "{words:?}: {err}"
+        );
+        assert!(!dir.join(name).exists(), "{words:?} wrote {name}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
