@@ -120,6 +120,32 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     written
 }
 
+/// Why [`open_regular`] did not open a file.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenRegularError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// A FIFO, a device or a folder.
+    #[error("not a regular file")]
+    NotRegular,
+}
+
+/// `path` opened for reading, refused at once when it is no regular file: the open does not
+/// block (a FIFO that nothing writes would wait for ever, and no signal but SIGKILL would
+/// end the wait), and what it opened is checked, not the path before it (which could be
+/// replaced between).
+pub fn open_regular(path: &Path) -> Result<std::fs::File, OpenRegularError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(OpenRegularError::NotRegular);
+    }
+    Ok(file)
+}
+
 /// `path` opened for adding to its end (created when missing). A FIFO that nothing reads is
 /// refused at once: opening it would wait for a reader, and no signal but SIGKILL would end
 /// that wait.

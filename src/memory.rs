@@ -245,15 +245,16 @@ impl<T> ZeroedArray<T> {
     }
 
     /// Have the operating system supply the pages of entries `range` now, ready to be
-    /// written, without changing their contents (Linux 5.14 and later). `false` if it
-    /// cannot (an older kernel, or out of memory): the pages then come on first touch.
-    pub fn populate(&self, range: std::ops::Range<usize>) -> bool {
+    /// written, without changing their contents (Linux 5.14 and later). The error says why
+    /// it cannot (`EINVAL`: an older kernel; out of memory): the pages then come on first
+    /// touch.
+    pub fn populate(&self, range: std::ops::Range<usize>) -> std::io::Result<()> {
         let size = std::mem::size_of::<T>();
         let page = 4096;
         let end = (range.end.min(self.len) * size).div_ceil(page) * page;
         let start = (range.start * size) / page * page;
         if start >= end {
-            return true;
+            return Ok(());
         }
         let length = end.min(self.bytes) - start;
         // SAFETY: `start..start + length` lies within the mapping created in `new`, starts
@@ -265,7 +266,11 @@ impl<T> ZeroedArray<T> {
                 libc::MADV_POPULATE_WRITE,
             )
         };
-        result == 0
+        if result == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error())
+        }
     }
 }
 

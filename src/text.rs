@@ -9,7 +9,6 @@ use std::fmt::Write;
 /// characters, every other control character (and the Unicode line and paragraph
 /// separators) as `\u{…}`, its code in hexadecimal. Text without any is returned as it is.
 pub fn one_line(text: &str) -> Cow<'_, str> {
-    let escaped = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
     if !text.chars().any(escaped) {
         return Cow::Borrowed(text);
     }
@@ -28,13 +27,16 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// What [`one_line`] writes out: control characters and the Unicode line and paragraph
+/// separators.
+fn escaped(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
+}
+
 /// Text of several lines from outside (a report quoting its input), each line made safe as
 /// by [`one_line`], the line ends kept.
 pub fn lines(text: &str) -> Cow<'_, str> {
-    if !text
-        .split('\n')
-        .any(|line| matches!(one_line(line), Cow::Owned(_)))
-    {
+    if !text.chars().any(|c| c != '\n' && escaped(c)) {
         return Cow::Borrowed(text);
     }
     let parts: Vec<Cow<'_, str>> = text.split('\n').map(one_line).collect();

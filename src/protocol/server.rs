@@ -108,10 +108,8 @@ pub struct Server {
     /// game's own network (if it has one); `Eval classic`: by hand whatever `network` is.
     use_network: bool,
     /// The evaluation in force, as `d` shows it and `info string evaluation: …` says it
-    /// (once each time it changes).
+    /// (once each time it changes; the one at the start goes without saying).
     evaluation: String,
-    /// The evaluation said last (at the start: the one in force, which goes without saying).
-    evaluation_said: Option<String>,
     ponder: bool,
     job: Option<Job>,
     /// Commands (and errors to report) waiting for the running job, in arrival order.
@@ -157,7 +155,6 @@ impl Server {
             settings: SearchSettings::default(),
             network: None,
             use_network: true,
-            evaluation_said: Some(evaluation.clone()),
             evaluation,
             ponder: false,
             job: None,
@@ -780,8 +777,11 @@ impl Server {
     /// `Eval classic`, the hand-written evaluation. The evaluation in force is said when it
     /// has changed.
     fn apply_network(&mut self) {
-        self.evaluation = self.choose_network();
-        self.say_evaluation();
+        let evaluation = self.choose_network();
+        if evaluation != self.evaluation {
+            self.out.info_string(&format!("evaluation: {evaluation}"));
+            self.evaluation = evaluation;
+        }
     }
 
     /// [`Server::apply_network`]'s choice, and how `d` names it.
@@ -822,15 +822,6 @@ impl Server {
                     .info_string(&format!("warning: the game's own network: {e}"));
                 CLASSIC.to_string()
             }
-        }
-    }
-
-    /// `info string evaluation: …` when the evaluation in force is not the one said last.
-    fn say_evaluation(&mut self) {
-        if self.evaluation_said.as_deref() != Some(self.evaluation.as_str()) {
-            self.out
-                .info_string(&format!("evaluation: {}", self.evaluation));
-            self.evaluation_said = Some(self.evaluation.clone());
         }
     }
 

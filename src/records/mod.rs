@@ -217,17 +217,18 @@ impl RecordWriter {
     /// The PGN file written anew with `records`, the games a resumed match found in its
     /// records file: the PGN then holds the games the records hold, whatever became of it
     /// since (deleted, cut off, of another run).
-    pub fn rewrite_pgn(&mut self, records: &[GameRecord]) -> Result<(), String> {
+    pub fn rewrite_pgn<'r>(
+        &mut self,
+        records: impl IntoIterator<Item = &'r GameRecord>,
+    ) -> Result<(), String> {
         let Some(out) = self.pgn.as_mut() else {
             return Ok(());
         };
         let cannot = |e: std::io::Error| format!("cannot write the PGN file: {e}");
         out.flush().map_err(cannot)?;
-        // A file opened to add to its end: emptied, the next write lands at 0.
-        let regular = out.get_ref().metadata().is_ok_and(|m| m.is_file());
-        if regular {
-            out.get_ref().set_len(0).map_err(cannot)?;
-        }
+        // Opened to add to its end, and a regular file (a match that goes on refuses any
+        // other): emptied, the next write lands at 0.
+        out.get_ref().set_len(0).map_err(cannot)?;
         for record in records {
             write!(out, "{}", pgn::pgn_text(record)).map_err(cannot)?;
         }

@@ -321,16 +321,22 @@ fn populate(weak: Weak<TranspositionTable>) -> bool {
     let mut start = 0;
     while let Some(table) = weak.upgrade() {
         let len = table.slots.len();
+        if start >= len {
+            table.populated.store(true, Ordering::Release);
+            return true;
+        }
         let end = (start + CHUNK_SLOTS).min(len);
-        let supplied =
-            start < len && (table.slots.populate(start..end) || touch(&table, start..end));
-        if !supplied {
-            if start < len {
-                log::debug!(
-                    "the hash table's pages come on first touch: {}",
-                    std::io::Error::last_os_error()
-                );
+        let supplied = table.slots.populate(start..end).or_else(|e| {
+            // An older kernel: the pages are touched here instead.
+            if e.raw_os_error() == Some(libc::EINVAL) {
+                touch(&table, start..end);
+                Ok(())
+            } else {
+                Err(e)
             }
+        });
+        if let Err(e) = supplied {
+            log::debug!("the hash table's pages come on first touch: {e}");
             table.populated.store(true, Ordering::Release);
             return true;
         }
@@ -341,17 +347,12 @@ fn populate(weak: Weak<TranspositionTable>) -> bool {
 
 /// Where the kernel cannot supply pages ahead (`MADV_POPULATE_WRITE` is Linux 5.14+): write
 /// to each page of `range` without changing it (an atomic `or` of 0, harmless beside a
-/// search), so that the faults are taken here and not in a search. `false` when the
-/// kernel can but did not (out of memory): the pages then come on first touch.
-fn touch(table: &TranspositionTable, range: std::ops::Range<usize>) -> bool {
-    if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL) {
-        return false;
-    }
+/// search), so that the faults are taken here and not in a search.
+fn touch(table: &TranspositionTable, range: std::ops::Range<usize>) {
     let per_page = (4096 / ENTRY_BYTES).max(1);
     for slot in table.slots.as_slice()[range].iter().step_by(per_page) {
         slot.check.fetch_or(0, Ordering::Relaxed);
     }
-    true
 }
 
 fn unpack(data: u64) -> TtEntry {

@@ -27,7 +27,6 @@
 
 use std::collections::HashMap;
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// The largest part file read (a part of a position with 4096 moves fits easily).
@@ -142,15 +141,14 @@ impl Part {
     pub fn read(path: &Path) -> Result<Part, String> {
         let shown = path.display();
         // Never blocks: a FIFO (or a device) named like the file is refused, not waited on.
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(path)
-            .map_err(|e| format!("cannot read the part file '{shown}': {e}"))?;
-        match file.metadata() {
-            Ok(m) if m.is_file() => {}
-            _ => return Err(format!("the part file '{shown}' is not a regular file")),
-        }
+        let file = crate::cli::open_regular(path).map_err(|e| match e {
+            crate::cli::OpenRegularError::Io(e) => {
+                format!("cannot read the part file '{shown}': {e}")
+            }
+            crate::cli::OpenRegularError::NotRegular => {
+                format!("the part file '{shown}' is not a regular file")
+            }
+        })?;
         let mut bytes = Vec::new();
         file.take(MAX_PART_BYTES + 1)
             .read_to_end(&mut bytes)

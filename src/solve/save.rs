@@ -32,10 +32,11 @@
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
+
+use crate::cli::OpenRegularError;
 
 pub use super::pn::table::PnTable;
 pub use super::proof_table::{BUCKET_WORDS, ProofTable};
@@ -378,21 +379,19 @@ pub fn load<T: ProofTable>(
         why: why.to_string(),
     };
     // Never blocks: a FIFO (or a device) named like the file is refused, not waited on.
-    let file = match std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-    {
+    let file = match crate::cli::open_regular(path) {
         Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io(e)),
+        Err(OpenRegularError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(None);
+        }
+        Err(OpenRegularError::Io(e)) => return Err(io(e)),
+        Err(OpenRegularError::NotRegular) => {
+            return Err(ProofFileError::NotAFile {
+                path: path.to_path_buf(),
+            });
+        }
     };
     let metadata = file.metadata().map_err(io)?;
-    if !metadata.is_file() {
-        return Err(ProofFileError::NotAFile {
-            path: path.to_path_buf(),
-        });
-    }
     let size = metadata.len();
     let mut r = Reader {
         input: BufReader::with_capacity(1 << 20, file),

@@ -110,14 +110,9 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
     )?;
     let earlier = match (&config.records, config.resume) {
         (Some(path), true) => {
-            let mut records = Vec::new();
-            let earlier = resume::read_with(path, &identities, |record| {
-                if config.pgn.is_some() {
-                    records.push(record)
-                }
-            })?;
-            writer.rewrite_pgn(&records)?;
-            earlier
+            let found = resume::read_records(path, &identities)?;
+            writer.rewrite_pgn(found.iter().map(|(_, record)| record))?;
+            found.into_iter().map(|(game, _)| game).collect()
         }
         _ => Vec::new(),
     };

@@ -50,16 +50,17 @@ pub struct Finished {
 /// is a record of this match, a record cut off at the file's end is removed from the file
 /// (and its game is not among those returned); `Err` says which line is wrong and why.
 pub fn read(path: &Path, schedule: &[Identity]) -> Result<Vec<Finished>, String> {
-    read_with(path, schedule, |_| {})
+    Ok(read_records(path, schedule)?
+        .into_iter()
+        .map(|(game, _)| game)
+        .collect())
 }
 
-/// [`read`], giving each record of the file to `each` (in the file's order) once the whole
-/// file is known to be this match's.
-pub fn read_with(
+/// [`read`], with each game's record (in the file's order).
+pub fn read_records(
     path: &Path,
     schedule: &[Identity],
-    mut each: impl FnMut(GameRecord),
-) -> Result<Vec<Finished>, String> {
+) -> Result<Vec<(Finished, GameRecord)>, String> {
     let shown = path.display();
     let cannot_read = |e: io::Error| format!("--resume: cannot read '{shown}': {e}");
     match std::fs::metadata(path) {
@@ -88,17 +89,13 @@ pub fn read_with(
     let mut lines = BoundedLines::new(BufReader::new(complete));
     let mut taken: Vec<Option<usize>> = vec![None; schedule.len()];
     let mut finished = Vec::new();
-    let mut records = Vec::new();
     while let Some(read) = lines.next_line() {
         let (number, text) = read.map_err(cannot_read)?;
         let game = text
             .map_err(|e| e.to_string())
             .and_then(|text| check_line(&text, schedule, &mut taken, number))
             .map_err(|e| format!("--resume: '{shown}' line {number}: {e}"))?;
-        if let Some((game, record)) = game {
-            finished.push(game);
-            records.push(record);
-        }
+        finished.extend(game);
     }
     if let Some(length) = cut_at {
         OpenOptions::new()
@@ -111,7 +108,6 @@ pub fn read_with(
              its game is played again"
         );
     }
-    records.into_iter().for_each(&mut each);
     Ok(finished)
 }
 

@@ -493,16 +493,8 @@ fn check_outputs(args: &TrainArgs) -> Result<Vec<OutputLock>, String> {
 /// most `size` bytes (what these settings write) read.
 fn read_checkpoint(path: &std::path::Path, size: u64) -> Result<Vec<u8>, String> {
     use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
     let cannot = |e: &dyn std::fmt::Display| format!("--checkpoint '{}': {e}", path.display());
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| cannot(&e))?;
-    if !file.metadata().map_err(|e| cannot(&e))?.is_file() {
-        return Err(cannot(&"not a regular file"));
-    }
+    let file = crate::cli::open_regular(path).map_err(|e| cannot(&e))?;
     let mut bytes = Vec::new();
     file.take(size + 1)
         .read_to_end(&mut bytes)

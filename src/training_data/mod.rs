@@ -262,17 +262,18 @@ struct Head {
     length: u32,
 }
 
+/// The fields of a block's first [`BLOCK_FIELDS`] bytes (callers hold at least that many).
 fn parse_head(bytes: &[u8]) -> Head {
-    let word = |at: usize, n: usize| -> u64 {
-        bytes.get(at..at + n).map_or(0, |b| {
-            b.iter().rev().fold(0u64, |x, &y| (x << 8) | u64::from(y))
-        })
+    let field = |at: usize, n: usize| {
+        let mut word = [0u8; 8];
+        word[..n].copy_from_slice(&bytes[at..at + n]);
+        u64::from_le_bytes(word)
     };
     Head {
-        number: word(4, 8),
-        result: word(12, 1) as u8 as i8,
-        count: word(13, 2) as u16,
-        length: word(15, 4) as u32,
+        number: field(4, 8),
+        result: bytes[12] as i8,
+        count: field(13, 2) as u16,
+        length: field(15, 4) as u32,
     }
 }
 
@@ -292,26 +293,17 @@ fn whole_v1_block_at(bytes: &[u8]) -> bool {
     }
 }
 
-/// `path` opened for reading, refused at once when it is no regular file: a FIFO or a
-/// device could block `open` or a read for ever, and a folder has no bytes.
+/// `path` opened for reading, refused at once when it is no regular file.
 fn open_regular(path: &Path, name: &str) -> Result<File, DataError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let io = |error| DataError::Io {
-        path: name.to_string(),
-        error,
-    };
-    // Not blocking: opening a FIFO that nothing writes returns at once.
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(io)?;
-    if !file.metadata().map_err(io)?.is_file() {
-        return Err(DataError::NotRegular {
+    crate::cli::open_regular(path).map_err(|e| match e {
+        crate::cli::OpenRegularError::Io(error) => DataError::Io {
             path: name.to_string(),
-        });
-    }
-    Ok(file)
+            error,
+        },
+        crate::cli::OpenRegularError::NotRegular => DataError::NotRegular {
+            path: name.to_string(),
+        },
+    })
 }
 
 /// Reads a training data file block by block.
