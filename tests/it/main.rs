@@ -28,6 +28,7 @@ mod robustness;
 mod root_entry;
 mod root_split;
 mod solve_limits;
+mod slurm;
 mod solve_save;
 mod support;
 mod tablebase;
