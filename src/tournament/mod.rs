@@ -7,6 +7,9 @@
 //! games in the order they end, writes their records, keeps the statistics ([`stats`]) and
 //! the progress bar, and stops the match when the SPRT decides.
 //!
+//! A match may be cut in slices played on several machines (`--slice`, [`config::Slice`]):
+//! each plays its share of the rounds, and [`report`] reads every slice's records together.
+//!
 //! Nothing here knows a game's rules: any game in the registry can be played.
 
 pub mod config;
@@ -66,6 +69,12 @@ pub struct MatchSummary {
 /// engines stopped, finished games keep their records, and the summary of the finished
 /// games is printed.
 pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, String> {
+    if config.slice.is_some() && config.records.is_none() {
+        return Err(
+            "--slice needs --records: the report over all slices reads every slice's records"
+                .into(),
+        );
+    }
     let Prepared {
         base,
         game_spec,
@@ -77,12 +86,6 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
     } = prepare(config, cancel, config.slice.map(|s| s.count))?;
     if config.resume && config.records.is_none() {
         return Err("--resume needs --records, the file to go on from".into());
-    }
-    if config.slice.is_some() && config.records.is_none() {
-        return Err(
-            "--slice needs --records: the report over all slices reads every slice's records"
-                .into(),
-        );
     }
     // Opened (and locked) before a resumed file is read: no other match changes it between.
     let mut writer = RecordWriter::open(

@@ -191,7 +191,16 @@ fn open_complete(path: &Path, what: &str) -> Result<(File, Option<u64>), String>
     let shown = path.display();
     let cannot_read = |e: io::Error| format!("{what}: cannot read '{shown}': {e}");
     // Opening a FIFO would wait for a writer for ever.
-    let meta = std::fs::metadata(path).map_err(cannot_read)?;
+    let meta = std::fs::metadata(path).map_err(|e| {
+        if e.kind() == io::ErrorKind::NotFound {
+            format!(
+                "{what}: cannot read '{shown}': there is no such file (a slice not started \
+                 yet: leave its file out)"
+            )
+        } else {
+            cannot_read(e)
+        }
+    })?;
     if !meta.is_file() {
         return Err(format!("{what}: '{shown}' is not a regular file"));
     }
@@ -617,5 +626,82 @@ mod tests {
         let path = scratch("bad-then-cut.jsonl", &text);
         assert!(read(&path, &schedule).is_err());
         assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
+    }
+
+    #[test]
+    fn a_slices_records_name_their_slice_seed_and_length() {
+        let sliced = |index, count, seed, games| {
+            let mut who = identity("a", "b", &["A"]);
+            who.sliced = Some(Sliced {
+                slice: Slice { index, count },
+                seed,
+                games,
+            });
+            who
+        };
+        let tagged = |who: &Identity, slice: &str, seed: u64, games: usize| {
+            line(1, who, "draw").replacen(
+                "{\"number\":1,",
+                &format!(
+                    "{{\"number\":1,\"slice\":\"{slice}\",\"seed\":{seed},\"match_games\":{games},"
+                ),
+                1,
+            )
+        };
+        let expected = sliced(1, 4, 7, 16);
+        let good = tagged(&expected, "1/4", 7, 16);
+        let path = scratch("slice-good.jsonl", &format!("{good}\n"));
+        assert_eq!(
+            read(&path, std::slice::from_ref(&expected)).map(|g| g.len()),
+            Ok(1)
+        );
+        let plain = identity("a", "b", &["A"]);
+        for (text, schedule, wanted) in [
+            (good.clone(), plain.clone(), "was played by slice 1/4"),
+            (line(1, &plain, "draw"), expected.clone(), "without --slice"),
+            (
+                tagged(&expected, "1/3", 7, 16),
+                expected.clone(),
+                "cut in 3 slices",
+            ),
+            (
+                tagged(&expected, "1/4", 8, 16),
+                expected.clone(),
+                "--seed 8",
+            ),
+            (
+                tagged(&expected, "1/4", 7, 20),
+                expected.clone(),
+                "20 --games",
+            ),
+            (
+                tagged(&expected, "2/4", 7, 16),
+                expected.clone(),
+                "gives it to slice 1/4",
+            ),
+            (
+                tagged(&expected, "5/4", 7, 16),
+                expected.clone(),
+                "out of range",
+            ),
+            (
+                good.replace("\"seed\":7,", ""),
+                expected.clone(),
+                "has no seed",
+            ),
+        ] {
+            let text = format!("{text}\n");
+            let path = scratch("slice-bad.jsonl", &text);
+            let error = read(&path, &[schedule]).expect_err(wanted);
+            assert!(error.contains(wanted), "{text}: {error}");
+            assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
+        }
+        // Resuming slice 2/4: a game of slice 1/4 is another slice's.
+        let error = read_records(&path, &[expected], Some(Slice { index: 2, count: 4 }))
+            .expect_err("another slice");
+        assert!(
+            error.contains("is of slice 1/4, this is slice 2/4"),
+            "{error}"
+        );
     }
 }
