@@ -11,6 +11,7 @@ use crate::client::spec::parse_engine;
 
 use crate::tournament;
 use crate::tournament::config::{self, MatchConfig, TournamentKind};
+use crate::tournament::report::ReportState;
 
 /// Play engines against each other, refereeing every move with sowfan's rules.
 ///
@@ -76,6 +77,25 @@ pub struct MatchOptions {
     /// file starts the match from the beginning.
     #[arg(long, requires = "records")]
     pub resume: bool,
+    /// Play only slice I of K of the match, for a match cut over K machines: the rounds r
+    /// (openings, from 0) with r mod K = I-1, with the openings and colours the whole match
+    /// gives them. Needs --seed (every slice draws the same openings) and --records; the
+    /// slice plays its whole share (the SPRT is decided by --report over every slice).
+    /// With --resume, goes on with the slice.
+    #[arg(long, value_name = "I/K", requires = "records")]
+    pub slice: Option<String>,
+    /// Play nothing: read the --records files of the slices of a match (--slice) and print
+    /// its summary over the games in, checked against this command line (the slices' one
+    /// without --slice and --records). Files still being written are read to their last
+    /// whole line. Exit status 0 when the SPRT has decided or every game is in, 3 while
+    /// games are still to come.
+    #[arg(
+        long,
+        num_args = 1..,
+        value_name = "FILE",
+        conflicts_with_all = ["records", "pgn", "resume", "slice"]
+    )]
+    pub report: Vec<PathBuf>,
     /// Who plays whom when more than two engines are given.
     #[arg(long, value_enum, default_value_t = TournamentKind::RoundRobin)]
     pub tournament: TournamentKind,
@@ -168,6 +188,24 @@ impl MatchArgs {
         } else {
             Some(config::parse_sprt(&args.sprt)?)
         };
+        let slice = args
+            .slice
+            .as_deref()
+            .map(config::Slice::parse)
+            .transpose()
+            .map_err(|e| format!("--slice: {e}"))?;
+        if (slice.is_some() || !args.report.is_empty()) && args.seed.is_none() {
+            return Err(format!(
+                "{} needs --seed: every slice of a match must draw the same openings, which \
+                 a seed of the clock would not give; give every slice and the report the \
+                 same --seed (any number)",
+                if slice.is_some() {
+                    "--slice"
+                } else {
+                    "--report"
+                }
+            ));
+        }
         let seed = args.seed.unwrap_or_else(|| {
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -190,6 +228,8 @@ impl MatchArgs {
             move_timeout: Duration::from_millis(args.move_timeout),
             max_plies: args.max_plies,
             show_games: !args.quiet,
+            slice,
+            report: args.report,
         })
     }
 }
@@ -197,8 +237,19 @@ impl MatchArgs {
 /// `sowfan match`: status 130 when Ctrl-C stopped it (after the summary of the finished
 /// games, the shell's convention for a run ended by SIGINT), 1 with `sowfan: <message>`
 /// on an error, 0 otherwise. A second Ctrl-C leaves at once (the engines see their input
-/// close and quit).
+/// close and quit). With `--report`: 0 when the match is decided or complete, 3 while
+/// games are still to come, 1 on an error.
 pub fn run(args: MatchArgs) -> ExitCode {
+    if !args.options.report.is_empty() {
+        let report = args.into_config().and_then(|config| {
+            let cancel = cancel_on_interrupt("match");
+            tournament::report::run(&config, &cancel)
+        });
+        return match report {
+            Ok(report) if report.state == ReportState::Running => ExitCode::from(3),
+            other => exit_status(other.map(drop)),
+        };
+    }
     let summary = args.into_config().and_then(|config| {
         let cancel = cancel_on_interrupt("match");
         // Processes the engines start outside their process groups end with the run.

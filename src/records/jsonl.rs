@@ -233,6 +233,9 @@ mod tests {
         GameRecord {
             number: 3,
             round: 2,
+            slice: None,
+            seed: None,
+            match_games: None,
             game: "kalah pits=4".to_string(),
             p1: Some("a".to_string()),
             p2: Some("b \"big\"".to_string()),

@@ -81,6 +81,28 @@ pub struct GameRecord {
     /// Opening pair number, from 1: games of the same round and pairing share the opening.
     #[serde(default, deserialize_with = "lenient")]
     pub round: usize,
+    /// The slice of a match cut for several machines that played it (`2/4`, `sowfan match
+    /// --slice`); absent in a match played whole.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient"
+    )]
+    pub slice: Option<String>,
+    /// The sliced match's `--seed` (absent in a match played whole).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient"
+    )]
+    pub seed: Option<u64>,
+    /// The sliced match's `--games` (absent in a match played whole).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient"
+    )]
+    pub match_games: Option<usize>,
     /// The game and its non-default options, as after `newgame`.
     #[serde(deserialize_with = "jsonl::game")]
     pub game: String,

@@ -61,6 +61,65 @@ pub fn parse_sprt(words: &[String]) -> Result<SprtSpec, String> {
     })
 }
 
+/// One slice of a match cut for several machines (`--slice I/K`): slice `index` (from 1)
+/// of `count` plays the rounds `r` (from 0) with `r % count == index - 1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Slice {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Slice {
+    /// The slice that plays round `round` (from 0) of a match cut in `count` slices.
+    pub fn of_round(round: usize, count: usize) -> Slice {
+        Slice {
+            index: round % count.max(1) + 1,
+            count,
+        }
+    }
+
+    /// Whether this slice plays round `round` (from 0).
+    pub fn plays(&self, round: usize) -> bool {
+        Slice::of_round(round, self.count) == *self
+    }
+
+    /// `I/K` as given to `--slice` and written in the records; `Err` says what is wrong.
+    pub fn parse(text: &str) -> Result<Slice, String> {
+        let usage = "a slice is I/K: slice I (from 1) of K slices, e.g. 2/4";
+        let (index, count) = text
+            .split_once('/')
+            .ok_or_else(|| format!("'{text}' is not a slice; {usage}"))?;
+        let number = |part: &str| -> Result<usize, String> {
+            part.trim().parse::<usize>().map_err(|_| {
+                format!("'{text}' is not a slice ('{part}' is no whole number); {usage}")
+            })
+        };
+        let (index, count) = (number(index)?, number(count)?);
+        if count == 0 || count > MAX_SLICES {
+            return Err(format!(
+                "'{text}': the number of slices K must be from 1 to {MAX_SLICES}; {usage}"
+            ));
+        }
+        if index == 0 || index > count {
+            return Err(format!(
+                "'{text}': slice {index} is out of range; the slices of {count} are numbered \
+                 1 to {count}"
+            ));
+        }
+        Ok(Slice { index, count })
+    }
+}
+
+/// The most slices a match may be cut in: far more machines than any match uses, few enough
+/// that a report's table of slices stays small.
+pub const MAX_SLICES: usize = 100_000;
+
+impl std::fmt::Display for Slice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
 /// Who plays whom when more than two engines are given (`--tournament`; the variants'
 /// comments are its help).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -99,6 +158,10 @@ pub struct MatchConfig {
     pub max_plies: Option<usize>,
     /// Print a line for every finished game.
     pub show_games: bool,
+    /// `--slice`: play only this slice's rounds (and never stop on the SPRT).
+    pub slice: Option<Slice>,
+    /// `--report`: play nothing; report on the records of every slice.
+    pub report: Vec<PathBuf>,
 }
 
 /// The pairings (engine indices; the first named plays P1 in the first game of each pair).
@@ -177,6 +240,34 @@ mod tests {
         assert!(parse_sprt(&words("elo0=5 elo1=0")).is_err());
         assert!(parse_sprt(&words("elo0=0 elo1=5 alpha=0.7")).is_err());
         assert!(parse_sprt(&words("elo1=5")).is_err());
+    }
+
+    #[test]
+    fn slices_are_parsed_and_share_the_rounds() {
+        assert_eq!(Slice::parse("2/4"), Ok(Slice { index: 2, count: 4 }));
+        assert_eq!(Slice::parse("1/1"), Ok(Slice { index: 1, count: 1 }));
+        for (bad, expected) in [
+            ("0/4", "out of range"),
+            ("5/4", "out of range"),
+            ("1/0", "from 1 to"),
+            ("2", "not a slice"),
+            ("a/4", "no whole number"),
+            ("-1/4", "no whole number"),
+            ("1/4/5", "no whole number"),
+        ] {
+            let e = Slice::parse(bad).unwrap_err();
+            assert!(e.contains(expected), "{bad}: {e}");
+        }
+        // Every round in exactly one slice.
+        for count in 1..6 {
+            for round in 0..20 {
+                let owners: Vec<usize> = (1..=count)
+                    .filter(|&index| Slice { index, count }.plays(round))
+                    .collect();
+                assert_eq!(owners, vec![round % count + 1]);
+            }
+        }
+        assert_eq!(Slice { index: 3, count: 7 }.to_string(), "3/7");
     }
 
     #[test]

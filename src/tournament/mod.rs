@@ -7,10 +7,14 @@
 //! games in the order they end, writes their records, keeps the statistics ([`stats`]) and
 //! the progress bar, and stops the match when the SPRT decides.
 //!
+//! A match may be cut in slices played on several machines (`--slice`, [`config::Slice`]):
+//! each plays its share of the rounds, and [`report`] reads every slice's records together.
+//!
 //! Nothing here knows a game's rules: any game in the registry can be played.
 
 pub mod config;
 pub mod play;
+pub mod report;
 pub mod resume;
 pub mod stats;
 
@@ -27,7 +31,7 @@ use crate::records::{GameRecord, OpeningRecord, RecordWriter};
 use crate::registry;
 use crate::session::Session;
 
-use config::MatchConfig;
+use config::{MatchConfig, Slice};
 use play::{Played, Referee, Seat, Termination};
 use resume::Identity;
 use stats::{SprtVerdict, Tally};
@@ -65,40 +69,21 @@ pub struct MatchSummary {
 /// engines stopped, finished games keep their records, and the summary of the finished
 /// games is printed.
 pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, String> {
-    let base = registry::create_from_spec(&config.game).map_err(|e| format!("--game: {e}"))?;
-    let game_spec = base.spec();
-    let start_fen = base.start_fen();
-    let engines = config.engines.len();
-    if engines < 2 {
-        return Err("a match needs at least two --engine".to_string());
+    if config.slice.is_some() && config.records.is_none() {
+        return Err(
+            "--slice needs --records: the report over all slices reads every slice's records"
+                .into(),
+        );
     }
-    if config.games == 0 {
-        return Err("--games must be at least 1".to_string());
-    }
-    crate::memory::check_threads("--concurrency", config.concurrency)?;
-    if config.sprt.is_some() && engines != 2 {
-        return Err("--sprt needs exactly two engines".to_string());
-    }
-    let pairings = config::pairings(engines, config.tournament);
-    let rounds = config.games.div_ceil(2);
-    let openings = openings::build(
-        config.openings.as_ref(),
-        base.as_ref(),
-        rounds,
-        config.seed,
-        config.concurrency,
-        cancel.flag(),
-    )?;
-    let names = resolve_names(config, cancel)?;
-    if cancel.is_cancelled() {
-        return Err("interrupted before the first game".to_string());
-    }
-    let jobs = schedule(&pairings, config.games);
-    // What each game's record says of where and between whom it is played.
-    let identities: Vec<Identity> = jobs
-        .iter()
-        .map(|job| identity(config, &game_spec, &start_fen, &names, job, &openings))
-        .collect();
+    let Prepared {
+        base,
+        game_spec,
+        pairings,
+        openings,
+        names,
+        jobs,
+        identities,
+    } = prepare(config, cancel, config.slice.map(|s| s.count))?;
     if config.resume && config.records.is_none() {
         return Err("--resume needs --records, the file to go on from".into());
     }
@@ -110,7 +95,7 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
     )?;
     let earlier = match (&config.records, config.resume) {
         (Some(path), true) => {
-            let found = resume::read_records(path, &identities)?;
+            let found = resume::read_records(path, &identities, config.slice)?;
             writer.rewrite_pgn(found.iter().map(|(_, record)| record))?;
             found.into_iter().map(|(game, _)| game).collect()
         }
@@ -140,11 +125,28 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
         played_before[game.index] = true;
         standings.add(&pairings, &jobs[game.index], game.result, game.termination);
     }
-    let pending: Vec<usize> = (0..jobs.len()).filter(|&i| !played_before[i]).collect();
-    let mut verdict = config
-        .sprt
-        .as_ref()
-        .and_then(|sprt| stats::sprt_verdict(&standings.tallies[0], sprt));
+    let pending: Vec<usize> = (0..jobs.len())
+        .filter(|&i| !played_before[i])
+        .filter(|&i| config.slice.is_none_or(|slice| slice.plays(jobs[i].round)))
+        .collect();
+    // A slice plays its whole share: the SPRT is decided by the report over all slices.
+    let sprt = config.sprt.as_ref().filter(|_| config.slice.is_none());
+    let mut verdict = sprt.and_then(|sprt| stats::sprt_verdict(&standings.tallies[0], sprt));
+    if let Some(slice) = config.slice {
+        let share = jobs.iter().filter(|job| slice.plays(job.round)).count();
+        println!(
+            "Slice {slice}: {share} of the match's {} games (its rounds r, from 0, with r mod \
+             {} = {}){}",
+            jobs.len(),
+            slice.count,
+            slice.index - 1,
+            if config.sprt.is_some() {
+                "; the SPRT over all slices is the report's (--report)"
+            } else {
+                ""
+            }
+        );
+    }
     if let Some(path) = config.records.as_ref().filter(|_| config.resume) {
         println!(
             "Resumed from {}: {} games played, {} to play{}",
@@ -229,7 +231,7 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
             if pairings.len() == 1 {
                 progress.set_message(running_score(&standings.tallies[0]));
             }
-            if let Some(sprt) = &config.sprt
+            if let Some(sprt) = sprt
                 && verdict.is_none()
             {
                 verdict = stats::sprt_verdict(&standings.tallies[0], sprt);
@@ -256,6 +258,80 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
         return Err(e);
     }
     Ok(summary)
+}
+
+/// What a match is, before a game is played: its game, pairings, openings, engines' names,
+/// schedule and the identity of every game's record.
+struct Prepared {
+    base: Box<dyn Session>,
+    game_spec: String,
+    pairings: Vec<(usize, usize)>,
+    openings: Vec<Opening>,
+    names: Vec<String>,
+    jobs: Vec<Job>,
+    identities: Vec<Identity>,
+}
+
+/// The match `config` describes, checked; `slices` is the number of slices it is cut in
+/// (`--slice`, or the report's), which every record names.
+fn prepare(
+    config: &MatchConfig,
+    cancel: &CancelToken,
+    slices: Option<usize>,
+) -> Result<Prepared, String> {
+    let base = registry::create_from_spec(&config.game).map_err(|e| format!("--game: {e}"))?;
+    let game_spec = base.spec();
+    let start_fen = base.start_fen();
+    let engines = config.engines.len();
+    if engines < 2 {
+        return Err("a match needs at least two --engine".to_string());
+    }
+    if config.games == 0 {
+        return Err("--games must be at least 1".to_string());
+    }
+    crate::memory::check_threads("--concurrency", config.concurrency)?;
+    if config.sprt.is_some() && engines != 2 {
+        return Err("--sprt needs exactly two engines".to_string());
+    }
+    let pairings = config::pairings(engines, config.tournament);
+    let rounds = config.games.div_ceil(2);
+    let openings = openings::build(
+        config.openings.as_ref(),
+        base.as_ref(),
+        rounds,
+        config.seed,
+        config.concurrency,
+        cancel.flag(),
+    )?;
+    // A report starts no engine that has a name= (the machine reading the records may not
+    // have the engines).
+    let names = resolve_names(config, cancel, !config.report.is_empty())?;
+    if cancel.is_cancelled() {
+        return Err("interrupted before the first game".to_string());
+    }
+    let jobs = schedule(&pairings, config.games);
+    // What each game's record says of where and between whom it is played.
+    let identities: Vec<Identity> = jobs
+        .iter()
+        .map(|job| {
+            let mut identity = identity(config, &game_spec, &start_fen, &names, job, &openings);
+            identity.sliced = slices.map(|count| resume::Sliced {
+                slice: Slice::of_round(job.round, count),
+                seed: config.seed,
+                games: config.games,
+            });
+            identity
+        })
+        .collect();
+    Ok(Prepared {
+        base,
+        game_spec,
+        pairings,
+        openings,
+        names,
+        jobs,
+        identities,
+    })
 }
 
 /// The statistics of the finished games, as they come in.
@@ -445,9 +521,22 @@ fn schedule(pairings: &[(usize, usize)], games: usize) -> Vec<Job> {
 /// Engine names: `name=`, else the engine's `id name`, else the program's file name; made
 /// unique with `#<n>`. Starting each engine once here also checks its command before the
 /// match begins (`cancel` ends it).
-fn resolve_names(config: &MatchConfig, cancel: &CancelToken) -> Result<Vec<String>, String> {
+/// With `named_only`, an engine with a `name=` is not started.
+fn resolve_names(
+    config: &MatchConfig,
+    cancel: &CancelToken,
+    named_only: bool,
+) -> Result<Vec<String>, String> {
     let mut names: Vec<String> = Vec::new();
     for (i, spec) in config.engines.iter().enumerate() {
+        if named_only && let Some(name) = &spec.name {
+            let mut name = name.clone();
+            if names.contains(&name) {
+                name = format!("{name} #{}", i + 1);
+            }
+            names.push(name);
+            continue;
+        }
         let program_name = std::path::Path::new(&spec.program)
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
@@ -521,6 +610,7 @@ fn identity(
         fen: opening.fen.clone().unwrap_or_else(|| start_fen.to_string()),
         opening_moves: opening.moves.clone(),
         max_plies: config.max_plies,
+        sliced: None,
     }
 }
 
@@ -529,6 +619,9 @@ fn make_record(identity: Identity, job: &Job, source: &str, played: &Played) -> 
     GameRecord {
         number: job.number + 1,
         round: job.round + 1,
+        slice: identity.sliced.map(|sliced| sliced.slice.to_string()),
+        seed: identity.sliced.map(|sliced| sliced.seed),
+        match_games: identity.sliced.map(|sliced| sliced.games),
         game: identity.game,
         p1: Some(identity.p1),
         p2: Some(identity.p2),
@@ -579,6 +672,43 @@ fn print_summary(config: &MatchConfig, summary: &MatchSummary) {
     if summary.interrupted {
         println!("Match interrupted: the games in flight were abandoned; finished games follow.");
     }
+    // A slice's own games decide nothing: its summary has no SPRT line.
+    print_results(
+        config.sprt.as_ref().filter(|_| config.slice.is_none()),
+        summary,
+    );
+    let minutes = summary.elapsed.as_secs_f64() / 60.0;
+    let terminations: Vec<String> = summary
+        .terminations
+        .iter()
+        .map(|(name, count)| format!("{name} {count}"))
+        .collect();
+    let played_now = summary.games - summary.resumed;
+    let earlier = if summary.resumed > 0 {
+        format!(" ({} before --resume, {played_now} now)", summary.resumed)
+    } else {
+        String::new()
+    };
+    println!(
+        "Games: {}{earlier} in {:.1} s ({:.1} games/minute); ended by: {}",
+        summary.games,
+        summary.elapsed.as_secs_f64(),
+        played_now as f64 / minutes.max(1e-9),
+        if terminations.is_empty() {
+            "-".to_string()
+        } else {
+            terminations.join(", ")
+        }
+    );
+    if let Some(path) = &config.records {
+        println!("Records: {}", path.display());
+    }
+}
+
+/// The score, Elo, pentanomial and SPRT lines of every pairing, and the ranking when more
+/// than two engines play: the summary a match prints at its end, and a report over its
+/// slices alike.
+fn print_results(sprt: Option<&config::SprtSpec>, summary: &MatchSummary) {
     for (tally, &(a, b)) in summary.tallies.iter().zip(&summary.pairings) {
         let score = tally.score().unwrap_or(0.5);
         println!(
@@ -612,7 +742,7 @@ fn print_summary(config: &MatchConfig, summary: &MatchSummary) {
             tally.pairs(),
             if tally.pairs() == 1 { "" } else { "s" }
         );
-        if let Some(sprt) = &config.sprt {
+        if let Some(sprt) = sprt {
             let llr = tally.llr(sprt);
             let (lower, upper) = stats::sprt_bounds(sprt);
             let verdict = match summary.sprt {
@@ -633,32 +763,6 @@ fn print_summary(config: &MatchConfig, summary: &MatchSummary) {
     }
     if summary.names.len() > 2 {
         print_standings(summary);
-    }
-    let minutes = summary.elapsed.as_secs_f64() / 60.0;
-    let terminations: Vec<String> = summary
-        .terminations
-        .iter()
-        .map(|(name, count)| format!("{name} {count}"))
-        .collect();
-    let played_now = summary.games - summary.resumed;
-    let earlier = if summary.resumed > 0 {
-        format!(" ({} before --resume, {played_now} now)", summary.resumed)
-    } else {
-        String::new()
-    };
-    println!(
-        "Games: {}{earlier} in {:.1} s ({:.1} games/minute); ended by: {}",
-        summary.games,
-        summary.elapsed.as_secs_f64(),
-        played_now as f64 / minutes.max(1e-9),
-        if terminations.is_empty() {
-            "-".to_string()
-        } else {
-            terminations.join(", ")
-        }
-    );
-    if let Some(path) = &config.records {
-        println!("Records: {}", path.display());
     }
 }
 

@@ -19,6 +19,7 @@ use crate::records::jsonl::{RECORD_START, record_line};
 use crate::records::lines::{BoundedLines, ends_in_newline};
 use crate::records::{GameRecord, RecordError};
 
+use super::config::Slice;
 use super::play::Termination;
 
 /// What a scheduled game's record must say: the game, who played it with which limits, and
@@ -34,6 +35,35 @@ pub struct Identity {
     pub opening_moves: Vec<String>,
     /// `--max-plies`: a game drawn at that length is another game than one played on.
     pub max_plies: Option<usize>,
+    /// In a match cut in slices, what the record says of the match beyond the game.
+    pub sliced: Option<Sliced>,
+}
+
+/// What a sliced match's every record says besides its game: the slice that plays it and
+/// the match's seed and length, so that a report can tell another match's slice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sliced {
+    /// The slice the schedule gives the game.
+    pub slice: Slice,
+    pub seed: u64,
+    /// `--games`.
+    pub games: usize,
+}
+
+/// Where a game's record was seen: the file (an index into the files read) and its line.
+pub type Seen = Option<(usize, usize)>;
+
+/// How records files are read: by `--resume` (`what` "--resume"; a record cut off at the
+/// end is removed) or by `--report` ("--report"; every file read as it is, a cut-off last
+/// line taken as a record still being written).
+pub struct Reader<'a> {
+    pub what: &'static str,
+    /// The identity of every game of the match, by index.
+    pub schedule: &'a [Identity],
+    /// `--resume --slice`: the one slice whose games the file may hold.
+    pub only: Option<Slice>,
+    /// The files read, by index, for messages about a game seen in two of them.
+    pub files: &'a [&'a Path],
 }
 
 /// A game of the schedule that an earlier run finished.
@@ -50,53 +80,37 @@ pub struct Finished {
 /// is a record of this match, a record cut off at the file's end is removed from the file
 /// (and its game is not among those returned); `Err` says which line is wrong and why.
 pub fn read(path: &Path, schedule: &[Identity]) -> Result<Vec<Finished>, String> {
-    Ok(read_records(path, schedule)?
+    Ok(read_records(path, schedule, None)?
         .into_iter()
         .map(|(game, _)| game)
         .collect())
 }
 
-/// [`read`], with each game's record (in the file's order).
+/// [`read`], with each game's record (in the file's order); with `only`, a record of a game
+/// of another slice is refused.
 pub fn read_records(
     path: &Path,
     schedule: &[Identity],
+    only: Option<Slice>,
 ) -> Result<Vec<(Finished, GameRecord)>, String> {
     let shown = path.display();
-    let cannot_read = |e: io::Error| format!("--resume: cannot read '{shown}': {e}");
     match std::fs::metadata(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        // Opening a FIFO would wait for a writer for ever.
-        Ok(meta) if !meta.is_file() => {
-            return Err(format!("--resume: '{shown}' is not a regular file"));
-        }
         _ => {}
     }
-    let mut file = File::open(path).map_err(cannot_read)?;
-    let cut_at = partial_tail(&mut file).map_err(cannot_read)?;
-    if let Some(at) = cut_at
-        && !begins_a_record(&mut file, at).map_err(cannot_read)?
-    {
-        return Err(format!(
-            "--resume: '{shown}' ends in a line without a newline that is not the start of \
-             a record ('{}…'): not a records file cut off by a stopped match; the file is \
-             left as it was",
-            RECORD_START
-        ));
-    }
-    file.seek(SeekFrom::Start(0)).map_err(cannot_read)?;
-    // Only the complete lines are read: a cut-off record is never looked at.
-    let complete = file.take(cut_at.unwrap_or(u64::MAX));
-    let mut lines = BoundedLines::new(BufReader::new(complete));
-    let mut taken: Vec<Option<usize>> = vec![None; schedule.len()];
+    let files = [path];
+    let reader = Reader {
+        what: "--resume",
+        schedule,
+        only,
+        files: &files,
+    };
+    let mut seen = vec![None; schedule.len()];
     let mut finished = Vec::new();
-    while let Some(read) = lines.next_line() {
-        let (number, text) = read.map_err(cannot_read)?;
-        let game = text
-            .map_err(|e| e.to_string())
-            .and_then(|text| check_line(&text, schedule, &mut taken, number))
-            .map_err(|e| format!("--resume: '{shown}' line {number}: {e}"))?;
-        finished.extend(game);
-    }
+    let cut_at = reader.scan(0, &mut seen, |game, record| {
+        finished.push((game, record));
+        Ok(())
+    })?;
     if let Some(length) = cut_at {
         OpenOptions::new()
             .write(true)
@@ -111,67 +125,189 @@ pub fn read_records(
     Ok(finished)
 }
 
-/// One line of the file: a record of `schedule` not seen before (`Ok(Some)`), a blank line
-/// or a comment (`Ok(None)`), or what is wrong with it. `taken` holds the line of each
-/// game's record seen so far.
-fn check_line(
-    text: &str,
-    schedule: &[Identity],
-    taken: &mut [Option<usize>],
-    line: usize,
-) -> Result<Option<(Finished, GameRecord)>, String> {
-    let Some(record) = record_line(text) else {
-        return Ok(None);
-    };
-    let record = record.map_err(|e| match e {
+impl Reader<'_> {
+    /// The complete lines of file `file` (its index in `files`): every record is checked and
+    /// given to `each` with its game (whose `Err` is the line's); `seen` holds where each game's record was seen so far
+    /// (in any file). `Ok` holds the length of the file's complete lines when its last line
+    /// has no newline and begins as a record does (cut off, or being written); nothing is
+    /// changed in the file.
+    pub fn scan(
+        &self,
+        file: usize,
+        seen: &mut [Seen],
+        mut each: impl FnMut(Finished, GameRecord) -> Result<(), String>,
+    ) -> Result<Option<u64>, String> {
+        let what = self.what;
+        let path = self.files[file];
+        let shown = path.display();
+        let cannot_read = |e: io::Error| format!("{what}: cannot read '{shown}': {e}");
+        let (file_handle, cut_at) = open_complete(path, what)?;
+        // Only the complete lines are read: a cut-off record is never looked at.
+        let complete = file_handle.take(cut_at.unwrap_or(u64::MAX));
+        let mut lines = BoundedLines::new(BufReader::new(complete));
+        while let Some(read) = lines.next_line() {
+            let (number, text) = read.map_err(cannot_read)?;
+            text.map_err(|e| e.to_string())
+                .and_then(|text| self.check_line(&text, seen, file, number))
+                .and_then(|game| match game {
+                    Some((game, record)) => each(game, record),
+                    None => Ok(()),
+                })
+                .map_err(|e| format!("{what}: '{shown}' line {number}: {e}"))?;
+        }
+        Ok(cut_at)
+    }
+
+    /// The first record of file `file`, unchecked but for being a record (`None`: the file
+    /// holds none yet).
+    pub fn first_record(&self, file: usize) -> Result<Option<GameRecord>, String> {
+        let what = self.what;
+        let path = self.files[file];
+        let shown = path.display();
+        let (file_handle, cut_at) = open_complete(path, what)?;
+        let complete = file_handle.take(cut_at.unwrap_or(u64::MAX));
+        let mut lines = BoundedLines::new(BufReader::new(complete));
+        while let Some(read) = lines.next_line() {
+            let (number, text) = read.map_err(|e| format!("{what}: cannot read '{shown}': {e}"))?;
+            let record = text
+                .map_err(|e| e.to_string())
+                .and_then(|text| match record_line(&text) {
+                    None => Ok(None),
+                    Some(record) => record.map(Some).map_err(describe),
+                })
+                .map_err(|e| format!("{what}: '{shown}' line {number}: {e}"))?;
+            if record.is_some() {
+                return Ok(record);
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// `path` opened for reading, with the length of its complete lines when its last line has
+/// no newline; `Err` when it is no regular file, cannot be read, or ends in a line without
+/// a newline that no record begins like.
+fn open_complete(path: &Path, what: &str) -> Result<(File, Option<u64>), String> {
+    let shown = path.display();
+    let cannot_read = |e: io::Error| format!("{what}: cannot read '{shown}': {e}");
+    // Opening a FIFO would wait for a writer for ever.
+    let meta = std::fs::metadata(path).map_err(|e| {
+        if e.kind() == io::ErrorKind::NotFound {
+            format!(
+                "{what}: cannot read '{shown}': there is no such file (a slice not started \
+                 yet: leave its file out)"
+            )
+        } else {
+            cannot_read(e)
+        }
+    })?;
+    if !meta.is_file() {
+        return Err(format!("{what}: '{shown}' is not a regular file"));
+    }
+    let mut file = File::open(path).map_err(cannot_read)?;
+    let cut_at = partial_tail(&mut file).map_err(cannot_read)?;
+    if let Some(at) = cut_at
+        && !begins_a_record(&mut file, at).map_err(cannot_read)?
+    {
+        return Err(format!(
+            "{what}: '{shown}' ends in a line without a newline that is not the start of \
+             a record ('{}…'): not a records file cut off by a stopped match; the file is \
+             left as it was",
+            RECORD_START
+        ));
+    }
+    file.seek(SeekFrom::Start(0)).map_err(cannot_read)?;
+    Ok((file, cut_at))
+}
+
+fn describe(e: RecordError) -> String {
+    match e {
         RecordError::NotARecord => format!("{e} (a record is a line of JSON, '{{…}}')"),
         e => format!("not a match record: {e}"),
-    })?;
-    let number = record.number;
-    if number == 0 {
-        // A missing, zero or unreadable `number` (a negative, fractional or huge one, a
-        // string) all read as 0.
-        return Err("the record has no game number (a whole number from 1)".to_string());
     }
-    let Some(expected) = number.checked_sub(1).and_then(|i| schedule.get(i)) else {
-        return Err(format!(
-            "game {number} is not in this match's schedule of {} games (is --games smaller \
-             than the run's that wrote it?)",
-            schedule.len()
-        ));
-    };
-    let index = number - 1;
-    if let Some(first) = taken[index] {
-        return Err(format!(
-            "game {number} was already recorded on line {first}"
-        ));
+}
+
+impl Reader<'_> {
+    /// One line of file `file`: a record of the schedule not seen before (`Ok(Some)`), a
+    /// blank line or a comment (`Ok(None)`), or what is wrong with it. `seen` holds where
+    /// each game's record was seen so far.
+    fn check_line(
+        &self,
+        text: &str,
+        seen: &mut [Seen],
+        file: usize,
+        line: usize,
+    ) -> Result<Option<(Finished, GameRecord)>, String> {
+        let schedule = self.schedule;
+        let Some(record) = record_line(text) else {
+            return Ok(None);
+        };
+        let record = record.map_err(describe)?;
+        let number = record.number;
+        if number == 0 {
+            // A missing, zero or unreadable `number` (a negative, fractional or huge one, a
+            // string) all read as 0.
+            return Err("the record has no game number (a whole number from 1)".to_string());
+        }
+        let Some(expected) = number.checked_sub(1).and_then(|i| schedule.get(i)) else {
+            return Err(format!(
+                "game {number} is not in this match's schedule of {} games (is --games \
+                 smaller than the run's that wrote it?)",
+                schedule.len()
+            ));
+        };
+        check_identity(&record, expected)?;
+        if let (Some(mine), Some(sliced)) = (self.only, expected.sliced)
+            && sliced.slice != mine
+        {
+            return Err(format!(
+                "game {number} is of slice {}, this is slice {mine}: each slice goes on from \
+                 its own records",
+                sliced.slice
+            ));
+        }
+        let index = number - 1;
+        match seen[index] {
+            Some((first, at)) if first == file => {
+                return Err(format!("game {number} was already recorded on line {at}"));
+            }
+            Some((other, at)) => {
+                return Err(format!(
+                    "game {number} is also recorded in '{}' line {at}: a game in two files \
+                     (the same slice given twice, or a slice run twice); give each slice's \
+                     file once",
+                    self.files[other].display()
+                ));
+            }
+            None => {}
+        }
+        let result = record
+            .result
+            .as_deref()
+            .and_then(GameResult::parse)
+            .ok_or_else(|| format!("game {number} has no result (p1win, p2win or draw)"))?;
+        let termination = record
+            .termination
+            .as_deref()
+            .and_then(Termination::parse)
+            .ok_or_else(|| format!("game {number} has no termination the runner writes"))?;
+        seen[index] = Some((file, line));
+        Ok(Some((
+            Finished {
+                index,
+                result,
+                termination,
+            },
+            record,
+        )))
     }
-    check_identity(&record, expected)?;
-    let result = record
-        .result
-        .as_deref()
-        .and_then(GameResult::parse)
-        .ok_or_else(|| format!("game {number} has no result (p1win, p2win or draw)"))?;
-    let termination = record
-        .termination
-        .as_deref()
-        .and_then(Termination::parse)
-        .ok_or_else(|| format!("game {number} has no termination the runner writes"))?;
-    taken[index] = Some(line);
-    Ok(Some((
-        Finished {
-            index,
-            result,
-            termination,
-        },
-        record,
-    )))
 }
 
 /// Whether `record` is the game `expected` describes; `Err` names the first difference and
 /// the part of the command line that makes it.
 fn check_identity(record: &GameRecord, expected: &Identity) -> Result<(), String> {
     let number = record.number;
+    check_slice(record, expected.sliced)?;
     if record.game != expected.game {
         return Err(format!(
             "game {number} is of '{}', this match plays '{}' (--game)",
@@ -219,6 +355,71 @@ fn check_identity(record: &GameRecord, expected: &Identity) -> Result<(), String
              (the same --openings and --seed: the seed is on the first line a match prints; \
              balanced openings are chosen by a search of the sowfan that runs the match, so \
              resume with the same build)"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `record` was written by the slice of this match that `expected` names (`None`:
+/// by a match played whole, as this one is); `Err` says what differs.
+fn check_slice(record: &GameRecord, expected: Option<Sliced>) -> Result<(), String> {
+    let number = record.number;
+    let Some(had) = record.slice.as_deref() else {
+        return match expected {
+            None => Ok(()),
+            Some(sliced) => Err(format!(
+                "game {number} was played by a match without --slice (the record says no \
+                 slice), this is a match cut in {} slices: its records are another \
+                 match's",
+                sliced.slice.count
+            )),
+        };
+    };
+    let had = Slice::parse(had).map_err(|e| format!("game {number}: slice {e}"))?;
+    let Some(expected) = expected else {
+        return Err(format!(
+            "game {number} was played by slice {had} of a match cut in slices (--slice): go \
+             on with that slice with --slice {had}, or read every slice's records with \
+             --report"
+        ));
+    };
+    if had.count != expected.slice.count {
+        return Err(format!(
+            "game {number} is of a match cut in {} slices (slice {had}), this one is cut in \
+             {}: every slice of a match has the same K",
+            had.count, expected.slice.count
+        ));
+    }
+    match record.seed {
+        Some(seed) if seed == expected.seed => {}
+        Some(seed) => {
+            return Err(format!(
+                "game {number} was played with --seed {seed}, this match has --seed {}: the \
+                 slices of a match share one seed (and so their openings)",
+                expected.seed
+            ));
+        }
+        None => {
+            return Err(format!(
+                "game {number} of slice {had} has no seed: not a record the runner writes"
+            ));
+        }
+    }
+    if record.match_games != Some(expected.games) {
+        let had_games = record
+            .match_games
+            .map_or_else(|| "no".to_string(), |g| g.to_string());
+        return Err(format!(
+            "game {number} is of a match of {had_games} --games, this one has {}: the \
+             slices of a match share every argument but --slice and --records",
+            expected.games
+        ));
+    }
+    if had != expected.slice {
+        return Err(format!(
+            "game {number} says slice {had}, but the schedule gives it to slice {}: not a \
+             record of this match's slices",
+            expected.slice
         ));
     }
     Ok(())
@@ -279,6 +480,7 @@ mod tests {
             fen: "start".to_string(),
             opening_moves: moves.iter().map(|m| m.to_string()).collect(),
             max_plies: None,
+            sliced: None,
         }
     }
 
@@ -424,5 +626,82 @@ mod tests {
         let path = scratch("bad-then-cut.jsonl", &text);
         assert!(read(&path, &schedule).is_err());
         assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
+    }
+
+    #[test]
+    fn a_slices_records_name_their_slice_seed_and_length() {
+        let sliced = |index, count, seed, games| {
+            let mut who = identity("a", "b", &["A"]);
+            who.sliced = Some(Sliced {
+                slice: Slice { index, count },
+                seed,
+                games,
+            });
+            who
+        };
+        let tagged = |who: &Identity, slice: &str, seed: u64, games: usize| {
+            line(1, who, "draw").replacen(
+                "{\"number\":1,",
+                &format!(
+                    "{{\"number\":1,\"slice\":\"{slice}\",\"seed\":{seed},\"match_games\":{games},"
+                ),
+                1,
+            )
+        };
+        let expected = sliced(1, 4, 7, 16);
+        let good = tagged(&expected, "1/4", 7, 16);
+        let path = scratch("slice-good.jsonl", &format!("{good}\n"));
+        assert_eq!(
+            read(&path, std::slice::from_ref(&expected)).map(|g| g.len()),
+            Ok(1)
+        );
+        let plain = identity("a", "b", &["A"]);
+        for (text, schedule, wanted) in [
+            (good.clone(), plain.clone(), "was played by slice 1/4"),
+            (line(1, &plain, "draw"), expected.clone(), "without --slice"),
+            (
+                tagged(&expected, "1/3", 7, 16),
+                expected.clone(),
+                "cut in 3 slices",
+            ),
+            (
+                tagged(&expected, "1/4", 8, 16),
+                expected.clone(),
+                "--seed 8",
+            ),
+            (
+                tagged(&expected, "1/4", 7, 20),
+                expected.clone(),
+                "20 --games",
+            ),
+            (
+                tagged(&expected, "2/4", 7, 16),
+                expected.clone(),
+                "gives it to slice 1/4",
+            ),
+            (
+                tagged(&expected, "5/4", 7, 16),
+                expected.clone(),
+                "out of range",
+            ),
+            (
+                good.replace("\"seed\":7,", ""),
+                expected.clone(),
+                "has no seed",
+            ),
+        ] {
+            let text = format!("{text}\n");
+            let path = scratch("slice-bad.jsonl", &text);
+            let error = read(&path, &[schedule]).expect_err(wanted);
+            assert!(error.contains(wanted), "{text}: {error}");
+            assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
+        }
+        // Resuming slice 2/4: a game of slice 1/4 is another slice's.
+        let error = read_records(&path, &[expected], Some(Slice { index: 2, count: 4 }))
+            .expect_err("another slice");
+        assert!(
+            error.contains("is of slice 1/4, this is slice 2/4"),
+            "{error}"
+        );
     }
 }

@@ -18,6 +18,7 @@ mod hostile_tables;
 mod kalah;
 mod layers;
 mod ludii_plugin;
+mod match_slices;
 mod nnue;
 mod numbers_that_lie;
 mod play;
