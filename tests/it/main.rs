@@ -30,6 +30,7 @@ mod root_split;
 mod solve_limits;
 mod solve_save;
 mod support;
+mod table_chain;
 mod tablebase;
 mod tournament;
 mod tune;
