@@ -409,6 +409,36 @@ fn bad_slices_and_missing_layers_are_refused_by_name() {
         run.stderr
     );
     std::fs::remove_file(format::shard_file(&folder, 6, 1, 4)).expect("remove 1/4");
+    // A slice being built (its lock held, as a run of it holds it) is not built twice at
+    // once, nor merged meanwhile as whole; the folder stays open to the other slices.
+    let held = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(folder.join(".layer-006.shard-2-of-3.sftb.lock"))
+        .expect("the slice's lock file");
+    held.try_lock().expect("locked");
+    let shared = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(".sowfan.lock"))
+        .expect("the folder's lock file");
+    shared.try_lock_shared().expect("shared");
+    let run = slice(&dir, 6, "2/3");
+    assert!(
+        !run.success && run.stderr.contains("is in use"),
+        "{}",
+        run.stderr
+    );
+    assert!(!format::shard_file(&folder, 6, 2, 3).exists());
+    let run = tablebase(&["build", "kalah", "--seeds", "6", "--dir", &d]);
+    assert!(
+        !run.success && run.stderr.contains("is in use"),
+        "{}",
+        run.stderr
+    );
+    drop((held, shared));
     let run = slice(&dir, 6, "2/3");
     assert!(run.success, "{}", run.stderr);
     let two = format::shard_file(&folder, 6, 2, 3);
