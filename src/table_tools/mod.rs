@@ -732,15 +732,10 @@ fn merge_layer(
             .collect();
         return Err(format!(
             "{place}: slices of different cuts lie side by side: {}; a layer is merged from \
-             one cut: remove the slices of the other (e.g. rm '{}'), then merge again; nothing \
-             merged",
+             one cut: remove the slices of the cuts not used (layer-{layer:03}.shard-*-of-K.sftb \
+             in '{}'), then merge again; nothing merged",
             list.join("; "),
-            format::layer_file(folder, layer)
-                .with_extension(format!(
-                    "shard-*-of-{}.sftb",
-                    cuts.iter().max().unwrap_or(&0)
-                ))
-                .display()
+            folder.display()
         ));
     }
     let mut checked: Vec<(Header, PathBuf)> = Vec::new();
