@@ -714,6 +714,17 @@ pub trait Game: Clone + Send + Sync + 'static {
         format!("{layer} in play")
     }
 
+    /// The stage of a layer, for building layers side by side (`tablebase build --layer`,
+    /// `tablebase plan`): a position of a layer of stage `s` has children only in its own
+    /// layer, in layers of stages below `s`, or at the end of the game, so the layers of one
+    /// stage can be built at once, each from the lower stages alone. A stage must never be
+    /// below the stage of a layer its positions reach, and lower layers come first (a move
+    /// keeps or lowers the layer). The default, the layer itself, is always safe: a layer
+    /// reads every layer below it.
+    fn table_layer_stage(&self, layer: u32) -> u32 {
+        layer
+    }
+
     /// [`TableValues::Distance`] tables: the turns `pos` has left before the limit on
     /// turns inside a layer ends the game (e.g. quiet-limit minus the turns without a
     /// capture so far).

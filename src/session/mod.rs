@@ -28,7 +28,7 @@ use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{SearchControl, SearchSettings};
 use crate::solve::table::SolveTable;
-use crate::tablebase::build::{self, BuildError, BuildOptions, LayerReport};
+use crate::tablebase::build::{self, BuildError, BuildOptions, LayerJob, LayerReport};
 use crate::tablebase::format::Header;
 use crate::tablebase::probe_bench::ProbeBench;
 use crate::tablebase::{TableError, Tables};
@@ -167,6 +167,10 @@ pub trait Session: Send {
         stop: &AtomicBool,
         report: &mut dyn FnMut(&LayerReport),
     ) -> Result<Vec<LayerReport>, BuildError>;
+
+    /// The layers of this game's tables up to `in_play`, in build order (see
+    /// [`crate::tablebase::build::layer_jobs`]).
+    fn table_layer_jobs(&self, in_play: u32) -> Result<Vec<LayerJob>, BuildError>;
 
     /// The table value of the current position (half-points, the mover's final margin),
     /// when a loaded table covers it.
@@ -378,6 +382,10 @@ impl<G: Game> Session for GameSession<G> {
         report: &mut dyn FnMut(&LayerReport),
     ) -> Result<Vec<LayerReport>, BuildError> {
         build::build(&self.game, options, stop, report)
+    }
+
+    fn table_layer_jobs(&self, in_play: u32) -> Result<Vec<LayerJob>, BuildError> {
+        build::layer_jobs(&self.game, in_play)
     }
 
     fn table_value(&self) -> Option<TableValue> {

@@ -47,11 +47,15 @@ pub fn parse_shard(text: &str) -> Result<(u32, u32), String> {
     Ok((i, k))
 }
 
+/// `sowfan tablebase build`: every layer up to `seeds` in play, or with `layer` (or a
+/// `shard`) that layer alone, whole or one slice ([`crate::tablebase::build::build`]).
+#[allow(clippy::too_many_arguments)]
 pub fn build(
     game: &[String],
     seeds: u32,
     dir: PathBuf,
     threads: usize,
+    layer: Option<u32>,
     shard: Option<&str>,
     memory_mb: Option<u64>,
     stop: &AtomicBool,
@@ -66,23 +70,50 @@ pub fn build(
             "--seeds (--pieces) {seeds}: at most {MAX_IN_PLAY} in play"
         ));
     }
-    // One build writes a folder's layers at a time; the slices of one layer (--shard) share
-    // the folder, each holding its own slice alone. Taken before any work.
+    let rules = session
+        .table_rules()
+        .ok_or_else(|| format!("{name} has no endgame tables"))?;
+    // The layer alone (`--layer`, or `--shard` of the top layer), or every layer.
+    let one = match (layer, shard) {
+        (Some(layer), _) => Some(layer),
+        (None, Some(_)) => session
+            .table_layer_jobs(seeds)
+            .map_err(|e| e.to_string())?
+            .iter()
+            .map(|job| job.layer)
+            .max(),
+        (None, None) => None,
+    };
+    // One build writes a folder's layers at a time; builds of one layer or slice each
+    // (--layer, --shard) share the folder, each holding its own file alone: the slices of a
+    // layer and the layers of a stage run side by side, and a whole build is refused
+    // meanwhile. Taken before any work.
     std::fs::create_dir_all(&dir)
         .map_err(|e| format!("cannot make the table directory '{}': {e}", dir.display()))?;
-    let _folder = OutputLock::folder("--dir", &dir, "tablebase build", shard.is_some())?;
-    let _slice = match shard {
-        Some((i, k)) => Some(OutputLock::file(
+    let _folder = OutputLock::folder("--dir", &dir, "tablebase build", one.is_some())?;
+    let folder = format::rules_folder(&dir, &rules);
+    if one.is_some() {
+        std::fs::create_dir_all(&folder)
+            .map_err(|e| format!("cannot make the folder '{}': {e}", folder.display()))?;
+    }
+    let _own = match (one, shard) {
+        (Some(layer), Some((i, k))) => Some(OutputLock::file(
             "--shard",
-            &dir.join(format!("slice-{i}-of-{k}")),
+            &format::shard_file(&folder, layer, i, k),
             "tablebase build",
         )?),
-        None => None,
+        (Some(layer), None) => Some(OutputLock::file(
+            "--layer",
+            &format::layer_file(&folder, layer),
+            "tablebase build or merge",
+        )?),
+        (None, _) => None,
     };
     let options = BuildOptions {
         dir,
         in_play: seeds,
         threads,
+        layer,
         shard,
         progress: true,
         memory: memory_mb.map(|mb| mb.saturating_mul(1 << 20)),
@@ -114,9 +145,24 @@ pub fn build(
             ),
         }
     };
-    session
+    let reports = session
         .build_tables(&options, stop, &mut print)
         .map_err(|e| e.to_string())?;
+    if let Some(layer) = one
+        && reports.iter().all(|r| r.took.is_none())
+    {
+        let whole = format::layer_file(&folder, layer);
+        match shard {
+            Some((i, k)) if reports.iter().all(|r| r.path != whole) => {
+                say!("slice {i}/{k} of layer {layer} is already there and sound: nothing to do")
+            }
+            _ => say!(
+                "layer {layer} is already whole ({}): nothing to do",
+                whole.display()
+            ),
+        }
+        return Ok(());
+    }
     say!(
         "Done: {} of values written in {:.1} s",
         if bytes >= 1 << 20 {
@@ -133,6 +179,75 @@ pub fn build(
             "Memory: peak resident {} MiB (planned for the largest layer: {} MiB)",
             peak >> 20,
             planned.div_ceil(1 << 20)
+        );
+    }
+    Ok(())
+}
+
+/// `sowfan tablebase plan`: the jobs still to do for a build up to `seeds` in play cut
+/// into at most `slices` slices a layer, one line a layer, in stage order (see
+/// docs/tablebases.md, "Threads, shards and merging"):
+///
+/// ```text
+/// stage=S layer=L slices=J entries=E name=NAME
+/// ```
+///
+/// `J` is `min(slices, E)` for a layer whose slice costs only its slice (depth-first), 1
+/// for one where each slice computes the whole layer (retrograde): those run side by side
+/// by stage. `NAME` is the layer's name with `_` for blanks. A layer already whole (and
+/// sound) is left out; one whose file is damaged is an error naming it.
+pub fn plan(game: &[String], seeds: u32, dir: &Path, slices: u32) -> Result<(), String> {
+    let (name, options) = game.split_first().ok_or("no game given")?;
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    let session = registry::create(name, &options).map_err(|e| e.to_string())?;
+    if !(1..=MAX_SHARDS).contains(&slices) {
+        return Err(format!("--slices {slices}: give 1..={MAX_SHARDS}"));
+    }
+    if seeds > MAX_IN_PLAY {
+        return Err(format!(
+            "--seeds (--pieces) {seeds}: at most {MAX_IN_PLAY} in play"
+        ));
+    }
+    let rules = session
+        .table_rules()
+        .ok_or_else(|| format!("{name} has no endgame tables"))?;
+    let jobs = session.table_layer_jobs(seeds).map_err(|e| e.to_string())?;
+    let folder = format::rules_folder(dir, &rules);
+    let mut left = 0;
+    for job in &jobs {
+        let path = format::layer_file(&folder, job.layer);
+        if std::fs::symlink_metadata(&path).is_ok() {
+            session.check_table_file(&path).map_err(|e| {
+                format!(
+                    "{e}; a layer file that is not sound is not built over: remove it (and \
+                     every layer above it) and plan again"
+                )
+            })?;
+            continue;
+        }
+        let slices = if job.sliced {
+            u64::from(slices).min(job.entries).max(1)
+        } else {
+            1
+        };
+        let name: String = job
+            .name
+            .chars()
+            .map(|c| if c.is_whitespace() { '_' } else { c })
+            .collect();
+        say!(
+            "stage={} layer={} slices={slices} entries={} name={name}",
+            job.stage,
+            job.layer,
+            job.entries
+        );
+        left += 1;
+    }
+    if left == 0 {
+        eprintln!(
+            "sowfan tablebase plan: nothing to do: layers 0..={} of '{rules}' are whole in '{}'",
+            jobs.iter().map(|j| j.layer).max().unwrap_or(0),
+            dir.display()
         );
     }
     Ok(())
@@ -476,117 +591,286 @@ pub fn info(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
     Ok(())
 }
 
-/// Assemble every layer whose shards are all present and valid. Every shard is checked
+/// A slice file found by `merge`: its path and what its name says.
+struct Slice {
+    path: PathBuf,
+    shard: u32,
+    shards: u32,
+}
+
+/// The layer number a file's name starts with (`layer-NNN.`…), however spelt: to find
+/// files named like a layer's that are not the names sowfan writes.
+fn layer_number(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix("layer-")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Assemble slices into whole layers: every layer that has slices under `dir`, or `layer`
+/// alone (in every rules folder that has its slices or its file). Every slice is checked
 /// through ([`check_file`]: its header names the rules of the folder it sits in and the
-/// slice its name says, its checksum holds), so shards of other rules never land in a
-/// folder; a whole layer already there and sound is kept.
-pub fn merge(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
+/// slice its name says, its checksum holds), the slices of a layer must come from one cut
+/// (one K) and tile the layer, and a file named like one of the layer's but not as sowfan
+/// names its files (a copy of a slice) is refused: nothing is merged beside it. The whole
+/// layer is written atomically and checked through, then its slices are removed. A whole
+/// layer already there and sound is kept (its slices, when they hold its bytes, are
+/// removed). `.tmp-PID` files of writers killed are ignored and listed.
+pub fn merge(dir: &Path, layer: Option<u32>, stop: &AtomicBool) -> Result<(), String> {
     let found = walk(dir, stop)?;
-    let _folder = OutputLock::folder("--dir", dir, "tablebase build or merge", false)?;
-    let mut groups: BTreeMap<(PathBuf, u32), Vec<(Header, PathBuf)>> = BTreeMap::new();
+    // Every layer: the folder alone. One layer: the folder shared with the builds and merges
+    // of other layers; its layer file alone (taken in each rules folder below).
+    let _folder = OutputLock::folder("--dir", dir, "tablebase build or merge", layer.is_some())?;
+    let wanted = |n: u32| layer.is_none_or(|l| l == n);
+    for path in &found.temporary {
+        if layer_number(&file_name(path)).is_some_and(wanted) {
+            say!(
+                "tmp   {}  (ignored: left by a writer that was killed, or one still at work; \
+                 once none runs: rm '{}')",
+                path.display(),
+                path.display()
+            );
+        }
+    }
+    let mut groups: BTreeMap<(PathBuf, u32), Vec<Slice>> = BTreeMap::new();
     for path in found.tables {
         if stop.load(Ordering::Relaxed) {
             return Err(INTERRUPTED.to_string());
         }
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(format::FileName::parse);
-        if !matches!(name, Some(format::FileName::Shard { .. })) {
+        let name = file_name(&path);
+        let Some(number) = layer_number(&name).filter(|&n| wanted(n)) else {
             continue;
-        }
-        let (header, _) = check_file(&path).map_err(|e| format!("{e}; nothing merged"))?;
+        };
         let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        groups
-            .entry((folder, header.layer))
-            .or_default()
-            .push((header, path));
-    }
-    if groups.is_empty() {
-        say!("no shards to merge in '{}'", dir.display());
-        return Ok(());
-    }
-    for ((folder, layer), mut shards) in groups {
-        if stop.load(Ordering::Relaxed) {
-            return Err(INTERRUPTED.to_string());
-        }
-        shards.sort_by_key(|(h, _)| h.first);
-        let rules = shards[0].0.rules.clone();
-        let entries = shards[0].0.entries;
-        let mut next = 0;
-        for (h, path) in &shards {
-            if h.rules != rules || h.entries != entries || h.first != next {
-                return Err(format!(
-                    "{rules}, layer {layer}: the shards do not tile the layer: '{}' holds \
-                     {}..{}, expected it to start at {next}",
-                    path.display(),
-                    h.first,
-                    h.first + h.count
-                ));
-            }
-            next = h.first + h.count;
-        }
-        if next != entries {
-            return Err(format!(
-                "{rules}, layer {layer}: shards cover 0..{next} of {entries} entries; build \
-                 the missing ones first"
-            ));
-        }
-        let target = format::layer_file(&folder, layer);
-        if std::fs::symlink_metadata(&target).is_ok() {
-            match check_file(&target) {
-                Ok(_) => {
-                    say!(
-                        "{rules}, layer {layer}: {} is already there and sound; shards not \
-                         merged",
-                        target.display()
-                    );
-                    continue;
-                }
-                Err(e) => {
-                    return Err(format!(
-                        "{e}; the shards were not merged over it: remove it first"
-                    ));
+        match format::FileName::parse(&name) {
+            Some(format::FileName::Shard {
+                layer,
+                shard,
+                shards,
+            }) => groups.entry((folder, layer)).or_default().push(Slice {
+                path,
+                shard,
+                shards,
+            }),
+            Some(format::FileName::Layer(n)) => {
+                if layer.is_some() {
+                    groups.entry((folder, n)).or_default();
                 }
             }
-        }
-        let mut data = Vec::with_capacity(entries as usize);
-        for (h, path) in &shards {
-            let (_, file) = tablebase::open_alone(path).map_err(|e| e.to_string())?;
-            data.extend_from_slice(file.bytes().get(h.len()..).unwrap_or_default());
-            if let Some(change) = file.changed() {
-                return Err(format!("{change}; nothing merged"));
-            }
-        }
-        // Each slice still has its shard's checksum: the files did not change between the
-        // check above and the copy.
-        for (h, path) in &shards {
-            let slice = data.get(h.first as usize..(h.first + h.count) as usize);
-            if slice.is_none_or(|slice| h.checksum_of(slice) != h.checksum) {
+            None => {
                 return Err(format!(
-                    "'{}' changed while it was merged; nothing merged",
+                    "'{}' is named like a file of layer {number}, but not as sowfan names its \
+                     files (a copy of a slice?): nothing merged beside it; remove it or give it \
+                     its own name (layer-NNN.sftb, layer-NNN.shard-I-of-K.sftb)",
                     path.display()
                 ));
             }
         }
-        let header = Header {
-            version: format::VERSION,
-            rules: rules.clone(),
-            layer,
-            entries,
-            kind: shards[0].0.kind,
-            first: 0,
-            count: entries,
-            checksum: format::checksum(&data),
+    }
+    if groups.is_empty() {
+        return match layer {
+            Some(layer) => Err(format!(
+                "no slices of layer {layer} and no whole layer {layer} under '{}': build its \
+                 slices first (sowfan tablebase build GAME --seeds N --dir '{}' --layer {layer} \
+                 --shard I/K)",
+                dir.display(),
+                dir.display()
+            )),
+            None => {
+                say!("no shards to merge in '{}'", dir.display());
+                Ok(())
+            }
         };
-        format::write_atomically(&target, &header, &data)
-            .map_err(|e| format!("'{}': {e}", target.display()))?;
-        check_file(&target).map_err(|e| format!("the merged layer is not sound: {e}"))?;
-        say!(
-            "{rules}, layer {layer}: {} shards merged into {}",
-            shards.len(),
-            target.display()
-        );
+    }
+    for ((folder, number), slices) in groups {
+        if stop.load(Ordering::Relaxed) {
+            return Err(INTERRUPTED.to_string());
+        }
+        merge_layer(&folder, number, slices, layer.is_some(), stop)?;
     }
     Ok(())
+}
+
+/// Merge the `slices` of `layer` in `folder` into the whole layer (see [`merge`]); `hold`:
+/// take the layer file's lock (the folder is held shared).
+fn merge_layer(
+    folder: &Path,
+    layer: u32,
+    mut slices: Vec<Slice>,
+    hold: bool,
+    stop: &AtomicBool,
+) -> Result<(), String> {
+    let target = format::layer_file(folder, layer);
+    let _own = if hold {
+        Some(OutputLock::file(
+            "--layer",
+            &target,
+            "tablebase build or merge",
+        )?)
+    } else {
+        None
+    };
+    let place = format!("'{}', layer {layer}", folder.display());
+    slices.sort_by_key(|s| (s.shards, s.shard));
+    let cuts: std::collections::BTreeSet<u32> = slices.iter().map(|s| s.shards).collect();
+    if cuts.len() > 1 {
+        let list: Vec<String> = cuts
+            .iter()
+            .map(|&k| {
+                let of: Vec<String> = slices
+                    .iter()
+                    .filter(|s| s.shards == k)
+                    .map(|s| format!("{}/{k}", s.shard))
+                    .collect();
+                format!("cut into {k} ({})", of.join(", "))
+            })
+            .collect();
+        return Err(format!(
+            "{place}: slices of different cuts lie side by side: {}; a layer is merged from \
+             one cut: remove the slices of the cuts not used (layer-{layer:03}.shard-*-of-K.sftb \
+             in '{}'), then merge again; nothing merged",
+            list.join("; "),
+            folder.display()
+        ));
+    }
+    let mut checked: Vec<(Header, PathBuf)> = Vec::new();
+    for slice in &slices {
+        if stop.load(Ordering::Relaxed) {
+            return Err(INTERRUPTED.to_string());
+        }
+        let (header, _) = check_file(&slice.path).map_err(|e| {
+            format!(
+                "{e}; nothing merged: remove it (rm '{}') and build that slice again",
+                slice.path.display()
+            )
+        })?;
+        checked.push((header, slice.path.clone()));
+    }
+    if std::fs::symlink_metadata(&target).is_ok() {
+        let (whole, _) = check_file(&target)
+            .map_err(|e| format!("{e}; the slices were not merged over it: remove it first"))?;
+        if checked.is_empty() {
+            say!(
+                "{place}: already whole ({}); nothing to merge",
+                target.display()
+            );
+            return Ok(());
+        }
+        let (_, file) = tablebase::open_alone(&target).map_err(|e| e.to_string())?;
+        let data = file.bytes().get(whole.len()..).unwrap_or_default();
+        for (h, path) in &checked {
+            let (_, slice) = tablebase::open_alone(path).map_err(|e| e.to_string())?;
+            let part = data.get(h.first as usize..(h.first + h.count) as usize);
+            if part != slice.bytes().get(h.len()..) {
+                return Err(format!(
+                    "{place}: '{}' holds other values than the whole layer '{}' already there; \
+                     nothing merged or removed: one of them was built from other data (check \
+                     the layers below with 'sowfan tablebase verify')",
+                    path.display(),
+                    target.display()
+                ));
+            }
+        }
+        remove_slices(&checked);
+        say!(
+            "{place}: already whole ({}); its {} slices hold the same values and are removed",
+            target.display(),
+            checked.len()
+        );
+        return Ok(());
+    }
+    let Some((first, _)) = checked.first() else {
+        return Err(format!(
+            "{place}: no slices and no whole layer; build the slices first (sowfan tablebase \
+             build GAME --seeds N --dir DIR --layer {layer} --shard I/K)"
+        ));
+    };
+    let (rules, entries, kind) = (first.rules.clone(), first.entries, first.kind);
+    let k = slices[0].shards;
+    let missing: Vec<String> = (1..=k)
+        .filter(|i| !slices.iter().any(|s| s.shard == *i))
+        .map(|i| format!("{i}/{k}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "{place}: missing slices: {} (of {k}); build them (sowfan tablebase build GAME \
+             --seeds N --dir DIR --layer {layer} --shard I/K), then merge again; nothing merged",
+            missing.join(", ")
+        ));
+    }
+    let mut next = 0;
+    for (h, path) in &checked {
+        if h.rules != rules || h.entries != entries || h.kind != kind || h.first != next {
+            return Err(format!(
+                "{rules}, layer {layer}: the slices do not tile the layer: '{}' holds {}..{}, \
+                 expected it to start at {next}; nothing merged",
+                path.display(),
+                h.first,
+                h.first + h.count
+            ));
+        }
+        next = h.first + h.count;
+    }
+    if next != entries {
+        return Err(format!(
+            "{rules}, layer {layer}: the slices cover 0..{next} of {entries} entries; nothing \
+             merged"
+        ));
+    }
+    let mut data = Vec::with_capacity(entries as usize);
+    for (h, path) in &checked {
+        let (_, file) = tablebase::open_alone(path).map_err(|e| e.to_string())?;
+        data.extend_from_slice(file.bytes().get(h.len()..).unwrap_or_default());
+        if let Some(change) = file.changed() {
+            return Err(format!("{change}; nothing merged"));
+        }
+    }
+    // Each slice still has its checksum: the files did not change between the check above
+    // and the copy.
+    for (h, path) in &checked {
+        let slice = data.get(h.first as usize..(h.first + h.count) as usize);
+        if slice.is_none_or(|slice| h.checksum_of(slice) != h.checksum) {
+            return Err(format!(
+                "'{}' changed while it was merged; nothing merged",
+                path.display()
+            ));
+        }
+    }
+    let header = Header {
+        version: format::VERSION,
+        rules: rules.clone(),
+        layer,
+        entries,
+        kind,
+        first: 0,
+        count: entries,
+        checksum: format::checksum(&data),
+    };
+    format::write_atomically(&target, &header, &data)
+        .map_err(|e| format!("'{}': {e}", target.display()))?;
+    check_file(&target).map_err(|e| format!("the merged layer is not sound: {e}"))?;
+    remove_slices(&checked);
+    say!(
+        "{rules}, layer {layer}: {} slices merged into {}; the slices are removed",
+        checked.len(),
+        target.display()
+    );
+    Ok(())
+}
+
+/// Remove slices whose values a whole layer, written and checked, holds.
+fn remove_slices(slices: &[(Header, PathBuf)]) {
+    for (_, path) in slices {
+        if let Err(e) = std::fs::remove_file(path) {
+            eprintln!(
+                "sowfan tablebase merge: cannot remove the merged slice '{}': {e}",
+                path.display()
+            );
+        }
+    }
 }

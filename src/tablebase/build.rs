@@ -143,8 +143,9 @@ fn plan_layer<G: Game>(
     )))
 }
 
-/// Build the tables of `game` as `options` say, resuming at the first missing layer.
-/// `report` is told about each layer as it is done; `stop` ends the build between chunks.
+/// Build the tables of `game` as `options` say, resuming at the first missing layer; with
+/// [`BuildOptions::layer`] (or a shard), that layer alone ([`build_one`]). `report` is told
+/// about each layer as it is done; `stop` ends the build between chunks.
 pub fn build<G: Game>(
     game: &G,
     options: &BuildOptions,
@@ -154,28 +155,20 @@ pub fn build<G: Game>(
     let rules = game
         .table_rules()
         .ok_or_else(|| BuildError::Unsupported(game.spec()))?;
-    let max_layer = game.table_top_layer(options.in_play).ok_or_else(|| {
-        BuildError::Missing(format!("no table holds {} in play", options.in_play))
-    })?;
-    if max_layer > super::MAX_LAYER {
-        let most = super::in_play_covered(game, super::MAX_LAYER)
-            .map_or("none".to_string(), |n| n.to_string());
-        return Err(BuildError::TooMany(format!(
-            "{} in play asked: tables hold at most {most} (their layers go up to {}: a value \
-             must fit a byte)",
-            options.in_play,
-            super::MAX_LAYER
-        )));
-    }
-    if let Some((i, k)) = options.shard {
-        let entries = game.table_layer_size(max_layer);
-        if u64::from(k) > entries {
-            return Err(BuildError::TooMany(format!(
-                "--shard {i}/{k}: layer {max_layer} ({}) has {entries} entries; cut it into at \
-                 most that many slices",
+    let max_layer = top_layer(game, options.in_play)?;
+    // A shard without a layer is a slice of the top layer.
+    match (options.layer, options.shard) {
+        (Some(layer), _) if layer > max_layer => {
+            return Err(BuildError::Missing(format!(
+                "--layer {layer}: the top layer of {} in play is {max_layer} ({}); give a \
+                 layer 0..={max_layer} or more in play",
+                options.in_play,
                 game.table_layer_name(max_layer)
             )));
         }
+        (Some(layer), _) => return build_one(game, options, &rules, layer, stop, report),
+        (None, Some(_)) => return build_one(game, options, &rules, max_layer, stop, report),
+        (None, None) => {}
     }
     let folder = format::rules_folder(&options.dir, &rules);
     // Plan the memory before anything is built: a layer that cannot fit is said now, not
@@ -183,8 +176,7 @@ pub fn build<G: Game>(
     let budget = MemoryBudget::of(options);
     let mut plans = Vec::new();
     for layer in 0..=max_layer {
-        let top_shard = options.shard.is_some() && layer == max_layer;
-        if top_shard || std::fs::symlink_metadata(format::layer_file(&folder, layer)).is_err() {
+        if std::fs::symlink_metadata(format::layer_file(&folder, layer)).is_err() {
             plans.push(plan_layer(game, layer, &budget, options.in_play)?);
         }
     }
@@ -195,112 +187,307 @@ pub fn build<G: Game>(
     // The lower layers this run reads, under one health: a fault or a write in any of them
     // stops the build before it writes a layer computed from changed bytes.
     let health = Arc::new(Health::default());
-    let mut below: Vec<(usize, MappedFile)> = Vec::new();
+    let mut below: Vec<Option<(usize, MappedFile)>> = Vec::new();
     let mut done = Vec::new();
     let checking = progress_bar(options.progress, "checking", u64::from(max_layer) + 1);
     for layer in 0..=max_layer {
         let path = format::layer_file(&folder, layer);
-        let top_shard = options.shard.filter(|_| layer == max_layer);
         if let Some(lower) = existing_layer(game, layer, &path, &health, stop)? {
             checking.inc(1);
-            below.push(lower);
-            let entry = LayerReport {
-                layer,
-                name: game.table_layer_name(layer),
-                entries: game.table_layer_size(layer),
-                path,
-                took: None,
-                memory: 0,
-            };
+            below.push(Some(lower));
+            let entry = present(game, layer, path);
             report(&entry);
             done.push(entry);
             continue;
         }
-        if options.shard.is_some() && top_shard.is_none() {
-            return Err(BuildError::Missing(format!(
-                "a shard builds one slice of layer {}: layer {layer} must be built first \
-                 ('{}' is missing)",
-                max_layer,
-                path.display()
-            )));
-        }
         checking.finish_and_clear();
-        if stop.load(Ordering::Relaxed) {
-            return Err(BuildError::Stopped);
-        }
-        let started = Instant::now();
-        let entries = game.table_layer_size(layer);
-        let (first, count) = match top_shard {
-            Some((i, k)) => shard_range(entries, i, k),
-            None => (0, entries),
-        };
         let plan = match plans.iter().find(|p| p.layer == layer) {
             Some(plan) => *plan,
             None => plan_layer(game, layer, &budget, options.in_play)?,
         };
-        if plan.counting == Some(Counting::Recount) {
-            log::warn!(
-                "layer {layer} ({}): its values and counters ({} MiB) are more than {}; it is \
-                 built without counters ({} MiB, slower)",
-                game.table_layer_name(layer),
-                mib(Counting::Counters.bytes_per_entry() * entries),
-                budget.what,
-                mib(plan.bytes)
-            );
-        }
-        let values = match plan.counting {
-            None => build_layer(game, layer, &below, first, count, options, stop)?,
-            // A slice of a retrograde layer needs the whole layer: every shard computes it
-            // and writes its slice (materials of one size are independent layers, the way
-            // to spread such a build over machines).
-            Some(counting) => {
-                let lower = lower_maps(&below);
-                super::retro::build_layer(game, layer, &lower, counting, options, stop)?
-            }
-        };
-        // In place (the same allocation, atomics and bytes alike in size): a copy would
-        // double the layer's memory at its peak.
-        let values: Vec<u8> = values.into_iter().map(|v| v.into_inner() as u8).collect();
-        let data = &values[first as usize..(first + count) as usize];
-        if let Some(change) = below.iter().find_map(|(_, file)| file.changed()) {
-            return Err(BuildError::Changed(change));
-        }
-        let header = Header {
-            version: format::VERSION,
-            rules: rules.clone(),
-            layer,
-            kind: format::value_kind(game.table_values()),
-            entries,
-            first,
-            count,
-            checksum: format::checksum(data),
-        };
-        let target = match top_shard {
-            Some((i, k)) => format::shard_file(&folder, layer, i, k),
-            None => path.clone(),
-        };
-        format::write_atomically(&target, &header, data).map_err(|error| BuildError::Io {
-            path: target.clone(),
-            error,
-        })?;
-        drop(values);
-        let entry = LayerReport {
-            layer,
-            name: game.table_layer_name(layer),
-            entries: count,
-            path: target.clone(),
-            took: Some(started.elapsed()),
-            memory: plan.bytes,
-        };
+        let entry = make_layer(
+            game, &rules, plan, &below, None, &path, &budget, options, stop,
+        )?;
         report(&entry);
         done.push(entry);
-        if top_shard.is_none() {
-            let (header, file) = super::open_file(&target, &health)?;
-            super::check_header(game, &target, &header, file.bytes().len())?;
-            below.push((header.len(), file));
-        }
+        let (header, file) = super::open_file(&path, &health)?;
+        super::check_header(game, &path, &header, file.bytes().len())?;
+        below.push(Some((header.len(), file)));
     }
     Ok(done)
+}
+
+/// The top layer of `in_play`, refused when tables cannot hold it.
+fn top_layer<G: Game>(game: &G, in_play: u32) -> Result<u32, BuildError> {
+    let max_layer = game
+        .table_top_layer(in_play)
+        .ok_or_else(|| BuildError::Missing(format!("no table holds {in_play} in play")))?;
+    if max_layer > super::MAX_LAYER {
+        let most = super::in_play_covered(game, super::MAX_LAYER)
+            .map_or("none".to_string(), |n| n.to_string());
+        return Err(BuildError::TooMany(format!(
+            "{in_play} in play asked: tables hold at most {most} (their layers go up to {}: a \
+             value must fit a byte)",
+            super::MAX_LAYER
+        )));
+    }
+    Ok(max_layer)
+}
+
+/// The report of a layer found whole.
+fn present<G: Game>(game: &G, layer: u32, path: PathBuf) -> LayerReport {
+    LayerReport {
+        layer,
+        name: game.table_layer_name(layer),
+        entries: game.table_layer_size(layer),
+        path,
+        took: None,
+        memory: 0,
+    }
+}
+
+/// The layers a layer reads: those of lower stages ([`Game::table_layer_stage`]).
+pub fn layers_read<G: Game>(game: &G, layer: u32) -> Vec<u32> {
+    let stage = game.table_layer_stage(layer);
+    (0..layer)
+        .filter(|&l| game.table_layer_stage(l) < stage)
+        .collect()
+}
+
+/// One layer, whole or one slice of it (`--layer L [--shard I/K]`), from the layers of
+/// lower stages ([`layers_read`]), which must be whole: what is missing is said before any
+/// work. A whole layer already there and sound, or the slice already there and sound, is
+/// reported present and nothing is done (a job run again redoes nothing finished); a slice
+/// file there that is not sound is refused, named, never written over.
+fn build_one<G: Game>(
+    game: &G,
+    options: &BuildOptions,
+    rules: &str,
+    layer: u32,
+    stop: &AtomicBool,
+    report: &mut dyn FnMut(&LayerReport),
+) -> Result<Vec<LayerReport>, BuildError> {
+    let folder = format::rules_folder(&options.dir, rules);
+    let entries = game.table_layer_size(layer);
+    let name = game.table_layer_name(layer);
+    if let Some((i, k)) = options.shard
+        && u64::from(k) > entries
+    {
+        return Err(BuildError::TooMany(format!(
+            "--shard {i}/{k}: layer {layer} ({name}) has {entries} entries; cut it into at \
+             most that many slices"
+        )));
+    }
+    let health = Arc::new(Health::default());
+    let path = format::layer_file(&folder, layer);
+    if existing_layer(game, layer, &path, &health, stop)?.is_some() {
+        let entry = present(game, layer, path);
+        report(&entry);
+        return Ok(vec![entry]);
+    }
+    let target = match options.shard {
+        Some((i, k)) => format::shard_file(&folder, layer, i, k),
+        None => path.clone(),
+    };
+    if let Some((i, k)) = options.shard
+        && std::fs::symlink_metadata(&target).is_ok()
+    {
+        super::check_file(game, &target).map_err(|e| BuildError::Invalid {
+            layer,
+            message: format!(
+                "{e}; the slice is not built over it: remove it (rm '{}') and build the slice \
+                 again",
+                target.display()
+            ),
+        })?;
+        let entry = LayerReport {
+            entries: shard_range(entries, i, k).1,
+            ..present(game, layer, target)
+        };
+        report(&entry);
+        return Ok(vec![entry]);
+    }
+    let read = layers_read(game, layer);
+    let missing: Vec<PathBuf> = read
+        .iter()
+        .map(|&l| format::layer_file(&folder, l))
+        .filter(|p| std::fs::symlink_metadata(p).is_err())
+        .collect();
+    if !missing.is_empty() {
+        let files: Vec<String> = missing
+            .iter()
+            .map(|p| format!("'{}'", p.display()))
+            .collect();
+        return Err(BuildError::Missing(format!(
+            "layer {layer} ({name}) is built from layers {} whole, and {} missing: {}; build \
+             them first ('sowfan tablebase plan' lists what is left; a layer's slices become \
+             whole with 'sowfan tablebase merge --dir DIR --layer N')",
+            ranges(&read),
+            if missing.len() == 1 {
+                "one is"
+            } else {
+                "some are"
+            },
+            files.join(", ")
+        )));
+    }
+    let budget = MemoryBudget::of(options);
+    let plan = plan_layer(game, layer, &budget, options.in_play)?;
+    std::fs::create_dir_all(&folder).map_err(|error| BuildError::Io {
+        path: folder.clone(),
+        error,
+    })?;
+    let mut below: Vec<Option<(usize, MappedFile)>> = (0..layer).map(|_| None).collect();
+    for &l in &read {
+        let lower = existing_layer(game, l, &format::layer_file(&folder, l), &health, stop)?;
+        below[l as usize] = lower;
+    }
+    let entry = make_layer(
+        game,
+        rules,
+        plan,
+        &below,
+        options.shard,
+        &target,
+        &budget,
+        options,
+        stop,
+    )?;
+    report(&entry);
+    Ok(vec![entry])
+}
+
+/// Layers as ranges, for people: `0..=4, 6, 9..=11`.
+fn ranges(layers: &[u32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut at = 0;
+    while at < layers.len() {
+        let mut end = at;
+        while end + 1 < layers.len() && layers[end + 1] == layers[end] + 1 {
+            end += 1;
+        }
+        out.push(if end == at {
+            layers[at].to_string()
+        } else {
+            format!("{}..={}", layers[at], layers[end])
+        });
+        at = end + 1;
+    }
+    if out.is_empty() {
+        "none".to_string()
+    } else {
+        out.join(", ")
+    }
+}
+
+/// Compute `layer` as `plan` says from the layers `below` (by index; `None` for a layer it
+/// does not read) and write it, or its slice `shard`, to `target`.
+#[allow(clippy::too_many_arguments)]
+fn make_layer<G: Game>(
+    game: &G,
+    rules: &str,
+    plan: LayerPlan,
+    below: &[Option<(usize, MappedFile)>],
+    shard: Option<(u32, u32)>,
+    target: &Path,
+    budget: &MemoryBudget,
+    options: &BuildOptions,
+    stop: &AtomicBool,
+) -> Result<LayerReport, BuildError> {
+    let layer = plan.layer;
+    if stop.load(Ordering::Relaxed) {
+        return Err(BuildError::Stopped);
+    }
+    let started = Instant::now();
+    let entries = game.table_layer_size(layer);
+    let (first, count) = match shard {
+        Some((i, k)) => shard_range(entries, i, k),
+        None => (0, entries),
+    };
+    if plan.counting == Some(Counting::Recount) {
+        log::warn!(
+            "layer {layer} ({}): its values and counters ({} MiB) are more than {}; it is \
+             built without counters ({} MiB, slower)",
+            game.table_layer_name(layer),
+            mib(Counting::Counters.bytes_per_entry() * entries),
+            budget.what,
+            mib(plan.bytes)
+        );
+    }
+    let values = match plan.counting {
+        None => build_layer(game, layer, below, first, count, options, stop)?,
+        // A slice of a retrograde layer needs the whole layer: every shard computes it
+        // and writes its slice (materials of one size are independent layers, the way
+        // to spread such a build over machines).
+        Some(counting) => {
+            let lower = lower_maps(below);
+            super::retro::build_layer(game, layer, &lower, counting, options, stop)?
+        }
+    };
+    // In place (the same allocation, atomics and bytes alike in size): a copy would
+    // double the layer's memory at its peak.
+    let values: Vec<u8> = values.into_iter().map(|v| v.into_inner() as u8).collect();
+    let data = &values[first as usize..(first + count) as usize];
+    if let Some(change) = below.iter().flatten().find_map(|(_, file)| file.changed()) {
+        return Err(BuildError::Changed(change));
+    }
+    let header = Header {
+        version: format::VERSION,
+        rules: rules.to_string(),
+        layer,
+        kind: format::value_kind(game.table_values()),
+        entries,
+        first,
+        count,
+        checksum: format::checksum(data),
+    };
+    format::write_atomically(target, &header, data).map_err(|error| BuildError::Io {
+        path: target.to_path_buf(),
+        error,
+    })?;
+    Ok(LayerReport {
+        layer,
+        name: game.table_layer_name(layer),
+        entries: count,
+        path: target.to_path_buf(),
+        took: Some(started.elapsed()),
+        memory: plan.bytes,
+    })
+}
+
+/// One layer of a build, as a launcher of jobs sees it (`sowfan tablebase plan`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LayerJob {
+    pub layer: u32,
+    /// [`Game::table_layer_stage`]: the layers of a stage are built side by side.
+    pub stage: u32,
+    pub entries: u64,
+    /// [`Game::table_layer_name`].
+    pub name: String,
+    /// Whether a slice costs only its slice (the depth-first builder): else each slice
+    /// computes the whole layer (retrograde), and one job a layer is the most useful.
+    pub sliced: bool,
+}
+
+/// Every layer of a build up to `in_play`, in the order a chain of jobs builds them: by
+/// stage, then layer.
+pub fn layer_jobs<G: Game>(game: &G, in_play: u32) -> Result<Vec<LayerJob>, BuildError> {
+    if game.table_rules().is_none() {
+        return Err(BuildError::Unsupported(game.spec()));
+    }
+    let top = top_layer(game, in_play)?;
+    let sliced = matches!(game.table_values(), TableValues::Margin);
+    let mut jobs: Vec<LayerJob> = (0..=top)
+        .map(|layer| LayerJob {
+            layer,
+            stage: game.table_layer_stage(layer),
+            entries: game.table_layer_size(layer),
+            name: game.table_layer_name(layer),
+            sliced,
+        })
+        .collect();
+    jobs.sort_by_key(|job| (job.stage, job.layer));
+    Ok(jobs)
 }
 
 /// Slice `i` (from 1) of `k` of a layer of `entries`: `(first, count)`.
@@ -343,7 +530,7 @@ fn existing_layer<G: Game>(
 fn build_layer<G: Game>(
     game: &G,
     layer: u32,
-    below: &[(usize, MappedFile)],
+    below: &[Option<(usize, MappedFile)>],
     first: u64,
     count: u64,
     options: &BuildOptions,
@@ -396,11 +583,16 @@ fn build_layer<G: Game>(
     Ok(values)
 }
 
-/// The lower layers' bytes and where their values start.
-fn lower_maps(below: &[(usize, MappedFile)]) -> Vec<(&[u8], usize)> {
+/// The lower layers' bytes and where their values start; a layer not read (of the same
+/// stage, [`layers_read`]) holds nothing, so a move that reached it would be refused as a
+/// build error, never read as a value.
+fn lower_maps(below: &[Option<(usize, MappedFile)>]) -> Vec<(&[u8], usize)> {
     below
         .iter()
-        .map(|(offset, file)| (file.bytes(), *offset))
+        .map(|lower| match lower {
+            Some((offset, file)) => (file.bytes(), *offset),
+            None => (&[][..], 0),
+        })
         .collect()
 }
 
@@ -539,7 +731,10 @@ impl<G: Game> Worker<'_, G> {
             // A lower file that shrank reads as zeros here (the guard); the build checks
             // the lower files before it writes, so such values are never kept.
             let Some(&byte) = map.get(offset + index as usize) else {
-                return Err(self.invalid("a lower layer is shorter than its entries"));
+                return Err(self.invalid(&format!(
+                    "a move leads to layer {layer}, which is shorter than its entries or not \
+                     read by this layer (of a stage not below it)"
+                )));
             };
             byte as i8
         };

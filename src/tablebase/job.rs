@@ -46,7 +46,10 @@ pub struct BuildOptions {
     /// ([`Game::table_top_layer`]).
     pub in_play: u32,
     pub threads: usize,
-    /// `(i, k)`: only slice `i` (from 1) of `k` of the top layer; the layers below must exist.
+    /// Only this layer (at most the top layer of `in_play`), from the layers of lower
+    /// stages ([`crate::game::Game::table_layer_stage`]), which must be whole.
+    pub layer: Option<u32>,
+    /// `(i, k)`: only slice `i` (from 1) of `k` of `layer` (without one: of the top layer).
     pub shard: Option<(u32, u32)>,
     /// Show a progress bar per layer (on a terminal).
     pub progress: bool,

@@ -389,10 +389,13 @@ impl<'s, 'a, G: Game> Look<'s, 'a, G> {
                     })?;
                 // A lower file that shrank reads as zeros here (the guard); the build
                 // checks the lower files before it writes, so such values are never kept.
-                let byte = *map
-                    .get(offset + i as usize)
-                    .ok_or_else(|| invalid(s.layer, "a lower layer is shorter than its entries"))?
-                    as i8;
+                let byte = *map.get(offset + i as usize).ok_or_else(|| {
+                    invalid(
+                        s.layer,
+                        "a move leads to a lower layer that is shorter than its entries \
+                             or not read by this layer (of a stage not below it)",
+                    )
+                })? as i8;
                 Child::Outside(s.values_kind.value(byte, game.table_turns_left(child)))
             }
             None => match game.outcome(child) {

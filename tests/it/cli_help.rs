@@ -15,6 +15,7 @@ const COMMANDS: &[&[&str]] = &[
     &["solve"],
     &["tablebase"],
     &["tablebase", "build"],
+    &["tablebase", "plan"],
     &["tablebase", "verify"],
     &["tablebase", "info"],
     &["tablebase", "merge"],

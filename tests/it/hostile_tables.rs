@@ -532,7 +532,13 @@ fn a_table_folder_in_use_is_refused_before_any_work() {
     let run = tablebase(&[&build[..], &[text(&dir).as_str()]].concat());
     assert!(run.success, "{}", run.stderr);
     assert!(
-        !dir.join(".slice-1-of-2.lock").exists(),
+        !dir.join("kalah_pits=4_empty-capture=false_end=any-row_leftovers=owner")
+            .join(".layer-006.shard-1-of-2.sftb.lock")
+            .exists()
+            && dir
+                .join("kalah_pits=4_empty-capture=false_end=any-row_leftovers=owner")
+                .join("layer-006.shard-1-of-2.sftb")
+                .exists(),
         "a slice's lock is removed when it ends"
     );
     let _ = std::fs::remove_dir_all(&dir);

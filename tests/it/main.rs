@@ -32,6 +32,7 @@ mod solve_limits;
 mod slurm;
 mod solve_save;
 mod support;
+mod table_chain;
 mod tablebase;
 mod tournament;
 mod tune;

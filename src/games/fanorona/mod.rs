@@ -1234,6 +1234,13 @@ impl Game for Fanorona {
         format!("{a} and {b} stones")
     }
 
+    /// The stones in play: a paika keeps both counts and a capture removes stones for
+    /// good, so a material reads only its own layer and materials of fewer stones in all.
+    fn table_layer_stage(&self, layer: u32) -> u32 {
+        let (a, b) = table::material(layer);
+        a + b
+    }
+
     fn table_turns_left(&self, pos: &FanoronaPosition) -> u32 {
         self.quiet_limit
             .map_or(u32::MAX, |limit| limit.saturating_sub(pos.quiet))

@@ -380,6 +380,29 @@ mod tests {
         assert_eq!(top_layer(1), None);
     }
 
+    /// `Game::table_layer_stage` is the total of a layer's material: the totals never go
+    /// down as the layers go up, and every material a capture leads to (a stone or more
+    /// fewer on one side) is a layer below, of a smaller total.
+    #[test]
+    fn totals_are_stages_of_layers_in_order() {
+        let top = top_layer(12).unwrap_or(0);
+        for layer in 0..=top {
+            let (a, b) = material(layer);
+            if layer > 0 {
+                let (c, d) = material(layer - 1);
+                assert!(c + d <= a + b, "layer {layer}");
+            }
+            for (x, y) in [(a, b), (b, a)] {
+                for fewer in 1..y {
+                    let child = layer_of(x, y - fewer);
+                    assert!(child < layer, "{x},{y} -> {x},{}", y - fewer);
+                    let (c, d) = material(child);
+                    assert!(c + d < a + b);
+                }
+            }
+        }
+    }
+
     #[test]
     fn symmetries_of_the_boards() {
         assert_eq!(indexer(Size::Tsivy).symmetries(), 4);

@@ -22,6 +22,7 @@ pub fn build<G: Game>(
         dir: dir.to_path_buf(),
         in_play,
         threads,
+        layer: None,
         shard,
         progress: false,
         memory: None,
