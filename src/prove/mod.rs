@@ -1,6 +1,7 @@
 //! The work of `sowfan solve`: a position set up from the command line, endgame tables held
 //! as asked, the proof run with a progress spinner and its report printed; a proof split by
-//! first move and its parts combined. `commands/solve.rs` holds only the entry point.
+//! first move and its parts combined; a proof split at a frontier (`frontier.rs`).
+//! `commands/solve.rs` holds only the entry point.
 
 use std::io::Write;
 use std::path::PathBuf;

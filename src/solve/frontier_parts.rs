@@ -31,7 +31,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::parts::{self, FORMAT, FORMAT_V1, Part, checksum_of, cut, read_bounded};
+use super::parts::{self, Part, checksum_of, cut, read_bounded};
 
 /// The format written.
 pub const FORMAT_V3: &str = "sowfan-part 3";
@@ -395,11 +395,6 @@ pub fn combine(
         ));
     }
     Ok(found.into_iter().flatten().map(|(v, _)| v).collect())
-}
-
-/// The format names read, for messages.
-pub fn formats() -> String {
-    format!("'{FORMAT_V3}', '{FORMAT}' and '{FORMAT_V1}'")
 }
 
 #[cfg(test)]

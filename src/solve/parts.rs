@@ -1,6 +1,7 @@
 //! `sowfan solve --split I/K --part-file FILE` and `--combine FILE...`: a proof split by
 //! first move, its parts run anywhere (a Slurm array, a Kubernetes indexed Job), their
 //! values combined into the root's.
+//! (Parts split at a frontier, `--frontier`, are [`super::frontier_parts`].)
 //!
 //! A part file is a short text, for people to read and for `--combine` to check:
 //!
@@ -36,9 +37,9 @@ const MAX_MOVES: usize = 4096;
 /// The largest value (half-points) a part may hold.
 const MAX_VALUE: i64 = 1 << 30;
 /// The format written: its `end:` line is XXH3-64, the checksum of the table files too.
-pub(super) const FORMAT: &str = "sowfan-part 2";
+const FORMAT: &str = "sowfan-part 2";
 /// The format of earlier parts, still read: its `end:` line is FNV-1a.
-pub(super) const FORMAT_V1: &str = "sowfan-part 1";
+const FORMAT_V1: &str = "sowfan-part 1";
 
 /// What a part proved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,9 +181,10 @@ impl Part {
         .map_err(|_| "is not a part file of sowfan solve (no 'format:' line)".to_string())?;
         if format != FORMAT && format != FORMAT_V1 {
             return Err(format!(
-                "is a part file of another format ('{}'); this sowfan reads '{FORMAT}' and \
-                 '{FORMAT_V1}'",
-                cut(&format)
+                "is a part file of another format ('{}'); this sowfan reads \
+                 '{}', '{FORMAT}' and '{FORMAT_V1}'",
+                cut(&format),
+                super::frontier_parts::FORMAT_V3
             ));
         }
         let game = expect(field("game")?, "game")?;
