@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{
@@ -47,6 +47,9 @@ pub(super) fn run_part(
     check_hash_mb("--hash", args.hash_mb)?;
     let threads = solve_threads(args.threads)?;
     let (i, k) = parse_split_up_to(split, MAX_PARTS)?;
+    if args.part_nodes == Some(0) {
+        return Err("--part-nodes 0: give a number of nodes of at least 1".to_string());
+    }
     let frontier = session.frontier(depth, stop)?;
     let (game, root) = (session.spec(), session.fen());
     if let Some(path) = &args.part_file
@@ -68,6 +71,7 @@ pub(super) fn run_part(
         checkpoint: Duration::from_secs(args.checkpoint),
         part: None,
         deadline: None,
+        node_limit: args.part_nodes,
     };
     let started = Instant::now();
     let bar = spinner();
@@ -94,7 +98,11 @@ pub(super) fn run_part(
         nodes += report.nodes;
         tbhits += report.tbhits;
         match report.value() {
-            Some(value) => leaves.push((index, value, text.clone())),
+            Some(value) => leaves.push((index, Some(value), text.clone())),
+            // The budget, not a stop: left open, for a deeper split.
+            None if !stop.load(Ordering::Relaxed) && args.part_nodes.is_some() => {
+                leaves.push((index, None, text.clone()));
+            }
             None => {
                 stopped = Some(index);
                 break;
@@ -104,10 +112,12 @@ pub(super) fn run_part(
     drop(ticker);
     bar.finish_and_clear();
     let millis = started.elapsed().as_millis() as u64;
+    let open: Vec<&(usize, Option<i32>, String)> =
+        leaves.iter().filter(|l| l.1.is_none()).collect();
     print_lines(&[
         format!(
             "Frontier: {} of the {} positions at {depth} plies proven (part {i}/{k} holds {})",
-            leaves.len(),
+            leaves.len() - open.len(),
             frontier.positions.len(),
             mine.len()
         ),
@@ -124,6 +134,14 @@ pub(super) fn run_part(
             "sowfan solve: stopped while proving frontier position {index}: no part file written"
         );
         return Ok(Solved::Interrupted);
+    }
+    for (index, _, text) in &open {
+        eprintln!(
+            "sowfan solve: frontier position {index} outgrew --part-nodes {}: left open; split \
+             it with --fen '{text}' --frontier D (the same game and options) and give those \
+             parts to --combine too",
+            args.part_nodes.unwrap_or(0)
+        );
     }
     if let Some(path) = &args.part_file {
         let part = FrontierPart {
@@ -192,41 +210,77 @@ fn kept_part(
 
 /// `--combine` of parts split by --frontier: checked against the frontier recomputed from
 /// the root, then every root move's value, `Value:` and `Best:` printed as --all-moves
-/// prints them, with the parts' summed `Nodes:`, `Time:` and `Tbhits:`.
+/// prints them, with the parts' summed `Nodes:`, `Time:` and `Tbhits:`. A frontier
+/// position left open by its part (`--part-nodes`) takes its value from the parts of its
+/// own split (their `position:` is it), combined the same way.
 pub(super) fn combine(
     args: &SolveArgs,
     session: &dyn Session,
     parts: &[(PathBuf, FrontierPart)],
 ) -> Result<Solved, String> {
-    let Some((first_path, first)) = parts.first() else {
-        return Err("--combine: give the part files".to_string());
-    };
-    let depth = first.depth;
-    if let Some(asked) = args.frontier
-        && asked != depth
-    {
+    let (root, spec) = (session.fen(), session.spec());
+    if let Some((path, part)) = parts.iter().find(|(_, p)| p.game != spec) {
         return Err(format!(
-            "--frontier {asked}: part file '{}' is a part of a proof split at depth {depth}",
-            first_path.display()
+            "part file '{}' is a part of a proof for '{}', not for '{spec}' (give the game and \
+             options the parts were run with)",
+            path.display(),
+            part.game
         ));
     }
-    let frontier = session.frontier(depth, &AtomicBool::new(false))?;
-    let values = frontier_parts::combine(
-        &session.spec(),
-        &session.fen(),
-        depth,
-        &frontier.positions,
-        parts,
-        &|position, value| session.possible_value(position, value),
-    )?;
-    let by_position: HashMap<&str, i32> = frontier
-        .positions
+    // Every part splits the root or a position some part left open.
+    let open: HashSet<&str> = parts
         .iter()
-        .map(String::as_str)
-        .zip(values)
+        .flat_map(|(_, p)| p.leaves.iter().filter(|l| l.1.is_none()))
+        .map(|l| l.2.as_str())
         .collect();
-    let moves =
-        session.frontier_move_values(depth, &|position| by_position.get(position).copied())?;
+    if let Some((path, part)) = parts
+        .iter()
+        .find(|(_, p)| p.position != root && !open.contains(p.position.as_str()))
+    {
+        return Err(format!(
+            "part file '{}' is a part of a proof of the position '{}', not of '{root}' (give \
+             the --fen or --moves the parts were run with){}",
+            path.display(),
+            part.position,
+            if open.is_empty() {
+                ""
+            } else {
+                ", nor of a frontier position a part left open"
+            }
+        ));
+    }
+    let mut by_root: HashMap<String, Vec<(PathBuf, FrontierPart)>> = HashMap::new();
+    for (path, part) in parts {
+        by_root
+            .entry(part.position.clone())
+            .or_default()
+            .push((path.clone(), part.clone()));
+    }
+    let Some(top) = by_root.get(&root) else {
+        return Err(format!(
+            "no part file is a part of the proof of '{root}' (give the --fen or --moves the \
+             parts were run with, and the parts of the root's split)"
+        ));
+    };
+    if let Some(asked) = args.frontier
+        && let Some((path, part)) = top.iter().find(|(_, p)| p.depth != asked)
+    {
+        return Err(format!(
+            "--frontier {asked}: part file '{}' is a part of a proof split at depth {}",
+            path.display(),
+            part.depth
+        ));
+    }
+    let mut used = HashSet::new();
+    let moves = move_values_at(session, &root, &by_root, &mut used, &mut Vec::new())?;
+    if let Some((path, part)) = parts.iter().find(|(_, p)| !used.contains(&p.position)) {
+        return Err(format!(
+            "part file '{}' is a part of a proof of the position '{}', which no part of this \
+             proof left open (it was proven there): give the parts of one proof",
+            path.display(),
+            part.position
+        ));
+    }
     let words = session.win_draw_loss();
     let mut out: Vec<String> = moves
         .iter()
@@ -242,7 +296,16 @@ pub(super) fn combine(
     let distinct: Vec<&FrontierPart> = parts
         .iter()
         .map(|(_, p)| p)
-        .filter(|p| seen.insert((p.split, p.nodes, p.tbhits, p.millis, p.leaves.len())))
+        .filter(|p| {
+            seen.insert((
+                p.position.clone(),
+                p.split,
+                p.nodes,
+                p.tbhits,
+                p.millis,
+                p.leaves.len(),
+            ))
+        })
         .collect();
     let sum = |f: fn(&FrontierPart) -> u64| distinct.iter().map(|p| f(p)).sum::<u64>();
     out.push(format!("Nodes: {}", sum(|p| p.nodes)));
@@ -250,4 +313,78 @@ pub(super) fn combine(
     out.push(format!("Tbhits: {}", sum(|p| p.tbhits)));
     print_lines(&out)?;
     Ok(Solved::Complete)
+}
+
+/// The value of every legal move of `session`'s position `root`, from the parts
+/// `by_root[root]` (and, for the positions they leave open, the parts of those); `used`
+/// gathers the roots combined, `chain` the ones being combined (a cycle is refused).
+fn move_values_at(
+    session: &dyn Session,
+    root: &str,
+    by_root: &HashMap<String, Vec<(PathBuf, FrontierPart)>>,
+    used: &mut HashSet<String>,
+    chain: &mut Vec<String>,
+) -> Result<Vec<(String, i32)>, String> {
+    let parts = by_root
+        .get(root)
+        .ok_or_else(|| format!("no part of the position '{root}'"))?;
+    let Some((first_path, first)) = parts.first() else {
+        return Err(format!("no part of the position '{root}'"));
+    };
+    let depth = first.depth;
+    if let Some((path, part)) = parts.iter().find(|(_, p)| p.depth != depth) {
+        return Err(format!(
+            "part file '{}' is a part of a proof split at frontier depth {}, '{}' at {depth}: \
+             give the parts of one split",
+            path.display(),
+            part.depth,
+            first_path.display()
+        ));
+    }
+    used.insert(root.to_string());
+    chain.push(root.to_string());
+    let frontier = session.frontier(depth, &AtomicBool::new(false))?;
+    let values = frontier_parts::combine(
+        &session.spec(),
+        root,
+        depth,
+        &frontier.positions,
+        parts,
+        &|position, value| session.possible_value(position, value),
+    )?;
+    let mut known: HashMap<&str, i32> = HashMap::with_capacity(values.len());
+    for (index, (text, value)) in frontier.positions.iter().zip(values).enumerate() {
+        let value = match value {
+            Some(value) => value,
+            None => {
+                if chain.contains(text) {
+                    return Err(format!(
+                        "the open position '{text}' is left open by a part of its own split \
+                         (a cycle): split it again with a larger --part-nodes"
+                    ));
+                }
+                if !by_root.contains_key(text) {
+                    return Err(format!(
+                        "frontier position {} of '{root}' was left open (--part-nodes) and no \
+                         part splits it: run sowfan solve {} --fen '{text}' --frontier D \
+                         --split I/K --part-file ... and give those parts too",
+                        index + 1,
+                        session.spec()
+                    ));
+                }
+                let mut at = session.clone_box();
+                at.set_position(Some(text), &[])
+                    .map_err(|e| format!("the open position '{text}': {e}"))?;
+                let moves = move_values_at(at.as_ref(), text, by_root, used, chain)?;
+                moves
+                    .iter()
+                    .map(|&(_, v)| v)
+                    .max()
+                    .ok_or_else(|| format!("the open position '{text}' has no moves"))?
+            }
+        };
+        known.insert(text, value);
+    }
+    chain.pop();
+    session.frontier_move_values(depth, &|position| known.get(position).copied())
 }

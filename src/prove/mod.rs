@@ -131,6 +131,16 @@ pub struct SolveArgs {
         "all_moves", "save", "resume", "proof_file"
     ])]
     pub frontier: Option<u32>,
+    /// With --frontier and --split: leave a frontier position whose proof outgrows N nodes
+    /// open (an `open:` line of the part file) instead of proving it: split it further
+    /// with --fen POSITION --frontier, and give those parts to --combine too.
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "frontier",
+        conflicts_with = "frontier_size"
+    )]
+    pub part_nodes: Option<u64>,
     /// With --frontier D: print `Frontier: N positions at D plies (M game ends before D)`,
     /// to choose the number of parts K, and exit.
     #[arg(long, requires = "frontier", conflicts_with = "split")]
@@ -311,6 +321,7 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
         checkpoint: Duration::from_secs(args.checkpoint),
         part: part.clone(),
         deadline: None,
+        node_limit: None,
     };
     let words = session.win_draw_loss();
     let bar = spinner();

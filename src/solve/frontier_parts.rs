@@ -23,7 +23,9 @@
 //!
 //! `positions:` is the number of frontier positions of the whole proof; a `leaf:` line is a
 //! frontier position's index, its exact value (half-points, for the mover of that position,
-//! as `sowfan solve --fen` on it prints) and its position string. `end:` is the XXH3-64 of
+//! as `sowfan solve --fen` on it prints) and its position string; an `open: INDEX POSITION`
+//! line, in its place, a position whose proof outgrew the part's `--part-nodes`, whose value
+//! comes from the parts of its own split (their `position:` is it). `end:` is the XXH3-64 of
 //! every byte before its line. Files are hostile input: their size is bounded before they
 //! are read, every line must be one of these, and [`combine`] takes nothing on trust.
 
@@ -54,8 +56,8 @@ pub struct FrontierPart {
     /// Part `split.0` of `split.1`.
     pub split: (usize, usize),
     /// Its positions: frontier index (1-based), exact value (half-points for that position's
-    /// mover), position string.
-    pub leaves: Vec<(usize, i32, String)>,
+    /// mover; `None`: left open, its proof outgrew the part's node budget), position string.
+    pub leaves: Vec<(usize, Option<i32>, String)>,
     pub nodes: u64,
     pub tbhits: u64,
     pub millis: u64,
@@ -113,7 +115,10 @@ impl FrontierPart {
             self.game, self.position, self.depth, self.total, self.split.0, self.split.1
         );
         for (index, value, position) in &self.leaves {
-            let _ = writeln!(text, "leaf: {index} {value} {position}");
+            let _ = match value {
+                Some(value) => writeln!(text, "leaf: {index} {value} {position}"),
+                None => writeln!(text, "open: {index} {position}"),
+            };
         }
         let _ = write!(
             text,
@@ -215,12 +220,25 @@ impl FrontierPart {
                             cut(value)
                         ));
                     }
-                    leaves.push((index, v as i32, pos.to_string()));
+                    leaves.push((index, Some(v as i32), pos.to_string()));
+                }
+                "open" => {
+                    let (index, pos) = value
+                        .split_once(' ')
+                        .and_then(|(i, pos)| Some((i.parse::<usize>().ok()?, pos)))
+                        .filter(|(_, pos)| !pos.is_empty())
+                        .ok_or_else(|| {
+                            format!(
+                                "is damaged: 'open: {}' is no index and position",
+                                cut(value)
+                            )
+                        })?;
+                    leaves.push((index, None, pos.to_string()));
                 }
                 "nodes" => break number(value, "node count")?,
                 other => {
                     return Err(format!(
-                        "is damaged: '{}:' where a leaf or 'nodes:' belongs",
+                        "is damaged: '{}:' where a leaf, an open position or 'nodes:' belongs",
                         cut(other)
                     ));
                 }
@@ -328,11 +346,12 @@ impl FrontierPart {
     }
 }
 
-/// The exact value of every frontier position (in frontier order), combined from `parts`
-/// (read from their paths) of the proof of `position` of `game` split at the frontier
-/// `positions`, `depth` plies down: each part must be of that proof ([`FrontierPart::check`]),
-/// every value one its position can have (`possible`), every position held by a part (the
-/// same position in two parts must have the same value there).
+/// The exact value of every frontier position (in frontier order; `None` for one left open
+/// by every part that holds it), combined from `parts` (read from their paths) of the proof
+/// of `position` of `game` split at the frontier `positions`, `depth` plies down: each part
+/// must be of that proof ([`FrontierPart::check`]), every value one its position can have
+/// (`possible`), every position held by a part (the same position in two parts must have
+/// the same value there, or be open in one of them).
 pub fn combine(
     game: &str,
     position: &str,
@@ -340,29 +359,31 @@ pub fn combine(
     positions: &[String],
     parts: &[(PathBuf, FrontierPart)],
     possible: &dyn Fn(&str, i32) -> bool,
-) -> Result<Vec<i32>, String> {
-    let mut found: Vec<Option<(i32, &Path)>> = vec![None; positions.len()];
+) -> Result<Vec<Option<i32>>, String> {
+    let mut found: Vec<Option<(Option<i32>, &Path)>> = vec![None; positions.len()];
     for (path, part) in parts {
         let shown = path.display();
         part.check(game, position, depth, positions)
             .map_err(|why| format!("part file '{shown}' {why}"))?;
         for (index, value, text) in &part.leaves {
-            if !possible(text, *value) {
+            if let Some(value) = *value
+                && !possible(text, value)
+            {
                 return Err(format!(
                     "part file '{shown}' is damaged: it gives frontier position {index} the \
                      value {value}, which no game from that position can end with"
                 ));
             }
-            match found[index - 1] {
-                Some((other, first)) if other != *value => {
+            match (found[index - 1], value) {
+                (Some((Some(other), first)), Some(value)) if other != *value => {
                     return Err(format!(
                         "frontier position {index} has the value {other} in '{}' and {value} in \
                          '{shown}': one of them is wrong; run its part again",
                         first.display()
                     ));
                 }
-                Some(_) => {}
-                None => found[index - 1] = Some((*value, path)),
+                (None | Some((None, _)), _) => found[index - 1] = Some((*value, path)),
+                (Some(_), _) => {}
             }
         }
     }
@@ -409,8 +430,8 @@ mod tests {
             total: 5,
             split: (2, 3),
             leaves: vec![
-                (2, 6, "0 4 4 4 0 3 3 3 3 0 2".to_string()),
-                (5, -2, "3 0 4 4 1 3 3 3 3 0 2".to_string()),
+                (2, Some(6), "0 4 4 4 0 3 3 3 3 0 2".to_string()),
+                (5, None, "3 0 4 4 1 3 3 3 3 0 2".to_string()),
             ],
             nodes: 12,
             tbhits: 0,
@@ -459,7 +480,7 @@ mod tests {
             split: (i, 3),
             leaves: split_indexes(5, i, 3)
                 .zip(values)
-                .map(|(x, &v)| (x, v, format!("p{x}")))
+                .map(|(x, &v)| (x, Some(v), format!("p{x}")))
                 .collect(),
             nodes: 1,
             tbhits: 0,
@@ -479,7 +500,7 @@ mod tests {
         all.push((PathBuf::from("c"), make(3, &[3])));
         assert_eq!(
             combine("g", "r", 2, &positions, &all, &any),
-            Ok(vec![1, 2, 3, 4, 5])
+            Ok([1, 2, 3, 4, 5].map(Some).to_vec())
         );
         all.push((PathBuf::from("c2"), make(3, &[3])));
         assert!(combine("g", "r", 2, &positions, &all, &any).is_ok());

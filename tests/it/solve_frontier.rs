@@ -349,6 +349,10 @@ fn bad_frontier_parts_are_refused_with_what_they_are_and_what_to_do() {
         (vec!["--frontier", "2", "--split", "0/3"], "--split"),
         (vec!["--frontier", "2", "--split", "1/1000001"], "--split"),
         (vec!["--frontier", "2"], "--split I/K"),
+        (
+            vec!["--frontier", "2", "--split", "1/3", "--part-nodes", "0"],
+            "--part-nodes 0",
+        ),
     ] {
         let run = solve_run(&[&game[..], &args].concat());
         assert_eq!(run.code, Some(1), "{args:?}: {}", run.stderr);
@@ -390,4 +394,90 @@ fn an_interrupted_frontier_part_writes_no_file_and_exits_130() {
     let left: Vec<_> = std::fs::read_dir(&dir).expect("dir").flatten().collect();
     assert!(left.is_empty(), "nothing left behind: {left:?}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The `open:` lines of a part file: the positions left open (their strings).
+fn opens(file: &Path) -> Vec<String> {
+    std::fs::read_to_string(file)
+        .expect("part file")
+        .lines()
+        .filter_map(|l| l.strip_prefix("open: "))
+        .map(|l| l.split_once(' ').expect("index and position").1.to_string())
+        .collect()
+}
+
+#[test]
+fn positions_that_outgrow_their_part_are_split_again_and_combine_exactly() {
+    let dir = fresh_dir("solve-frontier-open");
+    let game = ["kalah", "pits=4", "seeds=3", "--hash", "16"];
+    let direct = solve_run(&[&game[..], &["--all-moves"]].concat());
+    assert_eq!(direct.code, Some(0), "{}", direct.stderr);
+    let budget = ["--part-nodes", "3000"];
+    let top = sub_dir(&dir, "top");
+    let mut files: Vec<PathBuf> = (1..=3)
+        .map(|i| run_part(&[&game[..], &budget].concat(), "2", i, 3, &top))
+        .collect();
+    let mut open: Vec<String> = files.iter().flat_map(|f| opens(f)).collect();
+    assert!(!open.is_empty(), "a budget of 3000 nodes leaves some open");
+    // Each open position split again, one ply down, with the budget while it is shallow.
+    let mut level = 0;
+    while !open.is_empty() {
+        level += 1;
+        assert!(level <= 6, "open positions left: {open:?}");
+        let mut next = Vec::new();
+        for (n, position) in open.iter().enumerate() {
+            let here = sub_dir(&dir, &format!("level-{level}-{n}"));
+            let mut args = vec!["--fen", position.as_str()];
+            if level < 3 {
+                args.extend(budget);
+            }
+            let part = run_part(&[&game[..], &args].concat(), "1", 1, 1, &here);
+            next.extend(opens(&part));
+            files.push(part);
+        }
+        open = next;
+    }
+    let combined = combine(&game, &files);
+    assert_eq!(
+        combined.code,
+        Some(0),
+        "{}{}",
+        combined.stdout,
+        combined.stderr
+    );
+    assert_eq!(move_lines(&combined), move_lines(&direct));
+    // Without the parts of an open position: named, with the command that splits it.
+    let missing = files.pop().expect("a nested part");
+    let run = combine(&game, &files);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("was left open") && run.stderr.contains("--fen '"),
+        "{}",
+        run.stderr
+    );
+    // A part of a position no part left open is refused.
+    files.push(missing);
+    let stray = run_part(
+        &[&game[..], &["--moves", "A"]].concat(),
+        "1",
+        1,
+        1,
+        &sub_dir(&dir, "stray"),
+    );
+    files.push(stray);
+    let run = combine(&game, &files);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("nor of a frontier position a part left open"),
+        "{}",
+        run.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn sub_dir(dir: &Path, name: &str) -> PathBuf {
+    let d = dir.join(name);
+    std::fs::create_dir_all(&d).expect("dir");
+    d
 }
