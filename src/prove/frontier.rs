@@ -19,13 +19,19 @@ use crate::solve::frontier_parts::{
 use crate::solve::parts::{parse_split_up_to, refuse_existing};
 use crate::solve::table::SolveTable;
 
+/// The deepest nesting of open positions split again that `--combine` follows.
+const MAX_NESTING: usize = 256;
+
 /// `--frontier D --frontier-size`: `Frontier: N positions at D plies (M game ends before D)`.
 pub(super) fn print_size(
     session: &dyn Session,
     depth: u32,
     stop: &AtomicBool,
 ) -> Result<Solved, String> {
-    let frontier = session.frontier(depth, stop)?;
+    let frontier = match session.frontier(depth, stop) {
+        Err(_) if stop.load(Ordering::Relaxed) => return Ok(Solved::Interrupted),
+        walked => walked?,
+    };
     print_lines(&[format!(
         "Frontier: {} positions at {depth} plies ({} game ends before {depth})",
         frontier.positions.len(),
@@ -50,7 +56,13 @@ pub(super) fn run_part(
     if args.part_nodes == Some(0) {
         return Err("--part-nodes 0: give a number of nodes of at least 1".to_string());
     }
-    let frontier = session.frontier(depth, stop)?;
+    let frontier = match session.frontier(depth, stop) {
+        Err(_) if stop.load(Ordering::Relaxed) => {
+            eprintln!("sowfan solve: stopped while walking the frontier: no part file written");
+            return Ok(Solved::Interrupted);
+        }
+        walked => walked?,
+    };
     let (game, root) = (session.spec(), session.fen());
     if let Some(path) = &args.part_file
         && std::fs::symlink_metadata(path).is_ok()
@@ -155,7 +167,21 @@ pub(super) fn run_part(
             tbhits,
             millis,
         };
-        part.write(path)?;
+        if let Err(e) = part.write(path) {
+            // Another run of the same part may have finished first: its file is as good.
+            return match std::fs::symlink_metadata(path) {
+                Ok(_) => kept_part(
+                    path,
+                    (i, k),
+                    &part.game,
+                    &part.position,
+                    depth,
+                    &frontier.positions,
+                )
+                .map_err(|_| e),
+                Err(_) => Err(e),
+            };
+        }
         eprintln!(
             "sowfan solve: part {i}/{k} ({} of {} frontier positions) written to '{}'",
             mine.len(),
@@ -339,6 +365,12 @@ fn move_values_at(
             path.display(),
             part.depth,
             first_path.display()
+        ));
+    }
+    if chain.len() >= MAX_NESTING {
+        return Err(format!(
+            "the parts nest open positions more than {MAX_NESTING} deep: split at a deeper \
+             --frontier instead"
         ));
     }
     used.insert(root.to_string());
