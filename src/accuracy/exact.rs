@@ -247,6 +247,7 @@ fn prove(
         checkpoint: Duration::from_secs(600),
         part: None,
         deadline: Some(Instant::now() + limit),
+        node_limit: None,
     };
     let report = session.solve(&request, tt, stop, &|_| {})?;
     // Every move proven, or the position is left out.

@@ -1,6 +1,7 @@
 //! The work of `sowfan solve`: a position set up from the command line, endgame tables held
 //! as asked, the proof run with a progress spinner and its report printed; a proof split by
-//! first move and its parts combined. `commands/solve.rs` holds only the entry point.
+//! first move and its parts combined; a proof split at a frontier (`frontier.rs`).
+//! `commands/solve.rs` holds only the entry point.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -10,10 +11,13 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+mod frontier;
+
 use crate::game::value_text;
 use crate::memory::{self, check_hash_mb, check_threads, peak_resident_bytes};
 use crate::registry;
 use crate::session::{Session, SolveProgress, SolveRequest};
+use crate::solve::frontier_parts::{AnyPart, read_any};
 use crate::solve::parts::{Part, combine, parse_split, refuse_existing, split_moves};
 use crate::solve::pn::{self, value_word};
 use crate::solve::{self, table::SolveTable};
@@ -33,10 +37,11 @@ use crate::tablebase::{self, TableError, Tables};
 /// Long proofs: --save FILE keeps the proof (its table and what is proven of the root)
 /// in FILE every --checkpoint seconds, when stopped and when done; --resume FILE goes on
 /// from it (same game, position and --hash); --proof-file FILE does both (resuming only
-/// if FILE exists). A proof split by first move: --split I/K --part-file FILE proves
-/// the values of every K-th root move from the I-th and writes them to FILE; --combine
-/// FILE... checks the parts (same game and position, every legal move exactly once) and
-/// prints every move's value, `Value:` and `Best:` as --all-moves would.
+/// if FILE exists). A split proof: --split I/K --part-file FILE proves the values of
+/// every K-th root move from the I-th and writes them to FILE; with --frontier D, every
+/// K-th position D plies down instead (--frontier D --frontier-size counts them); --combine
+/// FILE... checks the parts (same game and position, everything exactly once) and prints
+/// every move's value, `Value:` and `Best:` as --all-moves would.
 ///
 /// Exit status: 0 when the value (or the part) is proven, 1 on an error (a bad game,
 /// position or option; a --hash this machine cannot hold; a proof or part file that
@@ -47,6 +52,8 @@ use crate::tablebase::{self, TableError, Tables};
 /// Example: sowfan solve kalah pits=6 seeds=4 --hash 8192 --save k64.proof --checkpoint 900
 /// Example: sowfan solve kalah pits=6 seeds=4 --split 2/6 --part-file part-2.txt
 /// Example: sowfan solve kalah pits=6 seeds=4 --combine part-*.txt
+/// Example: sowfan solve kalah pits=6 seeds=5 --frontier 4 --frontier-size
+/// Example: sowfan solve kalah pits=6 seeds=5 --frontier 4 --split 17/200 --part-file p-17.txt
 #[derive(Debug, Clone, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct SolveArgs {
@@ -98,21 +105,46 @@ pub struct SolveArgs {
     /// Seconds between two saves of the --save or --proof-file (1..=1000000).
     #[arg(long, default_value_t = 600, value_name = "SECS")]
     pub checkpoint: u64,
-    /// A part of a proof split by first move: prove the values of the root's legal moves
-    /// I, I+K, I+2K, ... (1-based, in the order of the legal-move list) and not the root's
-    /// (e.g. --split $SLURM_ARRAY_TASK_ID/8). With --part-file, write them there.
+    /// A part of a split proof: prove the values of the root's legal moves I, I+K, I+2K,
+    /// ... (1-based, in the order of the legal-move list) and not the root's (e.g. --split
+    /// $SLURM_ARRAY_TASK_ID/8); with --frontier D, those of the frontier positions I, I+K,
+    /// ... instead. With --part-file, write them there.
     #[arg(long, value_name = "I/K", conflicts_with = "all_moves")]
     pub split: Option<String>,
-    /// With --split: write the part's proven move values to FILE (atomically), for
-    /// --combine; written only when every move of the part is proven.
+    /// With --split: write the part's proven values to FILE (atomically), for --combine;
+    /// written only when every value of the part is proven. With --frontier, a sound part
+    /// already in FILE is kept and nothing is redone (status 0).
     #[arg(long, value_name = "FILE", requires = "split")]
     pub part_file: Option<PathBuf>,
     /// Combine part files (of --split ... --part-file) of this game and position: print
-    /// every move's value, `Value:` and `Best:` as --all-moves would (no `PV:`).
+    /// every move's value, `Value:` and `Best:` as --all-moves would (no `PV:`). Parts split
+    /// by --frontier are combined at the depth their files give.
     #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = [
-        "split", "all_moves", "save", "resume", "proof_file"
+        "split", "all_moves", "save", "resume", "proof_file", "frontier_size"
     ])]
     pub combine: Vec<PathBuf>,
+    /// Split the proof at the frontier D plies (moves, whoever makes them) from the root:
+    /// --split I/K then proves the exact values of frontier positions I, I+K, I+2K, ...
+    /// (1-based, K up to 1000000), and --combine minimaxes them back up to the root. With
+    /// --combine it is optional (the files give the depth) and must match.
+    #[arg(long, value_name = "D", conflicts_with_all = [
+        "all_moves", "save", "resume", "proof_file"
+    ])]
+    pub frontier: Option<u32>,
+    /// With --frontier and --split: leave a frontier position whose proof outgrows N nodes
+    /// open (an `open:` line of the part file) instead of proving it: split it further
+    /// with --fen POSITION --frontier, and give those parts to --combine too.
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "frontier",
+        conflicts_with = "frontier_size"
+    )]
+    pub part_nodes: Option<u64>,
+    /// With --frontier D: print `Frontier: N positions at D plies (M game ends before D)`,
+    /// to choose the number of parts K, and exit.
+    #[arg(long, requires = "frontier", conflicts_with = "split")]
+    pub frontier_size: bool,
 }
 
 /// How the endgame tables are held (`--tables-in`).
@@ -240,6 +272,18 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
         }
         return combine_parts(args, session.as_ref());
     }
+    if let Some(depth) = args.frontier {
+        if args.frontier_size {
+            return frontier::print_size(session.as_ref(), depth, stop);
+        }
+        let Some(split) = &args.split else {
+            return Err(format!(
+                "--frontier {depth} runs a part (--split I/K --part-file FILE), counts the \
+                 frontier (--frontier-size) or, with --combine, checks the depth of its parts"
+            ));
+        };
+        return frontier::run_part(args, session, depth, split, stop);
+    }
     if let Some(path) = &args.part_file {
         // Before the proof, not after hours of it.
         refuse_existing("--part-file", path)?;
@@ -265,30 +309,7 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
             path.display()
         ));
     }
-    let (dir, explicit) = match &args.tablebases {
-        Some(dir) => (Some(dir.clone()), true),
-        None => (tablebase::default_dir(), false),
-    };
-    if let Some(dir) = dir {
-        match session.open_tables(&dir) {
-            Ok(Some(tables)) => {
-                log::info!(
-                    "tables: layers 0..={} of '{}' in {}",
-                    tables.max_layer(),
-                    tables.rules(),
-                    tables.folder().display()
-                );
-                let tables = hold_tables(tables, args.tables_in, args.hash_mb)?;
-                session.set_tables(Some(tables));
-            }
-            Ok(None) => {}
-            Err(e @ TableError::Absent { .. }) if explicit => {
-                eprintln!("sowfan solve: note: {e}; solving without");
-            }
-            Err(TableError::Absent { .. } | TableError::NoDirectory(_)) if !explicit => {}
-            Err(e) => return Err(e.to_string()),
-        }
-    }
+    load_tables(args, session.as_mut())?;
     let tt = SolveTable::for_game(args.hash_mb, session.win_draw_loss())?;
     let request = SolveRequest {
         threads,
@@ -300,6 +321,7 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
         checkpoint: Duration::from_secs(args.checkpoint),
         part: part.clone(),
         deadline: None,
+        node_limit: None,
     };
     let words = session.win_draw_loss();
     let bar = spinner();
@@ -417,6 +439,36 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
     })
 }
 
+/// The endgame tables of `args` (--tablebases, else the default folder when there is
+/// one) loaded into `session`, held as --tables-in says.
+fn load_tables(args: &SolveArgs, session: &mut dyn Session) -> Result<(), String> {
+    let (dir, explicit) = match &args.tablebases {
+        Some(dir) => (Some(dir.clone()), true),
+        None => (tablebase::default_dir(), false),
+    };
+    if let Some(dir) = dir {
+        match session.open_tables(&dir) {
+            Ok(Some(tables)) => {
+                log::info!(
+                    "tables: layers 0..={} of '{}' in {}",
+                    tables.max_layer(),
+                    tables.rules(),
+                    tables.folder().display()
+                );
+                let tables = hold_tables(tables, args.tables_in, args.hash_mb)?;
+                session.set_tables(Some(tables));
+            }
+            Ok(None) => {}
+            Err(e @ TableError::Absent { .. }) if explicit => {
+                eprintln!("sowfan solve: note: {e}; solving without");
+            }
+            Err(TableError::Absent { .. } | TableError::NoDirectory(_)) if !explicit => {}
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    Ok(())
+}
+
 /// Write `lines` to stdout. A closed output (`| head -1`) is an error to report, not a
 /// panic of `println!`.
 fn print_lines(lines: &[String]) -> Result<(), String> {
@@ -443,9 +495,28 @@ fn memory_line(tt: &SolveTable, tables: Option<(u64, bool)>) -> String {
 /// `--combine`: the parts' move values checked against this game and position, then
 /// printed as `--all-moves` prints them.
 fn combine_parts(args: &SolveArgs, session: &dyn Session) -> Result<Solved, String> {
-    let mut parts = Vec::with_capacity(args.combine.len());
+    let (mut parts, mut by_frontier) = (Vec::new(), Vec::new());
     for path in &args.combine {
-        parts.push((path.clone(), Part::read(path)?));
+        match read_any(path)? {
+            AnyPart::Moves(part) => parts.push((path.clone(), part)),
+            AnyPart::Frontier(part) => by_frontier.push((path.clone(), part)),
+        }
+    }
+    if let (Some((moves, _)), Some((deep, _))) = (parts.first(), by_frontier.first()) {
+        return Err(format!(
+            "'{}' is a part of a proof split by first move, '{}' one split by --frontier: \
+             give the parts of one split",
+            moves.display(),
+            deep.display()
+        ));
+    }
+    if !by_frontier.is_empty() {
+        return frontier::combine(args, session, &by_frontier);
+    }
+    if let Some(depth) = args.frontier {
+        return Err(format!(
+            "--frontier {depth}: the parts given are split by first move, not by --frontier"
+        ));
     }
     let legal = session.legal_moves();
     if legal.is_empty() {

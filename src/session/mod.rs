@@ -27,6 +27,7 @@ use crate::perft;
 use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{SearchControl, SearchSettings};
+use crate::solve::frontier::{self, Frontier};
 use crate::solve::table::SolveTable;
 use crate::tablebase::build::{self, BuildError, BuildOptions, LayerJob, LayerReport};
 use crate::tablebase::format::Header;
@@ -148,6 +149,26 @@ pub trait Session: Send {
     /// value) and on its grid ([`Game::value_step`]). False for a move that is not legal.
     /// For numbers read from files (part files, caches).
     fn possible_move_value(&self, mv: &str, value: i32) -> bool;
+
+    /// Whether `value`, the exact value `solve` would give the position `position` (for its
+    /// mover), is one a game from there can end with (see [`Session::possible_move_value`]).
+    /// False for a position string this game cannot read. For numbers read from files.
+    fn possible_value(&self, position: &str, value: i32) -> bool;
+
+    /// The distinct positions `depth` plies from the current one, game ends before that
+    /// included, in a fixed order ([`crate::solve::frontier`]): what a proof split by
+    /// `--frontier` proves. Refused for a game the solver cannot prove, a position that is
+    /// over, a depth out of range or a frontier too large.
+    fn frontier(&self, depth: u32, stop: &AtomicBool) -> Result<Frontier, String>;
+
+    /// The value of every legal move (as `solve` reports it with `all_moves`), minimaxed
+    /// from the exact values of the frontier `depth` plies down: `value_of` gives a frontier
+    /// position's (for its own mover) from its string.
+    fn frontier_move_values(
+        &self,
+        depth: u32,
+        value_of: &dyn Fn(&str) -> Option<i32>,
+    ) -> Result<Vec<(String, i32)>, String>;
 
     /// The most seeds (stones) in play whose every position tables up to layer `top` hold
     /// ([`crate::tablebase::in_play_covered`]).
@@ -296,31 +317,40 @@ impl<G: Game> Session for GameSession<G> {
     }
 
     fn possible_move_value(&self, mv: &str, value: i32) -> bool {
-        use crate::solve::pn::{DRAW, LOSS, WIN};
         let Ok(mv) = self.game.parse_move(&self.position, mv) else {
             return false;
         };
-        if self.game.win_draw_loss() {
-            return [LOSS, DRAW, WIN].contains(&value);
-        }
         let mut child = self.position.clone();
         self.game.play(&mut child, mv);
-        // The child's value, for its own mover.
+        // The child's value, for its own mover (a won-or-lost game's values are symmetric).
         let value = if self.game.to_move(&child) == self.to_move() {
             i64::from(value)
         } else {
             -i64::from(value)
         };
-        if let Some(outcome) = self.game.outcome(&child) {
-            return value == i64::from(self.game.final_value(&outcome, self.game.to_move(&child)));
-        }
-        let Some((low, high)) = self.game.value_range(&child) else {
-            return true;
-        };
-        let rest = value - i64::from(self.game.banked_value(&child));
-        let (low, high) = (i64::from(low), i64::from(high));
-        (low..=high).contains(&rest)
-            && (rest - low).rem_euclid(i64::from(self.game.value_step())) == 0
+        frontier::possible_value(&self.game, &child, value)
+    }
+
+    fn possible_value(&self, position: &str, value: i32) -> bool {
+        self.game
+            .parse_position(position)
+            .is_ok_and(|pos| frontier::possible_value(&self.game, &pos, i64::from(value)))
+    }
+
+    fn frontier(&self, depth: u32, stop: &AtomicBool) -> Result<Frontier, String> {
+        frontier::frontier(&self.game, &self.position, depth, stop)
+    }
+
+    fn frontier_move_values(
+        &self,
+        depth: u32,
+        value_of: &dyn Fn(&str) -> Option<i32>,
+    ) -> Result<Vec<(String, i32)>, String> {
+        let values = frontier::move_values(&self.game, &self.position, depth, value_of)?;
+        Ok(values
+            .into_iter()
+            .map(|(mv, v)| (self.game.format_move(&self.position, mv), v))
+            .collect())
     }
 
     fn stones_in_play(&self) -> Option<u32> {

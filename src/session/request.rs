@@ -26,4 +26,7 @@ pub struct SolveRequest {
     pub part: Option<Vec<String>>,
     /// Give up at this moment with what is proven (a move not proven by then has no value).
     pub deadline: Option<Instant>,
+    /// Give up after this many nodes (of each proof: a move's, the root's) with what is
+    /// proven.
+    pub node_limit: Option<u64>,
 }

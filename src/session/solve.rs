@@ -116,7 +116,7 @@ impl<G: Game> GameSession<G> {
             tables: self.tables.as_deref(),
             guess: None,
             want_pv: request.pv,
-            node_limit: None,
+            node_limit: request.node_limit,
             deadline: request.deadline,
         }
     }

@@ -29,6 +29,8 @@
 //! hands them to the proof-number solver ([`pn`]), which proves their values whatever the
 //! repetition rule (for a position without earlier occurrences; see there why).
 
+pub mod frontier;
+pub mod frontier_parts;
 pub mod parts;
 pub mod pn;
 pub mod proof_table;

@@ -1,6 +1,7 @@
 //! `sowfan solve --split I/K --part-file FILE` and `--combine FILE...`: a proof split by
 //! first move, its parts run anywhere (a Slurm array, a Kubernetes indexed Job), their
 //! values combined into the root's.
+//! (Parts split at a frontier, `--frontier`, are [`super::frontier_parts`].)
 //!
 //! A part file is a short text, for people to read and for `--combine` to check:
 //!
@@ -57,17 +58,20 @@ pub struct Part {
 
 /// `I/K`: part I (1..=K) of K.
 pub fn parse_split(text: &str) -> Result<(usize, usize), String> {
+    parse_split_up_to(text, MAX_MOVES)
+}
+
+/// `I/K`: part I (1..=K) of K, K at most `max`.
+pub fn parse_split_up_to(text: &str, max: usize) -> Result<(usize, usize), String> {
     let bad = || {
-        format!(
-            "--split {text}: give I/K, part I (1..=K) of K parts (K at most {MAX_MOVES}), e.g. 2/3"
-        )
+        format!("--split {text}: give I/K, part I (1..=K) of K parts (K at most {max}), e.g. 2/3")
     };
     let (i, k) = text.split_once('/').ok_or_else(bad)?;
     let (i, k): (usize, usize) = (
         i.trim().parse().map_err(|_| bad())?,
         k.trim().parse().map_err(|_| bad())?,
     );
-    if k == 0 || k > MAX_MOVES || i == 0 || i > k {
+    if k == 0 || k > max || i == 0 || i > k {
         return Err(bad());
     }
     Ok((i, k))
@@ -80,7 +84,7 @@ pub fn split_moves(legal: &[String], i: usize, k: usize) -> Vec<String> {
 }
 
 /// The `end:` checksum of a part of `format`.
-fn checksum_of(format: &str, bytes: &[u8]) -> u64 {
+pub(super) fn checksum_of(format: &str, bytes: &[u8]) -> u64 {
     if format == FORMAT_V1 {
         fnv1a(bytes)
     } else {
@@ -118,48 +122,13 @@ impl Part {
     /// it, then linked to its name, which fails if the name is taken (another part, or
     /// anything else: see [`refuse_existing`]) instead of replacing it.
     pub fn write(&self, path: &Path) -> Result<(), String> {
-        let fail =
-            |e: std::io::Error| format!("cannot write the part file '{}': {e}", path.display());
-        let name = path
-            .file_name()
-            .ok_or_else(|| fail(std::io::Error::other("the path names no file")))?;
-        let mut temporary = name.to_os_string();
-        temporary.push(format!(".tmp-{}", std::process::id()));
-        let temporary = path.with_file_name(temporary);
-        let written = std::fs::write(&temporary, self.text())
-            .and_then(|()| std::fs::hard_link(&temporary, path));
-        let _ = std::fs::remove_file(&temporary);
-        match written {
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                refuse_existing("--part-file", path)
-            }
-            other => other.map_err(fail),
-        }
+        write_new(path, &self.text())
     }
 
     /// Read and check a part file (its form only: [`combine`] checks it against the game).
     pub fn read(path: &Path) -> Result<Part, String> {
-        let shown = path.display();
-        // Never blocks: a FIFO (or a device) named like the file is refused, not waited on.
-        let file = crate::cli::open_regular(path).map_err(|e| match e {
-            crate::cli::OpenRegularError::Io(e) => {
-                format!("cannot read the part file '{shown}': {e}")
-            }
-            crate::cli::OpenRegularError::NotRegular => {
-                format!("the part file '{shown}' is not a regular file")
-            }
-        })?;
-        let mut bytes = Vec::new();
-        file.take(MAX_PART_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read the part file '{shown}': {e}"))?;
-        if bytes.len() as u64 > MAX_PART_BYTES {
-            return Err(format!(
-                "'{shown}' is not a part file of sowfan solve: it is larger than {} KiB",
-                MAX_PART_BYTES >> 10
-            ));
-        }
-        Part::parse(&bytes).map_err(|why| format!("'{shown}' {why}"))
+        let bytes = read_bounded(path, MAX_PART_BYTES)?;
+        Part::parse(&bytes).map_err(|why| format!("'{}' {why}", path.display()))
     }
 
     /// Parse a part file's bytes; the error says what is wrong (after the file's name).
@@ -212,9 +181,10 @@ impl Part {
         .map_err(|_| "is not a part file of sowfan solve (no 'format:' line)".to_string())?;
         if format != FORMAT && format != FORMAT_V1 {
             return Err(format!(
-                "is a part file of another format ('{}'); this sowfan reads '{FORMAT}' and \
-                 '{FORMAT_V1}'",
-                cut(&format)
+                "is a part file of another format ('{}'); this sowfan reads \
+                 '{}', '{FORMAT}' and '{FORMAT_V1}'",
+                cut(&format),
+                super::frontier_parts::FORMAT_V3
             ));
         }
         let game = expect(field("game")?, "game")?;
@@ -286,6 +256,61 @@ impl Part {
     }
 }
 
+/// Write `text` to `path` atomically and never over anything: a temporary file beside it,
+/// then linked to its name, which fails if the name is taken (another part, or anything
+/// else: see [`refuse_existing`]) instead of replacing it.
+pub(super) fn write_new(path: &Path, text: &str) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("cannot write the part file '{}': {e}", path.display());
+    let name = path
+        .file_name()
+        .ok_or_else(|| fail(std::io::Error::other("the path names no file")))?;
+    let mut temporary = name.to_os_string();
+    temporary.push(format!(".tmp-{}", std::process::id()));
+    let temporary = path.with_file_name(temporary);
+    let written =
+        write_synced(&temporary, text).and_then(|()| std::fs::hard_link(&temporary, path));
+    let _ = std::fs::remove_file(&temporary);
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            refuse_existing("--part-file", path)
+        }
+        other => other.map_err(fail),
+    }
+}
+
+/// `text` written to a new file at `path` and synced to disk.
+fn write_synced(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut file = std::fs::File::create(path)?;
+    file.write_all(text.as_bytes())?;
+    file.sync_all()
+}
+
+/// The bytes of the part file `path`, at most `max` of them (a larger file is refused as no
+/// part file); a FIFO or device named like the file is refused, never waited on.
+pub(super) fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, String> {
+    let shown = path.display();
+    let file = crate::cli::open_regular(path).map_err(|e| match e {
+        crate::cli::OpenRegularError::Io(e) => {
+            format!("cannot read the part file '{shown}': {e}")
+        }
+        crate::cli::OpenRegularError::NotRegular => {
+            format!("the part file '{shown}' is not a regular file")
+        }
+    })?;
+    let mut bytes = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read the part file '{shown}': {e}"))?;
+    if bytes.len() as u64 > max {
+        return Err(format!(
+            "'{shown}' is not a part file of sowfan solve: it is larger than {} KiB",
+            max >> 10
+        ));
+    }
+    Ok(bytes)
+}
+
 /// An error when something is at `path` already (a file, a directory, a FIFO, a link, even
 /// a dangling one): what is there is named, and `option` does not replace it.
 pub fn refuse_existing(option: &str, path: &Path) -> Result<(), String> {
@@ -314,7 +339,7 @@ pub fn refuse_existing(option: &str, path: &Path) -> Result<(), String> {
 }
 
 /// A text shown in a message, cut short.
-fn cut(text: &str) -> String {
+pub(super) fn cut(text: &str) -> String {
     text.chars().take(60).collect()
 }
 

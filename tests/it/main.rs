@@ -28,6 +28,7 @@ mod record_fuzz;
 mod robustness;
 mod root_entry;
 mod root_split;
+mod solve_frontier;
 mod solve_limits;
 mod slurm;
 mod solve_save;
