@@ -79,7 +79,10 @@ impl Cluster {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
-        let _ = self.command("scancel").args(["--full", "-u", "root"]).output();
+        let _ = self
+            .command("scancel")
+            .args(["--full", "-u", "root"])
+            .output();
         let _ = Command::new(scripts().join("one-node.sh"))
             .arg("stop")
             .arg(&self.dir)
@@ -92,7 +95,10 @@ fn free_port_pair() -> u16 {
     let start = 20_000 + (std::process::id() % 20_000) as u16;
     (start..start + 2000)
         .step_by(2)
-        .find(|&p| TcpListener::bind(("0.0.0.0", p)).is_ok() && TcpListener::bind(("0.0.0.0", p + 1)).is_ok())
+        .find(|&p| {
+            TcpListener::bind(("0.0.0.0", p)).is_ok()
+                && TcpListener::bind(("0.0.0.0", p + 1)).is_ok()
+        })
         .expect("a free port pair")
 }
 
@@ -135,7 +141,10 @@ fn table_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut files = BTreeMap::new();
     let mut folders = vec![dir.to_path_buf()];
     while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).expect("read a table folder").flatten() {
+        for entry in std::fs::read_dir(&folder)
+            .expect("read a table folder")
+            .flatten()
+        {
             let path = entry.path();
             if path.is_dir() {
                 folders.push(path);
@@ -149,7 +158,9 @@ fn table_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 }
 
 /// A `sowfan` that records its command lines in `calls` and, the first time it is asked for
-/// slice 2 of 4 of layer 12, writes its Slurm job id to `mark` and waits (to be cancelled).
+/// slice 2 of 4 of layer 12, writes its array task's id (`JOB_TASK`: `scancel` of a task's
+/// own job id is refused by Slurm 22.05 as invalid, yet exits 0) to `mark` and waits (to be
+/// cancelled).
 fn slow_slice_wrapper(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     let (wrapper, calls, mark) = (dir.join("sowfan"), dir.join("calls"), dir.join("mark"));
     let script = format!(
@@ -157,7 +168,7 @@ fn slow_slice_wrapper(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
          echo \"$*\" >> '{calls}'\n\
          case \" $* \" in\n\
          *' --layer 12 --shard 2/4 '*)\n\
-             if [ ! -e '{mark}' ]; then echo \"$SLURM_JOB_ID\" > '{mark}.tmp'; mv '{mark}.tmp' '{mark}'; sleep 600; fi ;;\n\
+             if [ ! -e '{mark}' ]; then echo \"${{SLURM_ARRAY_JOB_ID}}_${{SLURM_ARRAY_TASK_ID}}\" > '{mark}.tmp'; mv '{mark}.tmp' '{mark}'; sleep 600; fi ;;\n\
          esac\n\
          exec '{BIN}' \"$@\"\n",
         calls = calls.display(),
@@ -179,7 +190,13 @@ fn sowfan_jobs_on_a_one_node_slurm() {
     // (a) Tables: kalah up to 14 seeds, 4 slices a layer.
     let one = root.join("tables-one");
     let built = crate::support::run::output(&[
-        "tablebase", "build", "kalah", "--seeds", "14", "--dir", one.to_str().expect("utf-8"),
+        "tablebase",
+        "build",
+        "kalah",
+        "--seeds",
+        "14",
+        "--dir",
+        one.to_str().expect("utf-8"),
     ]);
     assert_success(&built, "the one-machine build");
     let tables = root.join("tables");
@@ -189,8 +206,18 @@ fn sowfan_jobs_on_a_one_node_slurm() {
     let submitted = cluster.run(
         scripts.join("tables.sh"),
         &[
-            "--dir", path(&tables), "--work", path(&tables_work), "--slices", "4",
-            "--sowfan", path(&wrapper), "--", "kalah", "--seeds", "14",
+            "--dir",
+            path(&tables),
+            "--work",
+            path(&tables_work),
+            "--slices",
+            "4",
+            "--sowfan",
+            path(&wrapper),
+            "--",
+            "kalah",
+            "--seeds",
+            "14",
         ],
     );
     assert!(submitted.contains("verify:"), "{submitted}");
@@ -201,8 +228,18 @@ fn sowfan_jobs_on_a_one_node_slurm() {
     let submitted = cluster.run(
         scripts.join("proof.sh"),
         &[
-            "--work", path(&proof_work), "--parts", "24", "--frontier", "3",
-            "--sowfan", BIN, "--", solve_args[0], solve_args[1], solve_args[2],
+            "--work",
+            path(&proof_work),
+            "--parts",
+            "24",
+            "--frontier",
+            "3",
+            "--sowfan",
+            BIN,
+            "--",
+            solve_args[0],
+            solve_args[1],
+            solve_args[2],
         ],
     );
     assert!(submitted.contains("combine:"), "{submitted}");
@@ -211,23 +248,59 @@ fn sowfan_jobs_on_a_one_node_slurm() {
     let match_work = root.join("match");
     let engine = format!("cmd={BIN}");
     let match_args: Vec<&str> = vec![
-        "--engine", &engine, "name=small", "nodes=300",
-        "--engine", &engine, "name=large", "nodes=900",
-        "--game", "kalah", "--games", "16", "--openings", "plies=4", "--seed", "7",
-        "--sprt", "elo0=0", "elo1=5",
+        "--engine",
+        &engine,
+        "name=small",
+        "nodes=300",
+        "--engine",
+        &engine,
+        "name=large",
+        "nodes=900",
+        "--game",
+        "kalah",
+        "--games",
+        "16",
+        "--openings",
+        "plies=4",
+        "--seed",
+        "7",
+        "--sprt",
+        "elo0=0",
+        "elo1=5",
     ];
-    let mut launch = vec!["--work", path(&match_work), "--slices", "4", "--sowfan", BIN, "--"];
+    let mut launch = vec![
+        "--work",
+        path(&match_work),
+        "--slices",
+        "4",
+        "--sowfan",
+        BIN,
+        "--",
+    ];
     launch.extend(&match_args);
     let submitted = cluster.run(scripts.join("match.sh"), &launch);
     assert!(submitted.contains("report:"), "{submitted}");
 
     // (a) again: the slow slice is running; cancel it.
-    await_file(&cluster, &mark, scaled(Duration::from_secs(120)), &tables_work.join("log"));
-    let job = std::fs::read_to_string(&mark).expect("the mark").trim().to_string();
+    await_file(
+        &cluster,
+        &mark,
+        scaled(Duration::from_secs(120)),
+        &tables_work.join("log"),
+    );
+    let job = std::fs::read_to_string(&mark)
+        .expect("the mark")
+        .trim()
+        .to_string();
     cluster.run("scancel", &[&job]);
 
     // (b) The combination equals the one-machine proof, move by move.
-    await_file(&cluster, &proof_work.join("result.txt"), scaled(Duration::from_secs(240)), &proof_work.join("log"));
+    await_file(
+        &cluster,
+        &proof_work.join("result.txt"),
+        scaled(Duration::from_secs(240)),
+        &proof_work.join("log"),
+    );
     let combined = std::fs::read_to_string(proof_work.join("result.txt")).expect("result");
     let mut one_machine = vec!["solve"];
     one_machine.extend(solve_args);
@@ -236,17 +309,34 @@ fn sowfan_jobs_on_a_one_node_slurm() {
     assert_success(&alone, "the one-machine proof");
     let values = |text: &str| -> Vec<String> {
         text.lines()
-            .filter(|l| !l.starts_with("Nodes") && !l.starts_with("Time") && !l.starts_with("Tbhits")
-                && !l.starts_with("PV") && !l.starts_with("Memory"))
+            .filter(|l| {
+                !l.starts_with("Nodes")
+                    && !l.starts_with("Time")
+                    && !l.starts_with("Tbhits")
+                    && !l.starts_with("PV")
+                    && !l.starts_with("Memory")
+            })
             .map(str::to_string)
             .collect()
     };
     let alone = String::from_utf8_lossy(&alone.stdout).into_owned();
-    assert_eq!(values(&combined), values(&alone), "combined:\n{combined}\none machine:\n{alone}");
-    assert!(values(&combined).iter().any(|l| l.starts_with("Value:")), "{combined}");
+    assert_eq!(
+        values(&combined),
+        values(&alone),
+        "combined:\n{combined}\none machine:\n{alone}"
+    );
+    assert!(
+        values(&combined).iter().any(|l| l.starts_with("Value:")),
+        "{combined}"
+    );
 
     // (c) The report over the slices is the one-machine run's summary.
-    await_file(&cluster, &match_work.join("report.txt"), scaled(Duration::from_secs(240)), &match_work.join("log"));
+    await_file(
+        &cluster,
+        &match_work.join("report.txt"),
+        scaled(Duration::from_secs(240)),
+        &match_work.join("log"),
+    );
     let report = std::fs::read_to_string(match_work.join("report.txt")).expect("report");
     let mut one_machine = vec!["match"];
     one_machine.extend(&match_args);
@@ -255,16 +345,29 @@ fn sowfan_jobs_on_a_one_node_slurm() {
     let alone = String::from_utf8_lossy(&alone.stdout).into_owned();
     let summary = |text: &str| -> Vec<String> {
         text.lines()
-            .filter(|l| ["Score of", "Elo difference", "Ptnml(0-2)", "SPRT: llr"].iter().any(|p| l.starts_with(p)))
+            .filter(|l| {
+                ["Score of", "Elo difference", "Ptnml(0-2)", "SPRT: llr"]
+                    .iter()
+                    .any(|p| l.starts_with(p))
+            })
             .map(str::to_string)
             .collect()
     };
     assert_eq!(summary(&report).len(), 4, "{report}");
-    assert_eq!(summary(&report), summary(&alone), "report:\n{report}\none machine:\n{alone}");
+    assert_eq!(
+        summary(&report),
+        summary(&alone),
+        "report:\n{report}\none machine:\n{alone}"
+    );
     assert!(report.contains("Games: 16 of 16"), "{report}");
 
     // (a) The chain went on after the cancelled slice and built what one machine builds.
-    await_file(&cluster, &tables_work.join("done"), scaled(Duration::from_secs(300)), &tables_work.join("log"));
+    await_file(
+        &cluster,
+        &tables_work.join("done"),
+        scaled(Duration::from_secs(300)),
+        &tables_work.join("log"),
+    );
     let (cluster_files, one_files) = (table_files(&tables), table_files(&one));
     assert_eq!(
         cluster_files.keys().collect::<Vec<_>>(),
@@ -272,12 +375,19 @@ fn sowfan_jobs_on_a_one_node_slurm() {
         "the same table files"
     );
     for (name, bytes) in &one_files {
-        assert!(cluster_files[name] == *bytes, "{} differs from the one-machine build", name.display());
+        assert!(
+            cluster_files[name] == *bytes,
+            "{} differs from the one-machine build",
+            name.display()
+        );
     }
     // Nothing finished was built twice: every slice of every layer but 12 was asked for
     // once; layer 12's were asked for again after the cancelled slice.
     let calls = std::fs::read_to_string(&calls).expect("calls");
-    let builds: Vec<&str> = calls.lines().filter(|l| l.contains(" --layer ")).collect();
+    let builds: Vec<&str> = calls
+        .lines()
+        .filter(|l| l.starts_with("tablebase build "))
+        .collect();
     let mut asked: BTreeMap<String, usize> = BTreeMap::new();
     for line in &builds {
         let at = line.find(" --layer ").expect("layer");
@@ -286,7 +396,11 @@ fn sowfan_jobs_on_a_one_node_slurm() {
         *asked.entry(key).or_default() += 1;
     }
     for (key, times) in &asked {
-        let expected = if key.starts_with(" --layer 12 ") { 2 } else { 1 };
+        let expected = if key.starts_with(" --layer 12 ") {
+            2
+        } else {
+            1
+        };
         assert_eq!(*times, expected, "{key} asked for {times} times:\n{calls}");
     }
     assert!(asked.contains_key(" --layer 12 --shard 2/4"), "{calls}");

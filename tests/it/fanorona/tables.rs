@@ -245,29 +245,45 @@ fn fanorona_builds_agree_across_threads_and_shards_and_verify_catches_damage() {
     assert!(!refused.join(folder).exists(), "nothing is written");
     let sharded = fresh_dir("fanorona-tb-cli-shards");
     let dir = sharded.display().to_string();
-    let below = run::output(&[
-        "tablebase",
-        "build",
-        "fanorona-dimy",
-        "--pieces",
-        "5",
-        "--dir",
-        &dir,
-    ]);
-    assert!(below.status.success());
-    // The top layer of 6 stones is {3,3}; layers 6 and 7 must exist before its shards.
-    let out = run::output(&[
-        "tablebase",
-        "build",
-        "fanorona-dimy",
-        "--seeds",
-        "6",
-        "--dir",
-        &dir,
-        "--shard",
-        "1/2",
-    ]);
-    assert!(!out.status.success(), "a shard needs the layers below it");
+    let build_up_to = |pieces: &str| {
+        let out = run::output(&[
+            "tablebase",
+            "build",
+            "fanorona-dimy",
+            "--pieces",
+            pieces,
+            "--dir",
+            &dir,
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    build_up_to("4");
+    // The top layer of 6 stones is {3,3}: a shard of it reads the layers of fewer stones
+    // (stages below 6), all of them; {1,5} and {2,4} (layers 6 and 7, stage 6) it does not.
+    let shard = |dir: &str| {
+        run::output(&[
+            "tablebase",
+            "build",
+            "fanorona-dimy",
+            "--seeds",
+            "6",
+            "--dir",
+            dir,
+            "--shard",
+            "1/2",
+        ])
+    };
+    let out = shard(&dir);
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && text.contains("layer-005.sftb"),
+        "a shard needs the layers of fewer stones: {text}"
+    );
+    build_up_to("5");
     for layer in ["layer-006.sftb", "layer-007.sftb"] {
         std::fs::copy(
             one.join(folder).join(layer),
