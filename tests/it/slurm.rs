@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+use crate::support::limits::cannot_run_here;
 use crate::support::{BIN, fresh_dir, scaled};
 
 /// The scripts' folder.
@@ -27,11 +28,16 @@ struct Cluster {
 }
 
 impl Cluster {
-    /// `None` (said on stderr) when this process is not root: the daemons run as root.
+    /// `None` when this process is not root (the daemons run as root) and
+    /// `SOWFAN_TEST_SKIP` names `slurm`; not root otherwise fails the test.
     fn start(dir: &Path) -> Option<Cluster> {
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
-            eprintln!("slurm: skipped, a one-node Slurm is started as root (CI runs as root)");
+            cannot_run_here(
+                "slurm",
+                "a one-node Slurm is started as root (its daemons run as root; one-node.sh \
+                 installs Debian's slurmctld, slurmd, slurm-client and munge when missing)",
+            );
             return None;
         }
         let port = free_port_pair();

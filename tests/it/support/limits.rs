@@ -7,7 +7,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// Names the checks to leave out on a machine that cannot make them, comma-separated:
-/// `cgroup` (a memory cgroup of the test's own), `nproc` (a cap on a process's threads).
+/// `cgroup` (a memory cgroup of the test's own), `nproc` (a cap on a process's threads),
+/// `slurm` (a one-node Slurm, started as root).
 pub const SKIP_VAR: &str = "SOWFAN_TEST_SKIP";
 
 /// A check this machine cannot make (`why`): the test fails, unless [`SKIP_VAR`] names
