@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{
-    SolveArgs, Solved, Ticker, bound_text, load_tables, memory_line, print_lines, solve_threads,
-    spinner,
+    SolveArgs, Solved, Ticker, bound_text, load_tables, memory_line, move_value_lines, print_lines,
+    solve_threads, spinner,
 };
 use crate::memory::check_hash_mb;
 use crate::session::{Session, SolveProgress, SolveRequest};
@@ -307,16 +307,7 @@ pub(super) fn combine(
             part.position
         ));
     }
-    let words = session.win_draw_loss();
-    let mut out: Vec<String> = moves
-        .iter()
-        .map(|(mv, v)| format!("{mv}: {}", bound_text(*v, words)))
-        .collect();
-    let value = moves.iter().map(|&(_, v)| v).max().unwrap_or(0);
-    out.push(format!("Value: {}", bound_text(value, words)));
-    if let Some((best, _)) = moves.iter().find(|&&(_, v)| v == value) {
-        out.push(format!("Best: {best}"));
-    }
+    let mut out = move_value_lines(&moves, session.win_draw_loss());
     // A part given twice (the same file, or a copy) is counted once.
     let mut seen = HashSet::new();
     let distinct: Vec<&FrontierPart> = parts

@@ -469,6 +469,21 @@ fn load_tables(args: &SolveArgs, session: &mut dyn Session) -> Result<(), String
     Ok(())
 }
 
+/// Every root move's combined value, `Value:` (the greatest) and `Best:` (the first move
+/// with it), as `--all-moves` prints them: what `--combine` prints of a split proof.
+fn move_value_lines(moves: &[(String, i32)], words: bool) -> Vec<String> {
+    let mut out: Vec<String> = moves
+        .iter()
+        .map(|(mv, v)| format!("{mv}: {}", bound_text(*v, words)))
+        .collect();
+    let value = moves.iter().map(|&(_, v)| v).max().unwrap_or(0);
+    out.push(format!("Value: {}", bound_text(value, words)));
+    if let Some((best, _)) = moves.iter().find(|&&(_, v)| v == value) {
+        out.push(format!("Best: {best}"));
+    }
+    out
+}
+
 /// Write `lines` to stdout. A closed output (`| head -1`) is an error to report, not a
 /// panic of `println!`.
 fn print_lines(lines: &[String]) -> Result<(), String> {
@@ -525,16 +540,7 @@ fn combine_parts(args: &SolveArgs, session: &dyn Session) -> Result<Solved, Stri
     let moves = combine(&session.spec(), &session.fen(), &legal, &parts, &|mv, v| {
         session.possible_move_value(mv, v)
     })?;
-    let words = session.win_draw_loss();
-    let mut out: Vec<String> = moves
-        .iter()
-        .map(|(mv, v)| format!("{mv}: {}", bound_text(*v, words)))
-        .collect();
-    let value = moves.iter().map(|&(_, v)| v).max().unwrap_or(0);
-    out.push(format!("Value: {}", bound_text(value, words)));
-    if let Some((best, _)) = moves.iter().find(|&&(_, v)| v == value) {
-        out.push(format!("Best: {best}"));
-    }
+    let mut out = move_value_lines(&moves, session.win_draw_loss());
     let sum = |f: fn(&Part) -> u64| parts.iter().map(|(_, p)| f(p)).sum::<u64>();
     out.push(format!("Nodes: {}", sum(|p| p.nodes)));
     out.push(format!("Time: {} ms", sum(|p| p.millis)));
