@@ -33,10 +33,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::parts::{self, Part, checksum_of, cut, read_bounded};
-
-/// The format written.
-pub const FORMAT_V3: &str = "sowfan-part 3";
+use super::parts::{self, FORMAT_V3, Part, checksum_of, cut, read_bounded};
 /// The largest frontier part file read.
 const MAX_BYTES: u64 = 64 << 20;
 /// The largest value (half-points) a part may hold.

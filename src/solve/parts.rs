@@ -40,6 +40,8 @@ const MAX_VALUE: i64 = 1 << 30;
 const FORMAT: &str = "sowfan-part 2";
 /// The format of earlier parts, still read: its `end:` line is FNV-1a.
 const FORMAT_V1: &str = "sowfan-part 1";
+/// The format of a part of a proof split at a frontier (`frontier_parts.rs`).
+pub const FORMAT_V3: &str = "sowfan-part 3";
 
 /// What a part proved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -184,7 +186,7 @@ impl Part {
                 "is a part file of another format ('{}'); this sowfan reads \
                  '{}', '{FORMAT}' and '{FORMAT_V1}'",
                 cut(&format),
-                super::frontier_parts::FORMAT_V3
+                FORMAT_V3
             ));
         }
         let game = expect(field("game")?, "game")?;
