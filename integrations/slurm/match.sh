@@ -13,7 +13,8 @@
 #
 # `--follow SECS` stays in the foreground: every SECS it prints the report over the records
 # so far and, once the SPRT has decided (the report's exit status 0), cancels the jobs still
-# queued or running. The report can also be run by hand at any time:
+# queued or running and keeps that report in WORK/report.txt. The report can also be run
+# by hand at any time:
 #   sowfan match MATCH ARGUMENTS --report WORK/slice-*.jsonl
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -61,10 +62,12 @@ while [ ! -e "$WORK/report.txt" ]; do
     mapfile -t given < <(files)
     [ ${#given[@]} -gt 0 ] || continue
     status=0
-    "$SOWFAN" match "${MATCH[@]}" --report "${given[@]}" || status=$?
+    "$SOWFAN" match "${MATCH[@]}" --report "${given[@]}" >"$WORK/follow.tmp" || status=$?
+    cat "$WORK/follow.tmp"
     if [ "$status" -eq 0 ]; then
         # Decided: what is still queued or running is cancelled (its finished games stay).
         scancel $(cat "$WORK/jobs") 2>/dev/null || true
+        mv "$WORK/follow.tmp" "$WORK/report.txt"
         exit 0
     fi
 done
