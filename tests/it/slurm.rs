@@ -2,7 +2,8 @@
 //! this machine (`integrations/slurm/one-node.sh`, Debian's packages, as root; `.ci/run`
 //! installs them), and on it (a) a table build as a chain of sliced layers, one slice
 //! cancelled while it runs, byte-identical to a one-machine build; (b) a Kalah proof split
-//! over a frontier into 24 parts, combined to the one-machine values of every move; (c) a
+//! over a frontier into 24 parts, a position that outgrew its budget split again, combined
+//! to the one-machine values of every move; (c) a
 //! match in 4 slices whose report equals the one-machine run's. The three are submitted at
 //! once and share the node.
 
@@ -230,24 +231,26 @@ fn sowfan_jobs_on_a_one_node_slurm() {
 
     // (b) A proof over a frontier, 24 parts.
     let proof_work = root.join("proof");
-    let solve_args = ["kalah", "pits=4", "seeds=3"];
-    let submitted = cluster.run(
-        scripts.join("proof.sh"),
-        &[
-            "--work",
-            path(&proof_work),
-            "--parts",
-            "24",
-            "--frontier",
-            "3",
-            "--sowfan",
-            BIN,
-            "--",
-            solve_args[0],
-            solve_args[1],
-            solve_args[2],
-        ],
-    );
+    // A budget of 20,000 nodes a position (16 MiB of hash) leaves one frontier position
+    // open: the combining job splits it again, 3 plies further, in 2 parts of its own.
+    let solve_args = ["kalah", "pits=4", "seeds=3", "--hash", "16"];
+    let mut launch = vec![
+        "--work",
+        path(&proof_work),
+        "--parts",
+        "24",
+        "--frontier",
+        "3",
+        "--part-nodes",
+        "20000",
+        "--nested-parts",
+        "2",
+        "--sowfan",
+        BIN,
+        "--",
+    ];
+    launch.extend(solve_args);
+    let submitted = cluster.run(scripts.join("proof.sh"), &launch);
     assert!(submitted.contains("combine:"), "{submitted}");
 
     // (c) A match in 4 slices.
@@ -335,6 +338,10 @@ fn sowfan_jobs_on_a_one_node_slurm() {
         values(&combined).iter().any(|l| l.starts_with("Value:")),
         "{combined}"
     );
+    let nested = std::fs::read_dir(proof_work.join("open"))
+        .map(|entries| entries.count())
+        .unwrap_or(0);
+    assert!(nested >= 1, "a position left open was split again");
 
     // (c) The report over the slices is the one-machine run's summary.
     await_file(
