@@ -599,7 +599,7 @@ pub trait Game: Clone + Send + Sync + 'static {
         false
     }
 
-    // Exact play: the solver (`src/solve/`) and endgame tables (`src/tablebase/`) ask the
+    // Exact play: the solver (`src/solver/`) and endgame tables (`src/tablebase/`) ask the
     // game for these. The defaults are always correct, only slower: nothing is banked, the
     // key is the whole hash, no bound is known, no tables exist.
 
@@ -642,7 +642,7 @@ pub trait Game: Clone + Send + Sync + 'static {
 
     /// Every final value is a win, a draw or a loss for the mover ([`Game::final_value`]
     /// positive, zero or negative): exact play proves which with proof numbers
-    /// (`src/solve/pn/`), repetition rule or not (see there why a position without earlier
+    /// (`src/solver/pn/`), repetition rule or not (see there why a position without earlier
     /// occurrences has the same value with the rule and without it).
     fn win_draw_loss(&self) -> bool {
         false

@@ -11,7 +11,8 @@
 //!    integer inference), [`text`] (outside text made safe to print on one line);
 //! 3. [`games`]: one module per game, the only place that knows a rule;
 //! 4. [`tablebase`]: endgame tables, read and built, generic over `Game`;
-//! 5. [`perft`], [`search`], [`solve`]: generic over `Game`;
+//! 5. [`perft`], [`search`], [`solver`] (exact values: MTD(f) and proof numbers): generic
+//!    over `Game`;
 //! 6. [`session`]: a game in play behind one object-safe trait;
 //! 7. [`registry`]: the games by name;
 //! 8. [`bench`](mod@bench): the fixed search suite;
@@ -25,7 +26,7 @@
 //!     judged move by move), [`accuracy`] (`sowfan accuracy`: engines' moves against perfect
 //!     play), [`play`] (a game against the engine in a terminal), [`tune`]
 //!     (evaluation weights fitted to records), [`table_tools`] (`sowfan tablebase`: build,
-//!     verify, list, merge), [`prove`] (`sowfan solve`: a proof from the command line),
+//!     verify, list, merge), [`solve`] (`sowfan solve`: a proof from the command line),
 //!     [`datagen`] (`sowfan datagen`: self-play games written as training data), [`train`]
 //!     (`sowfan train`: a network fitted to training data);
 //! 11. [`commands`]: each tool's command line, one file a subcommand (its clap arguments,
@@ -50,12 +51,12 @@ pub mod options;
 pub mod perft;
 pub mod play;
 pub mod protocol;
-pub mod prove;
 pub mod records;
 pub mod registry;
 pub mod search;
 pub mod session;
 pub mod solve;
+pub mod solver;
 pub mod table_tools;
 pub mod tablebase;
 pub mod text;

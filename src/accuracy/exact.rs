@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::cli::progress_bar;
 use crate::records::lines::{BoundedLines, ends_in_newline};
 use crate::session::{Session, SolveRequest};
-use crate::solve::table::SolveTable;
+use crate::solver::tt::SolveTable;
 
 use super::positions::Position;
 

@@ -22,7 +22,7 @@ use crate::cli::CancelToken;
 use crate::client::spec::{EngineSpec, parse_engine};
 use crate::memory::check_hash_mb;
 use crate::registry;
-use crate::solve::table::SolveTable;
+use crate::solver::tt::SolveTable;
 use crate::tablebase::TableError;
 use exact::ExactValues;
 use positions::{Selection, StoneRange};

@@ -31,7 +31,7 @@ use crate::search::tt::TranspositionTable;
 pub use crate::search::value::{DECIDED, Value};
 use crate::search::{SearchControl, SearchSettings};
 use crate::session::Session;
-use crate::solve::table::SolveTable;
+use crate::solver::tt::SolveTable;
 
 /// A loss of at least this many points is marked `?!`.
 pub const INACCURACY: f64 = 1.0;

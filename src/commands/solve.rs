@@ -1,11 +1,11 @@
 //! `sowfan solve`: the exact value of a position, on the command line; the work is in
-//! [`crate::prove`].
+//! [`crate::solve`].
 
 use std::process::ExitCode;
 
 use crate::cli::{cancel_on_interrupt, exit_status};
-pub use crate::prove::SolveArgs;
-use crate::prove::{Solved, solve_position};
+pub use crate::solve::SolveArgs;
+use crate::solve::{Solved, solve_position};
 
 /// `sowfan solve`: Ctrl-C stops the proof with the bounds proven so far (status 130); status
 /// 1 on an error.

@@ -15,7 +15,7 @@ use crate::search::tt::TranspositionTable;
 use crate::search::value::Value;
 use crate::search::{SearchControl, SearchSettings};
 use crate::session::{PositionCommandError, SearchSummary, Session};
-use crate::solve::table::SolveTable;
+use crate::solver::tt::SolveTable;
 
 /// Who the engine plays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

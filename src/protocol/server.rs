@@ -21,7 +21,7 @@ use crate::search::limits::{Limits, TimeBudget};
 use crate::search::tt::TranspositionTable;
 use crate::search::{MAX_CONTEMPT, SearchControl, SearchSettings};
 use crate::session::Session;
-use crate::solve::table::SolveTable;
+use crate::solver::tt::SolveTable;
 use crate::tablebase::TableError;
 use crate::text::one_line;
 

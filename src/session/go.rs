@@ -11,7 +11,7 @@ use crate::game::Game;
 use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Report, SearchControl, SearchSettings};
-use crate::solve::table::SolveTable;
+use crate::solver::tt::SolveTable;
 
 /// What the protocol needs from a search.
 #[derive(Debug, Clone, PartialEq, Eq)]

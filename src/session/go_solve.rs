@@ -12,7 +12,7 @@ use crate::game::Game;
 use crate::search::limits::{Limits, TimeBudget};
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Report, SearchControl, SearchSettings, score};
-use crate::solve::{self, SolveSettings, table::SolveTable};
+use crate::solver::{self, SolveSettings, tt::SolveTable};
 
 /// How far beyond the tables (in points at stake) a `go` first tries the exact solver.
 const NEAR_TABLES: i32 = 12;
@@ -38,7 +38,7 @@ impl<G: Game> GameSession<G> {
         if self.game.repetition_limit().is_some() {
             return None;
         }
-        solve::supported(&self.game).ok()?;
+        solver::supported(&self.game).ok()?;
         let stake = self.game.value_at_stake(&self.position)?;
         if stake > 2 * (tables.max_layer() as i32 + NEAR_TABLES) {
             return None;
@@ -63,7 +63,7 @@ impl<G: Game> GameSession<G> {
             node_limit,
             deadline,
         };
-        let solution = solve::solve(
+        let solution = solver::solve(
             &self.game,
             &self.position,
             solve_tt,
@@ -193,7 +193,7 @@ impl<G: Game> GameSession<G> {
         info: &mut dyn FnMut(&Info),
     ) -> Result<SearchSummary, String> {
         let started = Instant::now();
-        solve::supported(&self.game)?;
+        solver::supported(&self.game)?;
         let Some(solve_tt) = solve_tt else {
             return Err("go solve: no solver table (internal)".to_string());
         };
@@ -217,9 +217,9 @@ impl<G: Game> GameSession<G> {
             deadline,
         };
         // Progress comes from the solver's threads: collect it, print it from here.
-        let (tx, rx) = mpsc::channel::<solve::Progress>();
+        let (tx, rx) = mpsc::channel::<solver::Progress>();
         let tx = Mutex::new(Some(tx));
-        let report = |p: &solve::Progress| {
+        let report = |p: &solver::Progress| {
             if let Ok(tx) = tx.lock()
                 && let Some(tx) = tx.as_ref()
             {
@@ -227,7 +227,7 @@ impl<G: Game> GameSession<G> {
             }
         };
         let run = || {
-            let solution = solve::solve_restricted(
+            let solution = solver::solve_restricted(
                 &self.game,
                 &self.position,
                 searchmoves,
@@ -244,16 +244,16 @@ impl<G: Game> GameSession<G> {
             solution
         };
         // A won, drawn or lost game's value always lies between a loss and a win: no news.
-        let mut last: Option<solve::Progress> =
-            self.game.win_draw_loss().then_some(solve::Progress {
-                lower: solve::pn::LOSS,
-                upper: solve::pn::WIN,
+        let mut last: Option<solver::Progress> =
+            self.game.win_draw_loss().then_some(solver::Progress {
+                lower: solver::pn::LOSS,
+                upper: solver::pn::WIN,
                 best: None,
                 nodes: 0,
                 tbhits: 0,
                 elapsed: Duration::ZERO,
             });
-        let mut show = |p: solve::Progress| {
+        let mut show = |p: solver::Progress| {
             let best = p.best.and_then(|i| legal.get(i)).copied();
             // A bound is not yet a line: its depth is 0, its line the best move.
             let line = |value: i32, bound: ScoreBound| {
@@ -266,10 +266,10 @@ impl<G: Game> GameSession<G> {
             };
             // The solver's "nothing proven" stand-ins are never shown.
             if !p.is_exact() {
-                if solve::is_known(p.lower) && last.is_none_or(|l| p.lower > l.lower) {
+                if solver::is_known(p.lower) && last.is_none_or(|l| p.lower > l.lower) {
                     info(&line(p.lower, ScoreBound::Lower));
                 }
-                if solve::is_known(p.upper) && last.is_none_or(|l| p.upper < l.upper) {
+                if solver::is_known(p.upper) && last.is_none_or(|l| p.upper < l.upper) {
                     info(&line(p.upper, ScoreBound::Upper));
                 }
             }
@@ -339,7 +339,7 @@ impl<G: Game> GameSession<G> {
             };
             return Ok(self.proven_summary(solution.lower, best, &pv, solution.nodes));
         }
-        if let Some(best) = solution.best.filter(|_| solve::is_known(solution.lower)) {
+        if let Some(best) = solution.best.filter(|_| solver::is_known(solution.lower)) {
             // Ended early with a proven lower bound: the move that proved it.
             info(&Info::Line(InfoLine {
                 depth: 0,
@@ -357,7 +357,7 @@ impl<G: Game> GameSession<G> {
         }
         // Ended before any bound with a move: a move to play, from a one-ply search (its
         // first iteration always completes, and costs next to nothing).
-        if solve::is_known(solution.upper) {
+        if solver::is_known(solution.upper) {
             info(&Info::Line(InfoLine {
                 depth: 0,
                 seldepth: 0,

@@ -1,4 +1,4 @@
-//! A proof kept on disk while it runs ([`crate::solve::save`]): resumed from `--resume`,
+//! A proof kept on disk while it runs ([`crate::solver::save`]): resumed from `--resume`,
 //! saved to `--save` every `--checkpoint`, when stopped and when done, with what is proven of
 //! the root (its bounds, its moves' values) — for both solvers' tables.
 
@@ -7,7 +7,7 @@ use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
 use super::request::SolveRequest;
-use crate::solve::save::{self, ProofIdentity, ProofTable, ProofWork, RootProof};
+use crate::solver::save::{self, ProofIdentity, ProofTable, ProofWork, RootProof};
 
 /// One proof's file keeping, for one run.
 pub(super) struct Keeper<'a> {

@@ -27,8 +27,8 @@ use crate::perft;
 use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{SearchControl, SearchSettings};
-use crate::solve::frontier::{self, Frontier};
-use crate::solve::table::SolveTable;
+use crate::solver::frontier::{self, Frontier};
+use crate::solver::tt::SolveTable;
 use crate::tablebase::build::{self, BuildError, BuildOptions, LayerJob, LayerReport};
 use crate::tablebase::format::Header;
 use crate::tablebase::probe_bench::ProbeBench;
@@ -144,7 +144,7 @@ pub trait Session: Send {
 
     /// Whether `value`, the value of the legal move `mv` for the mover as `solve` reports
     /// it, is one a game can end with after that move: a win, draw or loss
-    /// ([`crate::solve::pn::WIN`] …) in a won-or-lost game; in a scored one, a margin within
+    /// ([`crate::solver::pn::WIN`] …) in a won-or-lost game; in a scored one, a margin within
     /// what the position after it has at stake ([`Game::value_range`] around its banked
     /// value) and on its grid ([`Game::value_step`]). False for a move that is not legal.
     /// For numbers read from files (part files, caches).
@@ -156,7 +156,7 @@ pub trait Session: Send {
     fn possible_value(&self, position: &str, value: i32) -> bool;
 
     /// The distinct positions `depth` plies from the current one, game ends before that
-    /// included, in a fixed order ([`crate::solve::frontier`]): what a proof split by
+    /// included, in a fixed order ([`crate::solver::frontier`]): what a proof split by
     /// `--frontier` proves. Refused for a game the solver cannot prove, a position that is
     /// over, a depth out of range or a frontier too large.
     fn frontier(&self, depth: u32, stop: &AtomicBool) -> Result<Frontier, String>;

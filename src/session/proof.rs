@@ -9,9 +9,9 @@ use super::request::SolveRequest;
 use super::solve::{SolveProgress, SolveReport};
 use super::{GameSession, Session};
 use crate::game::Game;
-use crate::solve::pn::table::PnTable;
-use crate::solve::pn::{self, Checkpoints};
-use crate::solve::{Progress, table::SolveTable};
+use crate::solver::pn::tt::PnTable;
+use crate::solver::pn::{self, Checkpoints};
+use crate::solver::{Progress, tt::SolveTable};
 
 impl<G: Game> GameSession<G> {
     /// Has the current position occurred before since the last irreversible move? Its

@@ -12,7 +12,7 @@ pub struct SolveRequest {
     pub all_moves: bool,
     /// Follow perfect play to the end of the game.
     pub pv: bool,
-    /// Continue the proof saved in this file ([`crate::solve::save`]): its table and what it
+    /// Continue the proof saved in this file ([`crate::solver::save`]): its table and what it
     /// proved of the root. It must be of the same game, position and table size.
     pub resume: Option<PathBuf>,
     /// No file at `resume` starts a new proof (`--proof-file`) instead of being an error.

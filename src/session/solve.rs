@@ -9,8 +9,8 @@ use super::keep::Keeper;
 use super::request::SolveRequest;
 use super::{GameSession, Session};
 use crate::game::Game;
-use crate::solve::save::{ProofIdentity, ProofWork};
-use crate::solve::{self, SolveSettings, table::SolveTable};
+use crate::solver::save::{ProofIdentity, ProofWork};
+use crate::solver::{self, SolveSettings, tt::SolveTable};
 
 /// The bounds of a report when nothing is proven of the root (a part of a split proof
 /// proves only its moves): beyond any value, shown as `unknown`.
@@ -90,7 +90,7 @@ impl<G: Game> GameSession<G> {
     /// done before it (`earlier`: nodes, tbhits) added, the time since `started`.
     pub(super) fn progress_text(
         &self,
-        p: &solve::Progress,
+        p: &solver::Progress,
         legal: &[G::Move],
         earlier: (u64, u64),
         started: Instant,
@@ -168,7 +168,7 @@ impl<G: Game> GameSession<G> {
         legal: &[G::Move],
         wanted: &[usize],
         keeper: &Keeper,
-        mut solve_one: impl FnMut(G::Move) -> solve::MoveValues<G::Move>,
+        mut solve_one: impl FnMut(G::Move) -> solver::MoveValues<G::Move>,
     ) -> (Vec<(String, Option<i32>)>, u64, u64) {
         let (mut nodes, mut tbhits) = (0, 0);
         let mut moves = Vec::with_capacity(wanted.len());
@@ -198,7 +198,7 @@ impl<G: Game> GameSession<G> {
         &self,
         report: &mut SolveReport,
         keeper: &Keeper,
-        solution: &solve::Solution<G::Move>,
+        solution: &solver::Solution<G::Move>,
     ) {
         keeper.proven_bounds(solution.lower, solution.upper);
         report.lower = solution.lower;
@@ -223,7 +223,7 @@ impl<G: Game> GameSession<G> {
         if self.game.win_draw_loss() {
             return self.solve_win_draw_loss(request, tt, stop, progress);
         }
-        solve::supported(&self.game)?;
+        solver::supported(&self.game)?;
         let mut report = SolveReport::unproven(-UNKNOWN_BOUND, UNKNOWN_BOUND, false);
         if let Some(outcome) = self.outcome() {
             let value = self.game.final_value(&outcome, self.to_move());
@@ -240,18 +240,18 @@ impl<G: Game> GameSession<G> {
         keeper.with_checkpoints(tt, stop, || {
             // The moves' proofs are work done too: counted in the report's nodes and time.
             let (moves, nodes, tbhits) = self.prove_moves(&legal, &wanted, &keeper, |mv| {
-                solve::solve_moves(&self.game, &self.position, &[mv], tt, &settings, stop)
+                solver::solve_moves(&self.game, &self.position, &[mv], tt, &settings, stop)
             });
             (report.moves, report.nodes, report.tbhits) = (moves, nodes, tbhits);
             if request.part.is_some() {
                 return;
             }
-            let on_progress = |p: &solve::Progress| {
+            let on_progress = |p: &solver::Progress| {
                 keeper.count(nodes + p.nodes);
                 keeper.proven_bounds(p.lower, p.upper);
                 progress(&self.progress_text(p, &legal, (nodes, tbhits), started));
             };
-            let solution = solve::solve(
+            let solution = solver::solve(
                 &self.game,
                 &self.position,
                 tt,

@@ -1,232 +1,413 @@
-//! The frontier of a proof split by depth (`sowfan solve --frontier D`): the positions D
-//! plies (moves, whoever makes them: a Kalah extra move is a ply) from the root, reached
-//! through the game's own move generation, and the root's move values minimaxed back up from
-//! their exact values.
-//!
-//! A position where the game ends before D plies is a frontier position itself. Positions
-//! are told apart by their position string ([`Game::format_position`]): two lines reaching
-//! the same string reach the same position, proven once. That is sound because every value
-//! the solver proves is a value of the position alone — scored games with a repetition rule
-//! are refused ([`super::supported`]), and won-drawn-lost games are proven as if the position
-//! had no earlier occurrence (`src/solve/pn/`), which is what a proof of the root gives its
-//! descendants too. A game whose position strings do not hold all of a position (the string
-//! read back is another position) is refused, since a part proves its positions from their
-//! strings.
-//!
-//! The order is that of a depth-first walk in move-generation order, each position where it
-//! is first met: deterministic, and the same in every run of the same build.
+//! `sowfan solve --frontier D`: a proof split at the positions D plies from the root
+//! ([`crate::solver::frontier`]), its size counted, a part run, its parts combined
+//! ([`crate::solver::frontier_parts`]).
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
-use crate::game::Game;
-use crate::solve::pn::{DRAW, LOSS, WIN};
+use super::{
+    SolveArgs, Solved, Ticker, bound_text, load_tables, memory_line, move_value_lines, print_lines,
+    solve_threads, spinner,
+};
+use crate::memory::check_hash_mb;
+use crate::session::{Session, SolveProgress, SolveRequest};
+use crate::solver::frontier_parts::{
+    self, AnyPart, FrontierPart, MAX_PARTS, read_any, split_indexes,
+};
+use crate::solver::parts::{parse_split_up_to, refuse_existing};
+use crate::solver::tt::SolveTable;
 
-/// The deepest frontier (plies from the root).
-pub const MAX_DEPTH: u32 = 64;
-/// The most positions a frontier may have (their strings are held in memory, and every
-/// part file lists its share of them).
-pub const MAX_POSITIONS: usize = 1 << 22;
-/// The most positions (frontier and above it) a walk visits, to bound its time.
-const MAX_VISITS: usize = 1 << 25;
+/// The deepest nesting of open positions split again that `--combine` follows.
+const MAX_NESTING: usize = 256;
 
-/// The distinct frontier positions of a root, in their order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Frontier {
-    /// The position strings, frontier index 1 first.
-    pub positions: Vec<String>,
-    /// How many of them are game ends reached in fewer plies than the depth.
-    pub ended_before: usize,
-}
-
-/// The frontier `depth` plies from `root` (see the module doc). Errors say what to do.
-pub fn frontier<G: Game>(
-    game: &G,
-    root: &G::Position,
+/// `--frontier D --frontier-size`: `Frontier: N positions at D plies (M game ends before D)`.
+pub(super) fn print_size(
+    session: &dyn Session,
     depth: u32,
     stop: &AtomicBool,
-) -> Result<Frontier, String> {
-    super::supported(game)?;
-    check_depth(depth)?;
-    if game.outcome(root).is_some() {
-        return Err("the position is over: it has no moves to split".to_string());
-    }
-    let mut walk = Walk {
-        game,
-        expanded: HashMap::new(),
-        index: HashMap::new(),
-        frontier: Frontier {
-            positions: Vec::new(),
-            ended_before: 0,
-        },
-        visits: 0,
-        stop,
+) -> Result<Solved, String> {
+    let frontier = match session.frontier(depth, stop) {
+        Err(_) if stop.load(Ordering::Relaxed) => return Ok(Solved::Interrupted),
+        walked => walked?,
     };
-    walk.visit(root, depth)?;
-    Ok(walk.frontier)
+    print_lines(&[format!(
+        "Frontier: {} positions at {depth} plies ({} game ends before {depth})",
+        frontier.positions.len(),
+        frontier.ended_before
+    )])?;
+    Ok(Solved::Complete)
 }
 
-/// `1..=MAX_DEPTH`.
-pub fn check_depth(depth: u32) -> Result<(), String> {
-    if (1..=MAX_DEPTH).contains(&depth) {
-        Ok(())
-    } else {
-        Err(format!(
-            "--frontier {depth}: give a depth of 1 to {MAX_DEPTH} plies (moves) from the root"
-        ))
+/// `--frontier D --split I/K [--part-file FILE]`: prove the exact value of every frontier
+/// position of part I of K and write them to FILE. A sound part of this proof already in
+/// FILE is kept, and nothing is redone.
+pub(super) fn run_part(
+    args: &SolveArgs,
+    mut session: Box<dyn Session>,
+    depth: u32,
+    split: &str,
+    stop: &AtomicBool,
+) -> Result<Solved, String> {
+    check_hash_mb("--hash", args.hash_mb)?;
+    let threads = solve_threads(args.threads)?;
+    let (i, k) = parse_split_up_to(split, MAX_PARTS)?;
+    if args.part_nodes == Some(0) {
+        return Err("--part-nodes 0: give a number of nodes of at least 1".to_string());
     }
-}
-
-struct Walk<'a, G: Game> {
-    game: &'a G,
-    /// Positions above the frontier already walked, with the plies left below them.
-    expanded: HashMap<(String, u32), ()>,
-    /// Frontier positions: their index (0-based) in `frontier.positions`.
-    index: HashMap<String, usize>,
-    frontier: Frontier,
-    visits: usize,
-    stop: &'a AtomicBool,
-}
-
-impl<G: Game> Walk<'_, G> {
-    fn visit(&mut self, pos: &G::Position, left: u32) -> Result<(), String> {
-        self.visits += 1;
-        if self.visits > MAX_VISITS {
-            return Err(format!(
-                "the frontier takes more than {MAX_VISITS} positions to walk: give a smaller \
-                 --frontier"
+    let frontier = match session.frontier(depth, stop) {
+        Err(_) if stop.load(Ordering::Relaxed) => {
+            eprintln!("sowfan solve: stopped while walking the frontier: no part file written");
+            return Ok(Solved::Interrupted);
+        }
+        walked => walked?,
+    };
+    let (game, root) = (session.spec(), session.fen());
+    if let Some(path) = &args.part_file
+        && std::fs::symlink_metadata(path).is_ok()
+    {
+        return kept_part(path, (i, k), &game, &root, depth, &frontier.positions);
+    }
+    load_tables(args, session.as_mut())?;
+    let tt = SolveTable::for_game(args.hash_mb, session.win_draw_loss())?;
+    let words = session.win_draw_loss();
+    let mine: Vec<usize> = split_indexes(frontier.positions.len(), i, k).collect();
+    let request = SolveRequest {
+        threads,
+        all_moves: false,
+        pv: false,
+        resume: None,
+        resume_optional: false,
+        save: None,
+        checkpoint: Duration::from_secs(args.checkpoint),
+        part: None,
+        deadline: None,
+        node_limit: args.part_nodes,
+    };
+    let started = Instant::now();
+    let bar = spinner();
+    let ticker = Ticker::start(&bar);
+    let (mut leaves, mut nodes, mut tbhits) = (Vec::with_capacity(mine.len()), 0, 0);
+    let mut stopped = None;
+    for (done, &index) in mine.iter().enumerate() {
+        let text = &frontier.positions[index - 1];
+        let mut at = session.clone_box();
+        at.set_position(Some(text), &[])
+            .map_err(|e| format!("frontier position {index} '{text}': {e}"))?;
+        let progress = |p: &SolveProgress| {
+            bar.set_message(format!(
+                "position {} of {} (#{index}): value in [{}, {}]  nodes {}  {:.1} s",
+                done + 1,
+                mine.len(),
+                bound_text(p.lower, words),
+                bound_text(p.upper, words),
+                nodes + p.nodes,
+                started.elapsed().as_secs_f64()
             ));
-        }
-        if self.stop.load(Ordering::Relaxed) {
-            return Err("stopped while walking the frontier".to_string());
-        }
-        let mut moves = Vec::new();
-        let ended = self.game.outcome(pos).is_some();
-        if !ended && left > 0 {
-            self.game.legal_moves(pos, &mut moves);
-        }
-        let text = self.game.format_position(pos);
-        if moves.is_empty() {
-            return self.leaf(pos, text, left > 0);
-        }
-        match self.expanded.entry((text, left)) {
-            Entry::Occupied(_) => return Ok(()),
-            Entry::Vacant(entry) => {
-                entry.insert(());
+        };
+        let report = at.solve(&request, &tt, stop, &progress)?;
+        nodes += report.nodes;
+        tbhits += report.tbhits;
+        match report.value() {
+            Some(value) => leaves.push((index, Some(value), text.clone())),
+            // The budget, not a stop: left open, for a deeper split.
+            None if !stop.load(Ordering::Relaxed) && args.part_nodes.is_some() => {
+                leaves.push((index, None, text.clone()));
+            }
+            None => {
+                stopped = Some(index);
+                break;
             }
         }
-        for mv in moves {
-            let mut child = pos.clone();
-            self.game.play(&mut child, mv);
-            self.visit(&child, left - 1)?;
-        }
-        Ok(())
     }
-
-    fn leaf(&mut self, pos: &G::Position, text: String, early: bool) -> Result<(), String> {
-        if self.index.contains_key(&text) {
-            return Ok(());
-        }
-        // A part proves the position its string names: it must be this one.
-        let back = self.game.parse_position(&text).map_err(|e| {
-            format!("{}: the frontier position '{text}' cannot be read back ({e}): this game cannot be split by --frontier", self.game.spec())
-        })?;
-        if self.game.hash(&back) != self.game.hash(pos) || self.game.format_position(&back) != text
-        {
-            return Err(format!(
-                "{}: the position string '{text}' does not hold all of its position: this \
-                 game cannot be split by --frontier",
-                self.game.spec()
-            ));
-        }
-        if self.frontier.positions.len() >= MAX_POSITIONS {
-            return Err(format!(
-                "the frontier has more than {MAX_POSITIONS} positions: give a smaller --frontier"
-            ));
-        }
-        self.index
-            .insert(text.clone(), self.frontier.positions.len());
-        self.frontier.positions.push(text);
-        if early {
-            self.frontier.ended_before += 1;
-        }
-        Ok(())
+    drop(ticker);
+    bar.finish_and_clear();
+    let millis = started.elapsed().as_millis() as u64;
+    let open: Vec<&(usize, Option<i32>, String)> =
+        leaves.iter().filter(|l| l.1.is_none()).collect();
+    print_lines(&[
+        format!(
+            "Frontier: {} of the {} positions at {depth} plies proven (part {i}/{k} holds {})",
+            leaves.len() - open.len(),
+            frontier.positions.len(),
+            mine.len()
+        ),
+        format!("Nodes: {nodes}"),
+        format!("Time: {millis} ms"),
+        format!("Tbhits: {tbhits}"),
+        memory_line(
+            &tt,
+            session.tables().map(|t| (t.mapped_bytes(), t.in_memory())),
+        ),
+    ])?;
+    if let Some(index) = stopped {
+        eprintln!(
+            "sowfan solve: stopped while proving frontier position {index}: no part file written"
+        );
+        return Ok(Solved::Interrupted);
     }
+    for (index, _, text) in &open {
+        eprintln!(
+            "sowfan solve: frontier position {index} outgrew --part-nodes {}: left open; split \
+             it with --fen '{text}' --frontier D (the same game and options) and give those \
+             parts to --combine too",
+            args.part_nodes.unwrap_or(0)
+        );
+    }
+    if let Some(path) = &args.part_file {
+        let part = FrontierPart {
+            game,
+            position: root,
+            depth,
+            total: frontier.positions.len(),
+            split: (i, k),
+            leaves,
+            nodes,
+            tbhits,
+            millis,
+        };
+        if let Err(e) = part.write(path) {
+            // Another run of the same part may have finished first: its file is as good.
+            return match std::fs::symlink_metadata(path) {
+                Ok(_) => kept_part(
+                    path,
+                    (i, k),
+                    &part.game,
+                    &part.position,
+                    depth,
+                    &frontier.positions,
+                )
+                .map_err(|_| e),
+                Err(_) => Err(e),
+            };
+        }
+        eprintln!(
+            "sowfan solve: part {i}/{k} ({} of {} frontier positions) written to '{}'",
+            mine.len(),
+            frontier.positions.len(),
+            path.display()
+        );
+    }
+    Ok(Solved::Complete)
 }
 
-/// The value of every legal move of `root` (in move-generation order, for the root's mover,
-/// half-points), minimaxed from the values of the frontier `depth` plies down: `value_of`
-/// gives a frontier position's exact value (for its own mover) from its string. A child's
-/// value is its parent's when the same player moves again (a Kalah extra move), its negation
-/// otherwise — as [`super::each_move`] relates them.
-pub fn move_values<G: Game>(
-    game: &G,
-    root: &G::Position,
+/// Something is at the --part-file `path` already: a whole, sound part `split` of this
+/// proof is kept (nothing to redo, status 0); anything else is named and refused.
+fn kept_part(
+    path: &std::path::Path,
+    split: (usize, usize),
+    game: &str,
+    root: &str,
     depth: u32,
-    value_of: &dyn Fn(&str) -> Option<i32>,
-) -> Result<Vec<(G::Move, i32)>, String> {
-    check_depth(depth)?;
-    let mut memo = HashMap::new();
-    let mut legal = Vec::new();
-    game.legal_moves(root, &mut legal);
-    let mover = game.to_move(root);
-    let mut out = Vec::with_capacity(legal.len());
-    for mv in legal {
-        let mut child = root.clone();
-        game.play(&mut child, mv);
-        let v = value(game, &child, depth - 1, value_of, &mut memo)?;
-        out.push((mv, if game.to_move(&child) == mover { v } else { -v }));
+    positions: &[String],
+) -> Result<Solved, String> {
+    let shown = path.display();
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+        refuse_existing("--part-file", path)?;
     }
-    Ok(out)
-}
-
-fn value<G: Game>(
-    game: &G,
-    pos: &G::Position,
-    left: u32,
-    value_of: &dyn Fn(&str) -> Option<i32>,
-    memo: &mut HashMap<(String, u32), i32>,
-) -> Result<i32, String> {
-    let mut moves = Vec::new();
-    if game.outcome(pos).is_none() && left > 0 {
-        game.legal_moves(pos, &mut moves);
-    }
-    let text = game.format_position(pos);
-    if moves.is_empty() {
-        return value_of(&text)
-            .ok_or_else(|| format!("no value for the frontier position '{text}'"));
-    }
-    if let Some(&v) = memo.get(&(text.clone(), left)) {
-        return Ok(v);
-    }
-    let mover = game.to_move(pos);
-    let mut best = i32::MIN;
-    for mv in moves {
-        let mut child = pos.clone();
-        game.play(&mut child, mv);
-        let v = value(game, &child, left - 1, value_of, memo)?;
-        best = best.max(if game.to_move(&child) == mover { v } else { -v });
-    }
-    memo.insert((text, left), best);
-    Ok(best)
-}
-
-/// Whether `value` (half-points, for the mover of `pos`) is one a game from `pos` can end
-/// with: a win, draw or loss in a won-or-lost game; in a scored one the final value when the
-/// game is over, else a margin within what `pos` has at stake ([`Game::value_range`] around
-/// its banked value) on its grid ([`Game::value_step`]). For numbers read from files.
-pub fn possible_value<G: Game>(game: &G, pos: &G::Position, value: i64) -> bool {
-    if game.win_draw_loss() {
-        return [LOSS, DRAW, WIN].iter().any(|&v| i64::from(v) == value);
-    }
-    if let Some(outcome) = game.outcome(pos) {
-        return value == i64::from(game.final_value(&outcome, game.to_move(pos)));
-    }
-    let Some((low, high)) = game.value_range(pos) else {
-        return true;
+    let remedy = "remove it to run the part again, or give a new name";
+    let part = match read_any(path) {
+        Ok(AnyPart::Frontier(part)) => part,
+        Ok(AnyPart::Moves(_)) => {
+            return Err(format!(
+                "--part-file '{shown}' holds a part of a proof split by first move: {remedy}"
+            ));
+        }
+        Err(why) => return Err(format!("--part-file: {why}: {remedy}")),
     };
-    let rest = value - i64::from(game.banked_value(pos));
-    let (low, high) = (i64::from(low), i64::from(high));
-    (low..=high).contains(&rest) && (rest - low).rem_euclid(i64::from(game.value_step())) == 0
+    part.check(game, root, depth, positions)
+        .map_err(|why| format!("--part-file '{shown}' {why}: {remedy}"))?;
+    if part.split != split || !part.is_whole() {
+        return Err(format!(
+            "--part-file '{shown}' holds part {}/{} of this proof, not {}/{}: {remedy}",
+            part.split.0, part.split.1, split.0, split.1
+        ));
+    }
+    eprintln!(
+        "sowfan solve: part {}/{} is in '{shown}' already ({} frontier positions proven): \
+         nothing to do",
+        split.0,
+        split.1,
+        part.leaves.len()
+    );
+    Ok(Solved::Complete)
+}
+
+/// `--combine` of parts split by --frontier: checked against the frontier recomputed from
+/// the root, then every root move's value, `Value:` and `Best:` printed as --all-moves
+/// prints them, with the parts' summed `Nodes:`, `Time:` and `Tbhits:`. A frontier
+/// position left open by its part (`--part-nodes`) takes its value from the parts of its
+/// own split (their `position:` is it), combined the same way.
+pub(super) fn combine(
+    args: &SolveArgs,
+    session: &dyn Session,
+    parts: &[(PathBuf, FrontierPart)],
+) -> Result<Solved, String> {
+    let (root, spec) = (session.fen(), session.spec());
+    if let Some((path, part)) = parts.iter().find(|(_, p)| p.game != spec) {
+        return Err(format!(
+            "part file '{}' is a part of a proof for '{}', not for '{spec}' (give the game and \
+             options the parts were run with)",
+            path.display(),
+            part.game
+        ));
+    }
+    // Every part splits the root or a position some part left open.
+    let open: HashSet<&str> = parts
+        .iter()
+        .flat_map(|(_, p)| p.leaves.iter().filter(|l| l.1.is_none()))
+        .map(|l| l.2.as_str())
+        .collect();
+    if let Some((path, part)) = parts
+        .iter()
+        .find(|(_, p)| p.position != root && !open.contains(p.position.as_str()))
+    {
+        return Err(format!(
+            "part file '{}' is a part of a proof of the position '{}', not of '{root}' (give \
+             the --fen or --moves the parts were run with){}",
+            path.display(),
+            part.position,
+            if open.is_empty() {
+                ""
+            } else {
+                ", nor of a frontier position a part left open"
+            }
+        ));
+    }
+    let mut by_root: HashMap<String, Vec<(PathBuf, FrontierPart)>> = HashMap::new();
+    for (path, part) in parts {
+        by_root
+            .entry(part.position.clone())
+            .or_default()
+            .push((path.clone(), part.clone()));
+    }
+    let Some(top) = by_root.get(&root) else {
+        return Err(format!(
+            "no part file is a part of the proof of '{root}' (give the --fen or --moves the \
+             parts were run with, and the parts of the root's split)"
+        ));
+    };
+    if let Some(asked) = args.frontier
+        && let Some((path, part)) = top.iter().find(|(_, p)| p.depth != asked)
+    {
+        return Err(format!(
+            "--frontier {asked}: part file '{}' is a part of a proof split at depth {}",
+            path.display(),
+            part.depth
+        ));
+    }
+    let mut used = HashSet::new();
+    let moves = move_values_at(session, &root, &by_root, &mut used, &mut Vec::new())?;
+    if let Some((path, part)) = parts.iter().find(|(_, p)| !used.contains(&p.position)) {
+        return Err(format!(
+            "part file '{}' is a part of a proof of the position '{}', which no part of this \
+             proof left open (it was proven there): give the parts of one proof",
+            path.display(),
+            part.position
+        ));
+    }
+    let mut out = move_value_lines(&moves, session.win_draw_loss());
+    // A part given twice (the same file, or a copy) is counted once.
+    let mut seen = HashSet::new();
+    let distinct: Vec<&FrontierPart> = parts
+        .iter()
+        .map(|(_, p)| p)
+        .filter(|p| {
+            seen.insert((
+                p.position.clone(),
+                p.split,
+                p.nodes,
+                p.tbhits,
+                p.millis,
+                p.leaves.len(),
+            ))
+        })
+        .collect();
+    let sum = |f: fn(&FrontierPart) -> u64| distinct.iter().map(|p| f(p)).sum::<u64>();
+    out.push(format!("Nodes: {}", sum(|p| p.nodes)));
+    out.push(format!("Time: {} ms", sum(|p| p.millis)));
+    out.push(format!("Tbhits: {}", sum(|p| p.tbhits)));
+    print_lines(&out)?;
+    Ok(Solved::Complete)
+}
+
+/// The value of every legal move of `session`'s position `root`, from the parts
+/// `by_root[root]` (and, for the positions they leave open, the parts of those); `used`
+/// gathers the roots combined, `chain` the ones being combined (a cycle is refused).
+fn move_values_at(
+    session: &dyn Session,
+    root: &str,
+    by_root: &HashMap<String, Vec<(PathBuf, FrontierPart)>>,
+    used: &mut HashSet<String>,
+    chain: &mut Vec<String>,
+) -> Result<Vec<(String, i32)>, String> {
+    let parts = by_root
+        .get(root)
+        .ok_or_else(|| format!("no part of the position '{root}'"))?;
+    let Some((first_path, first)) = parts.first() else {
+        return Err(format!("no part of the position '{root}'"));
+    };
+    let depth = first.depth;
+    if let Some((path, part)) = parts.iter().find(|(_, p)| p.depth != depth) {
+        return Err(format!(
+            "part file '{}' is a part of a proof split at frontier depth {}, '{}' at {depth}: \
+             give the parts of one split",
+            path.display(),
+            part.depth,
+            first_path.display()
+        ));
+    }
+    if chain.len() >= MAX_NESTING {
+        return Err(format!(
+            "the parts nest open positions more than {MAX_NESTING} deep: split at a deeper \
+             --frontier instead"
+        ));
+    }
+    used.insert(root.to_string());
+    chain.push(root.to_string());
+    let frontier = session.frontier(depth, &AtomicBool::new(false))?;
+    let values = frontier_parts::combine(
+        &session.spec(),
+        root,
+        depth,
+        &frontier.positions,
+        parts,
+        &|position, value| session.possible_value(position, value),
+    )?;
+    let mut known: HashMap<&str, i32> = HashMap::with_capacity(values.len());
+    for (index, (text, value)) in frontier.positions.iter().zip(values).enumerate() {
+        let value = match value {
+            Some(value) => value,
+            None => {
+                if chain.contains(text) {
+                    return Err(format!(
+                        "the open position '{text}' is left open by a part of its own split \
+                         (a cycle): split it again with a larger --part-nodes"
+                    ));
+                }
+                if !by_root.contains_key(text) {
+                    return Err(format!(
+                        "frontier position {} of '{root}' was left open (--part-nodes) and no \
+                         part splits it: run sowfan solve {} --fen '{text}' --frontier D \
+                         --split I/K --part-file ... and give those parts too",
+                        index + 1,
+                        session.spec()
+                    ));
+                }
+                let mut at = session.clone_box();
+                at.set_position(Some(text), &[])
+                    .map_err(|e| format!("the open position '{text}': {e}"))?;
+                let moves = move_values_at(at.as_ref(), text, by_root, used, chain)?;
+                moves
+                    .iter()
+                    .map(|&(_, v)| v)
+                    .max()
+                    .ok_or_else(|| format!("the open position '{text}' has no moves"))?
+            }
+        };
+        known.insert(text, value);
+    }
+    chain.pop();
+    session.frontier_move_values(depth, &|position| known.get(position).copied())
 }

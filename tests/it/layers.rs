@@ -32,7 +32,7 @@ const LAYERS: &[(&str, &[(&str, &str)])] = &[
         &[
             ("perft/", "perft"),
             ("search/", "search"),
-            ("solve/", "solve"),
+            ("solver/", "solver"),
         ],
     ),
     ("session", &[("session/", "session")]),
@@ -58,7 +58,7 @@ const LAYERS: &[(&str, &[(&str, &str)])] = &[
             ("play/", "play tool"),
             ("tune/", "tune tool"),
             ("table_tools/", "tablebase tool"),
-            ("prove/", "solve tool"),
+            ("solve/", "solve tool"),
             ("datagen/", "datagen tool"),
             ("train/", "train tool"),
         ],
@@ -517,7 +517,8 @@ fn the_checker_sees_what_it_must() {
         place("commands/solve.rs").map(|p| p.1),
         Some("solve command")
     );
-    assert_eq!(place("solve/table.rs").map(|p| p.1), Some("solve"));
+    assert_eq!(place("solver/tt.rs").map(|p| p.1), Some("solver"));
+    assert_eq!(place("solve/frontier.rs").map(|p| p.1), Some("solve tool"));
     // Two command lines are two units of one layer: one may not import the other.
     assert_eq!(
         place("commands/tune.rs").map(|p| p.0),

@@ -9,9 +9,9 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use sowfan::game::Game;
-use sowfan::solve::save::{self, ProofFileError, ProofIdentity, ProofWork, RootProof};
-use sowfan::solve::table::SolveTable;
-use sowfan::solve::{self, SolveSettings};
+use sowfan::solver::save::{self, ProofFileError, ProofIdentity, ProofWork, RootProof};
+use sowfan::solver::tt::SolveTable;
+use sowfan::solver::{self, SolveSettings};
 
 use crate::support::run::{Run, signal, sowfan, start};
 use crate::support::{fresh_dir, kalah, scaled};
@@ -257,10 +257,10 @@ fn a_resumed_exact_proof_costs_fewer_nodes_than_one_from_scratch() {
     };
     let stop = AtomicBool::new(false);
     let fresh_table = SolveTable::new(8).expect("table");
-    let fresh = solve::solve(&g, &root, &fresh_table, &settings(None), &stop, &|_| {});
+    let fresh = solver::solve(&g, &root, &fresh_table, &settings(None), &stop, &|_| {});
     assert_eq!(fresh.lower, fresh.upper);
     let first_table = SolveTable::new(8).expect("table");
-    let first = solve::solve(
+    let first = solver::solve(
         &g,
         &root,
         &first_table,
@@ -295,7 +295,7 @@ fn a_resumed_exact_proof_costs_fewer_nodes_than_one_from_scratch() {
         .expect("a file");
     assert_eq!(saved.work, work);
     assert_eq!(saved.root, root_proof);
-    let resumed = solve::solve(&g, &root, &resumed_table, &settings(None), &stop, &|_| {});
+    let resumed = solver::solve(&g, &root, &resumed_table, &settings(None), &stop, &|_| {});
     assert_eq!((resumed.lower, resumed.upper), (fresh.lower, fresh.upper));
     assert!(
         resumed.nodes < fresh.nodes,
@@ -307,7 +307,7 @@ fn a_resumed_exact_proof_costs_fewer_nodes_than_one_from_scratch() {
     let error =
         save::load(&path, &identity, &SolveTable::new(16).expect("table")).expect_err("other size");
     assert!(matches!(error, ProofFileError::OtherSize { .. }), "{error}");
-    let pn = sowfan::solve::pn::table::PnTable::new(8).expect("table");
+    let pn = sowfan::solver::pn::tt::PnTable::new(8).expect("table");
     let error = save::load(&path, &identity, &pn).expect_err("other solver");
     assert!(
         matches!(error, ProofFileError::OtherSolver { .. }),

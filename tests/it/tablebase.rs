@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use sowfan::game::Game;
 use sowfan::games::kalah::Kalah;
-use sowfan::solve::table::SolveTable;
-use sowfan::solve::{self, SolveSettings};
+use sowfan::solver::tt::SolveTable;
+use sowfan::solver::{self, SolveSettings};
 
 use crate::support::games::afrika;
 use crate::support::rng::Rng;
@@ -188,7 +188,7 @@ fn the_solver_matches_plain_minimax_on_every_small_kalah() {
                         node_limit: None,
                         deadline: None,
                     };
-                    let solution = solve::solve(
+                    let solution = solver::solve(
                         &game,
                         &start,
                         &tt,
@@ -511,7 +511,7 @@ fn play_just_beyond_the_tables_keeps_the_exact_value() {
             node_limit: None,
             deadline: None,
         };
-        let s = solve::solve(&game, pos, &tt, &settings, &AtomicBool::new(false), &|_| {});
+        let s = solver::solve(&game, pos, &tt, &settings, &AtomicBool::new(false), &|_| {});
         assert_eq!(s.lower, s.upper);
         s.lower
     };
@@ -703,7 +703,7 @@ fn free_bytes(dir: &Path) -> u64 {
 
 /// Games decided by a result, not points: Fanoron-Telo is a win for White (as the
 /// retrograde analysis of tests/it/fanorona/telo.rs finds), `Value: win`, with its
-/// repetition rule or without (the proof-number solver, src/solve/pn/); a margin game with
+/// repetition rule or without (the proof-number solver, src/solver/pn/); a margin game with
 /// a repetition rule is refused with the reason.
 #[test]
 fn the_solver_proves_fanorona_telo_and_refuses_repetition_rules() {

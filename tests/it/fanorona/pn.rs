@@ -1,4 +1,4 @@
-//! The proof-number solver (src/solve/pn/) against plain minimax: a memoised recursion over
+//! The proof-number solver (src/solver/pn/) against plain minimax: a memoised recursion over
 //! (board, side to move, quiet counter) with the quiet-limit draw, on positions without
 //! history (so the repetition rule is ignored: see the solver's module doc for why it does
 //! not change their values). Moves come from the independent generator of `brute.rs`.
@@ -16,10 +16,10 @@ use std::sync::atomic::AtomicBool;
 use sowfan::game::{Game, GameResult};
 use sowfan::games::fanorona::{Fanorona, FanoronaPosition, Size};
 use sowfan::session::{GameSession, Session};
-use sowfan::solve::pn::file::{self, ProofFileError, ProofIdentity, ProofWork};
-use sowfan::solve::pn::table::PnTable;
-use sowfan::solve::pn::{self, DRAW, LOSS, WIN};
-use sowfan::solve::{self, Progress, Solution, SolveSettings, table::SolveTable};
+use sowfan::solver::pn::file::{self, ProofFileError, ProofIdentity, ProofWork};
+use sowfan::solver::pn::tt::PnTable;
+use sowfan::solver::pn::{self, DRAW, LOSS, WIN};
+use sowfan::solver::{self, Progress, Solution, SolveSettings, tt::SolveTable};
 
 use super::brute::{Board, Cell};
 use crate::support::fresh_dir;
@@ -95,7 +95,7 @@ fn solve_with(
     tt: &SolveTable,
     limit: Option<u64>,
 ) -> Solution<sowfan::games::fanorona::FanoronaMove> {
-    solve::solve(
+    solver::solve(
         g,
         pos,
         tt,
@@ -172,7 +172,7 @@ fn telo_is_a_white_win_and_every_first_move_agrees_with_minimax() {
         assert_eq!(solution.threads, 1);
         // Every first move, with a fresh table (no help from the root's proof).
         let tt = SolveTable::new(16).expect("table");
-        let values = solve::solve_moves(
+        let values = solver::solve_moves(
             &g,
             &start,
             &[],
@@ -268,7 +268,7 @@ fn stopped_proofs_keep_bounds_that_hold() {
             let tt = SolveTable::new(4).expect("table");
             let reports = std::sync::Mutex::new(Vec::<Progress>::new());
             let report = |p: &Progress| reports.lock().expect("lock").push(*p);
-            let solution = solve::solve(
+            let solution = solver::solve(
                 &g,
                 &pos,
                 &tt,
@@ -302,7 +302,7 @@ fn stopped_proofs_keep_bounds_that_hold() {
     // A stop flag raised before the start: nothing is searched beyond the first checks.
     let tt = SolveTable::new(4).expect("table");
     let start = g.start_position();
-    let solution = solve::solve(
+    let solution = solver::solve(
         &g,
         &start,
         &tt,
@@ -600,7 +600,7 @@ fn endgame_tables_are_exact_leaves_of_the_proof() {
         let pos = random_dimy(&g, &mut rng, 12);
         let text = g.format_position(&pos);
         let expected = minimax(&board_of(&g, &pos), 12, &mut memo);
-        let solution = solve::solve(
+        let solution = solver::solve(
             &g,
             &pos,
             &tt,

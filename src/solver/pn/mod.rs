@@ -8,7 +8,7 @@
 //! when the first is disproven and the second proven, a loss when both are disproven. Each
 //! question, seen from a child with the other side to move, is the other question
 //! negated: "I win" is "you do not at least draw" (so both runs search the same kind of
-//! tree). The transposition table ([`table::PnTable`]) keeps, per position, the proven
+//! tree). The transposition table ([`tt::PnTable`]) keeps, per position, the proven
 //! bounds on its value, shared by both questions: a win proven in the first run settles
 //! "at least a draw?" there in the second, a loss proven in the first settles "a win?" —
 //! and the proof and disproof numbers of the one open question.
@@ -63,7 +63,7 @@
 //! large stack; a line longer than [`MAX_DEPTH`] plies ends the proof as stopped.
 
 pub mod file;
-pub mod table;
+pub mod tt;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -71,7 +71,7 @@ use std::time::{Duration, Instant};
 use super::{MoveValues, Progress, Solution, SolveSettings};
 use crate::game::Game;
 use crate::tablebase::Tables;
-use table::{INF, Known, PnTable, log2_work};
+use tt::{INF, Known, PnTable, log2_work};
 
 /// The values, in half-points from the mover's view.
 pub const WIN: i32 = 2;

@@ -288,8 +288,8 @@ impl PnTable {
     }
 }
 
-/// A proof file holds this table's buckets as they are ([`crate::solve::save`]).
-impl crate::solve::proof_table::ProofTable for PnTable {
+/// A proof file holds this table's buckets as they are ([`crate::solver::save`]).
+impl crate::solver::proof_table::ProofTable for PnTable {
     const MAGIC: &'static [u8; 8] = b"SOWFANPN";
     const OLDEST_VERSION: u32 = 1;
 

@@ -1,12 +1,12 @@
-//! Proof files of the proof-number solver's table: [`crate::solve::save`] for a
+//! Proof files of the proof-number solver's table: [`crate::solver::save`] for a
 //! [`PnTable`], without the root's record (the session keeps that).
 
 use std::path::Path;
 
-use crate::solve::save::{self, RootProof};
-pub use crate::solve::save::{ProofFileError, ProofIdentity, ProofWork};
+use crate::solver::save::{self, RootProof};
+pub use crate::solver::save::{ProofFileError, ProofIdentity, ProofWork};
 
-use super::table::PnTable;
+use super::tt::PnTable;
 
 /// Save `table` as the proof of `identity` (see [`save::save`]); the buckets written.
 pub fn save(

@@ -1,4 +1,4 @@
-//! What a proof file ([`crate::solve::save`]) needs of a solver's table, apart from the
+//! What a proof file ([`crate::solver::save`]) needs of a solver's table, apart from the
 //! file code, so that the tables (which implement it) and the file code (which uses them)
 //! import it from below instead of from each other.
 

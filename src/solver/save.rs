@@ -38,9 +38,9 @@ use thiserror::Error;
 
 use crate::cli::OpenRegularError;
 
-pub use super::pn::table::PnTable;
+pub use super::pn::tt::PnTable;
 pub use super::proof_table::{BUCKET_WORDS, ProofTable};
-pub use super::table::SolveTable;
+pub use super::tt::SolveTable;
 
 const VERSION: u32 = 3;
 /// The longest spec or position string a file may hold.

@@ -10,7 +10,7 @@
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::pn::table::PnTable;
+use super::pn::tt::PnTable;
 use crate::memory::{ZeroedArray, prefetch};
 
 const WAYS: usize = 4;
@@ -266,8 +266,8 @@ fn unpack(data: u64) -> Bounds {
     }
 }
 
-/// A proof file holds this table's buckets as they are ([`crate::solve::save`]).
-impl crate::solve::proof_table::ProofTable for SolveTable {
+/// A proof file holds this table's buckets as they are ([`crate::solver::save`]).
+impl crate::solver::proof_table::ProofTable for SolveTable {
     const MAGIC: &'static [u8; 8] = b"SOWFANMT";
     const OLDEST_VERSION: u32 = 2;
 
