@@ -1,6 +1,6 @@
 //! The work of `sowfan solve`: a position set up from the command line, endgame tables held
 //! as asked, the proof run with a progress spinner and its report printed; a proof split by
-//! first move and its parts combined; a proof split at a frontier (`frontier.rs`).
+//! first move and its parts combined; a proof split at a frontier (`frontier_split.rs`).
 //! `commands/solve.rs` holds only the entry point.
 
 use std::io::Write;
@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-mod frontier;
+mod frontier_split;
 
 use crate::game::value_text;
 use crate::memory::{self, check_hash_mb, check_threads, peak_resident_bytes};
@@ -274,7 +274,7 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
     }
     if let Some(depth) = args.frontier {
         if args.frontier_size {
-            return frontier::print_size(session.as_ref(), depth, stop);
+            return frontier_split::print_size(session.as_ref(), depth, stop);
         }
         let Some(split) = &args.split else {
             return Err(format!(
@@ -282,7 +282,7 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
                  frontier (--frontier-size) or, with --combine, checks the depth of its parts"
             ));
         };
-        return frontier::run_part(args, session, depth, split, stop);
+        return frontier_split::run_part(args, session, depth, split, stop);
     }
     if let Some(path) = &args.part_file {
         // Before the proof, not after hours of it.
@@ -526,7 +526,7 @@ fn combine_parts(args: &SolveArgs, session: &dyn Session) -> Result<Solved, Stri
         ));
     }
     if !by_frontier.is_empty() {
-        return frontier::combine(args, session, &by_frontier);
+        return frontier_split::combine(args, session, &by_frontier);
     }
     if let Some(depth) = args.frontier {
         return Err(format!(

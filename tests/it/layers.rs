@@ -518,7 +518,10 @@ fn the_checker_sees_what_it_must() {
         Some("solve command")
     );
     assert_eq!(place("solver/tt.rs").map(|p| p.1), Some("solver"));
-    assert_eq!(place("solve/frontier.rs").map(|p| p.1), Some("solve tool"));
+    assert_eq!(
+        place("solve/frontier_split.rs").map(|p| p.1),
+        Some("solve tool")
+    );
     // Two command lines are two units of one layer: one may not import the other.
     assert_eq!(
         place("commands/tune.rs").map(|p| p.0),
