@@ -154,18 +154,7 @@ impl FrontierPart {
             lines.push((key, value, at));
         }
         let mut lines = lines.into_iter();
-        let mut field = |name: &str| -> Result<(&str, usize), String> {
-            match lines.next() {
-                Some((key, value, at)) if key == name => Ok((value, at)),
-                Some((key, _, _)) => Err(format!(
-                    "is damaged: '{}:' where '{name}:' belongs",
-                    cut(key)
-                )),
-                None => Err(format!(
-                    "is damaged: it ends before its '{name}:' line (truncated?)"
-                )),
-            }
-        };
+        let mut field = |name: &str| next_field(&mut lines, name);
         let number = |text: &str, what: &str| -> Result<u64, String> {
             text.parse()
                 .map_err(|_| format!("is damaged: its {what} '{}' is not a number", cut(text)))
@@ -241,18 +230,7 @@ impl FrontierPart {
                 }
             }
         };
-        let mut field = |name: &str| -> Result<(&str, usize), String> {
-            match lines.next() {
-                Some((key, value, at)) if key == name => Ok((value, at)),
-                Some((key, _, _)) => Err(format!(
-                    "is damaged: '{}:' where '{name}:' belongs",
-                    cut(key)
-                )),
-                None => Err(format!(
-                    "is damaged: it ends before its '{name}:' line (truncated?)"
-                )),
-            }
-        };
+        let mut field = |name: &str| next_field(&mut lines, name);
         let tbhits = number(field("tbhits")?.0, "tbhits")?;
         let millis = number(field("time-ms")?.0, "time")?;
         let (sum, end_at) = field("end")?;
@@ -413,6 +391,23 @@ pub fn combine(
         ));
     }
     Ok(found.into_iter().flatten().map(|(v, _)| v).collect())
+}
+
+/// The next `key: value` line of a part file (with its byte offset), which must be `name`'s.
+fn next_field<'a>(
+    lines: &mut impl Iterator<Item = (&'a str, &'a str, usize)>,
+    name: &str,
+) -> Result<(&'a str, usize), String> {
+    match lines.next() {
+        Some((key, value, at)) if key == name => Ok((value, at)),
+        Some((key, _, _)) => Err(format!(
+            "is damaged: '{}:' where '{name}:' belongs",
+            cut(key)
+        )),
+        None => Err(format!(
+            "is damaged: it ends before its '{name}:' line (truncated?)"
+        )),
+    }
 }
 
 #[cfg(test)]
