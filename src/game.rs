@@ -599,7 +599,7 @@ pub trait Game: Clone + Send + Sync + 'static {
         false
     }
 
-    // Exact play: the solver (`src/solver/`) and endgame tables (`src/tablebase/`) ask the
+    // Exact play: the solver (`src/solver/`) and endgame tables (`src/tables/`) ask the
     // game for these. The defaults are always correct, only slower: nothing is banked, the
     // key is the whole hash, no bound is known, no tables exist.
 

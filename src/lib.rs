@@ -10,7 +10,7 @@
 //!    token, exit status, game words), [`nnue`] (a learned evaluation: its network file and
 //!    integer inference), [`text`] (outside text made safe to print on one line);
 //! 3. [`games`]: one module per game, the only place that knows a rule;
-//! 4. [`tablebase`]: endgame tables, read and built, generic over `Game`;
+//! 4. [`tables`]: endgame tables, read and built, generic over `Game`;
 //! 5. [`perft`], [`search`], [`solver`] (exact values: MTD(f) and proof numbers): generic
 //!    over `Game`;
 //! 6. [`session`]: a game in play behind one object-safe trait;
@@ -21,20 +21,24 @@
 //!    match, and the positions of a check, start), [`records`] (match records, written and
 //!    read through one schema), [`training_data`] (self-play positions for learning an
 //!    evaluation, written and read);
-//! 10. the tools' work, none importing another: [`tournament`] (`sowfan match`), [`check`]
-//!     (an engine's protocol compliance), [`analysis`] (`sowfan analyse`: recorded games
+//! 10. the tools' work, none importing another: `r#match` (`sowfan match`), [`check`]
+//!     (an engine's protocol compliance), [`analyse`](mod@analyse) (`sowfan analyse`: recorded games
 //!     judged move by move), [`accuracy`] (`sowfan accuracy`: engines' moves against perfect
 //!     play), [`play`] (a game against the engine in a terminal), [`tune`]
-//!     (evaluation weights fitted to records), [`table_tools`] (`sowfan tablebase`: build,
+//!     (evaluation weights fitted to records), [`tablebase`] (`sowfan tablebase`: build,
 //!     verify, list, merge), [`solve`] (`sowfan solve`: a proof from the command line),
 //!     [`datagen`] (`sowfan datagen`: self-play games written as training data), [`train`]
 //!     (`sowfan train`: a network fitted to training data);
 //! 11. [`commands`]: each tool's command line, one file a subcommand (its clap arguments,
 //!     its run, its exit status), none importing another;
 //! 12. `main.rs`: parses the command line and dispatches.
+//!
+//! Names: a tool's module is named as its subcommand (`match` is a keyword, hence `r#match`),
+//! and its command line is `commands/<subcommand>.rs`; `tt` is a transposition table, `tables`
+//! and `tablebase` are endgame tables only; no module name stands in two layers.
 
 pub mod accuracy;
-pub mod analysis;
+pub mod analyse;
 pub mod bench;
 pub mod check;
 pub mod cli;
@@ -44,6 +48,7 @@ pub mod compositions;
 pub mod datagen;
 pub mod game;
 pub mod games;
+pub mod r#match;
 pub mod memory;
 pub mod nnue;
 pub mod openings;
@@ -57,10 +62,9 @@ pub mod search;
 pub mod session;
 pub mod solve;
 pub mod solver;
-pub mod table_tools;
 pub mod tablebase;
+pub mod tables;
 pub mod text;
-pub mod tournament;
 pub mod train;
 pub mod training_data;
 pub mod tune;

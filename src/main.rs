@@ -10,10 +10,9 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use sowfan::commands::{
-    accuracy, analyse, bench, check, datagen, perft, play, solve, tablebase, tournament, train,
-    tune,
+    accuracy, analyse, bench, check, datagen, r#match, perft, play, solve, tablebase, train, tune,
 };
-use sowfan::{analysis, cli, protocol, registry};
+use sowfan::{cli, protocol, registry};
 
 #[derive(Parser)]
 #[command(
@@ -44,7 +43,7 @@ struct Cli {
 enum Tool {
     Perft(perft::PerftArgs),
     Bench(bench::BenchArgs),
-    Match(tournament::MatchArgs),
+    Match(r#match::MatchArgs),
     Check(check::CheckArgs),
     Solve(solve::SolveArgs),
     /// Build, check and list endgame tables.
@@ -53,7 +52,7 @@ enum Tool {
     Tune(tune::TuneArgs),
     Datagen(datagen::DatagenArgs),
     Train(train::TrainArgs),
-    Analyse(analysis::AnalyseArgs),
+    Analyse(sowfan::analyse::AnalyseArgs),
     Accuracy(sowfan::accuracy::AccuracyArgs),
     Play(sowfan::play::PlayArgs),
 }
@@ -78,7 +77,7 @@ fn main() -> ExitCode {
         )),
         Some(Tool::Perft(args)) => perft::run(args),
         Some(Tool::Bench(args)) => bench::run(args),
-        Some(Tool::Match(args)) => tournament::run(args),
+        Some(Tool::Match(args)) => r#match::run(args),
         Some(Tool::Check(args)) => check::run(args),
         Some(Tool::Solve(args)) => solve::run(args),
         Some(Tool::Tablebase(command)) => tablebase::run(command),

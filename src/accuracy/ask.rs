@@ -13,7 +13,7 @@ use crate::client::{is_bestmove, parse_bestmove};
 use crate::session::Session;
 
 use super::exact::Solved;
-use super::stats::{EngineStats, Judged};
+use super::totals::{EngineStats, Judged};
 
 /// How long the engine may take.
 #[derive(Debug, Clone, Copy)]

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::cli::progress_bar;
 use crate::records::lines::{BoundedLines, ends_in_newline};
 use crate::session::{Session, SolveRequest};
-use crate::solver::tt::SolveTable;
+use crate::solver::tt::SolverTt;
 
 use super::positions::Position;
 
@@ -116,7 +116,7 @@ impl ExactValues {
         &mut self,
         session: &mut dyn Session,
         positions: &[Position],
-        tt: &SolveTable,
+        tt: &SolverTt,
         threads: usize,
         limit: Duration,
         stop: &AtomicBool,
@@ -232,7 +232,7 @@ fn check_values(session: &dyn Session, values: &BTreeMap<String, i32>) -> Result
 /// within `limit` (or stopped).
 fn prove(
     session: &dyn Session,
-    tt: &SolveTable,
+    tt: &SolverTt,
     threads: usize,
     limit: Duration,
     stop: &AtomicBool,

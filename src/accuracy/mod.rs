@@ -8,12 +8,12 @@
 //! - [`positions`] reads the input and picks the positions (by stones in play);
 //! - [`exact`] proves every move's value, with a cache file that makes a run resumable and
 //!   lets a second engine (or a second run) reuse the proofs;
-//! - [`ask`] runs the engines; [`stats`] sums up.
+//! - [`ask`] runs the engines; [`totals`] sums up.
 
 pub mod ask;
 pub mod exact;
 pub mod positions;
-pub mod stats;
+pub mod totals;
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -22,11 +22,11 @@ use crate::cli::CancelToken;
 use crate::client::spec::{EngineSpec, parse_engine};
 use crate::memory::check_hash_mb;
 use crate::registry;
-use crate::solver::tt::SolveTable;
-use crate::tablebase::TableError;
+use crate::solver::tt::SolverTt;
+use crate::tables::TableError;
 use exact::ExactValues;
 use positions::{Selection, StoneRange};
-use stats::EngineStats;
+use totals::EngineStats;
 
 /// Measure engines' accuracy against perfect play: the share of positions where an
 /// engine's move keeps the exact value, and its average loss in points.
@@ -181,7 +181,7 @@ pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, 
         Some(path) => Some(crate::cli::open_for_appending(path).map(std::io::BufWriter::new)?),
         None => None,
     };
-    let tt = SolveTable::new(args.hash_mb)?;
+    let tt = SolverTt::new(args.hash_mb)?;
     let stop: &AtomicBool = cancel.flag();
     let mut exact = ExactValues::open(args.cache.as_deref(), &picked.spec)?;
     let solved = exact.solve_all(

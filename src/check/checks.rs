@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::positions::Line;
+use super::test_positions::Line;
 use super::{Broken, Ctx, QUIET, QUIT_GRACE, SHOWN, Verdict, shorten};
 use crate::client::is_bestmove;
 use crate::client::process::{Failure, deadline_after};

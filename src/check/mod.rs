@@ -18,10 +18,10 @@
 //!
 //! The rules come from a [`Session`] of the game (the registry): which moves are legal,
 //! whose turn it is, whether and how the game ended, position strings. Nothing here knows
-//! any game; the positions sent are found by seeded random play ([`positions`]).
+//! any game; the positions sent are found by seeded random play ([`test_positions`]).
 
 pub mod checks;
-pub mod positions;
+pub mod test_positions;
 
 use std::time::{Duration, Instant};
 
@@ -32,7 +32,7 @@ use crate::client::{is_bestmove, parse_bestmove};
 use crate::registry;
 use crate::session::{PositionCommandError, Session};
 
-use positions::{Line, Positions};
+use test_positions::{Line, Positions};
 
 /// How long after a `bestmove` the checker keeps listening for a second one.
 pub const QUIET: Duration = Duration::from_millis(150);

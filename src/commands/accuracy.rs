@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use crate::accuracy::{self, AccuracyArgs, stats};
+use crate::accuracy::{self, AccuracyArgs, totals};
 use crate::cli::cancel_on_interrupt;
 
 /// Status 0 when every engine was judged, 1 on an error, 130 after Ctrl-C or SIGTERM (the
@@ -12,7 +12,7 @@ pub fn run(args: AccuracyArgs) -> ExitCode {
     match accuracy::run(&args, &cancel) {
         Ok(report) => {
             if !report.engines.is_empty() {
-                print!("{}", stats::table(&report.engines));
+                print!("{}", totals::table(&report.engines));
             }
             eprintln!(
                 "sowfan accuracy: {} positions, {} left out (not proven)",

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use crate::analysis::{self, AnalyseArgs};
+use crate::analyse::{self, AnalyseArgs};
 use crate::cli::cancel_on_interrupt;
 
 /// Status 0 when every game was analysed, 1 when some game could not be read or replayed
@@ -11,7 +11,7 @@ use crate::cli::cancel_on_interrupt;
 pub fn run(args: AnalyseArgs) -> ExitCode {
     let cancel = cancel_on_interrupt("analyse");
     let stop = cancel.flag();
-    match analysis::run(&args, stop) {
+    match analyse::run(&args, stop) {
         Ok(report) if report.interrupted || cancel.is_cancelled() => {
             eprintln!("sowfan analyse: interrupted");
             ExitCode::from(130)

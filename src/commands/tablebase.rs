@@ -1,12 +1,12 @@
 //! `sowfan tablebase build|plan|verify|info|merge|bench`: the command line; the work is in
-//! [`crate::table_tools`].
+//! [`crate::tablebase`].
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
 use crate::cli::{cancel_on_interrupt, exit_status};
-use crate::table_tools::{bench, build, info, merge, plan, verify};
+use crate::tablebase::{bench, build, info, merge, plan, verify};
 
 /// Build, check and list endgame tables.
 #[derive(Debug, Clone, clap::Subcommand)]

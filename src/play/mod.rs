@@ -15,7 +15,7 @@ use crate::search::tt::TranspositionTable;
 use crate::search::value::Value;
 use crate::search::{SearchControl, SearchSettings};
 use crate::session::{PositionCommandError, SearchSummary, Session};
-use crate::solver::tt::SolveTable;
+use crate::solver::tt::SolverTt;
 
 /// Who the engine plays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -198,7 +198,7 @@ impl PlayedGame {
 struct Searcher {
     limits: Limits,
     tt: TranspositionTable,
-    solve_tt: Option<SolveTable>,
+    solve_tt: Option<SolverTt>,
     control: SearchControl,
 }
 
@@ -268,7 +268,7 @@ pub fn play(
         limits,
         tt: TranspositionTable::new(args.hash_mb)?,
         solve_tt: match session.tables() {
-            Some(_) => Some(SolveTable::new(args.hash_mb)?),
+            Some(_) => Some(SolverTt::new(args.hash_mb)?),
             None => None,
         },
         control: SearchControl::default(),

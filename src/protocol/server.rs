@@ -21,8 +21,8 @@ use crate::search::limits::{Limits, TimeBudget};
 use crate::search::tt::TranspositionTable;
 use crate::search::{MAX_CONTEMPT, SearchControl, SearchSettings};
 use crate::session::Session;
-use crate::solver::tt::SolveTable;
-use crate::tablebase::TableError;
+use crate::solver::tt::SolverTt;
+use crate::tables::TableError;
 use crate::text::one_line;
 
 /// What `id name` says.
@@ -92,7 +92,7 @@ pub struct Server {
     /// The exact solver's table (`go solve`, positions near the endgame tables): made when
     /// first needed, of the `Hash` size; dropped when the game changes (its keys are the
     /// game's).
-    solve_tt: Option<Arc<SolveTable>>,
+    solve_tt: Option<Arc<SolverTt>>,
     /// `TablebasePath` (or `--tablebases`): where endgame tables are looked for.
     tablebase_path: Option<PathBuf>,
     /// A game was chosen (`--game`, `newgame`, `UCI_Variant`, `GameOptions`) or the default
@@ -837,9 +837,9 @@ impl Server {
     }
 
     /// The solver's table, made when first needed (`None` if the memory is not there).
-    fn solve_table(&mut self) -> Option<Arc<SolveTable>> {
+    fn solve_table(&mut self) -> Option<Arc<SolverTt>> {
         if self.solve_tt.is_none() {
-            match SolveTable::new(self.tt.megabytes().max(1)) {
+            match SolverTt::new(self.tt.megabytes().max(1)) {
                 Ok(table) => self.solve_tt = Some(Arc::new(table)),
                 Err(e) => self.out.error(&e),
             }

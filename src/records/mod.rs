@@ -183,7 +183,7 @@ pub struct RecordWriter {
 
 impl RecordWriter {
     /// Files written from the start (`append` false) or added to (`append` true, for a
-    /// match that goes on: [`crate::tournament`]'s `--resume`); created when missing. A
+    /// match that goes on: `sowfan match --resume`); created when missing. A
     /// regular file is locked for as long as the writer lives, so that a second match given
     /// the same file is refused before it changes a byte of it; two paths naming one file
     /// are refused.

@@ -28,7 +28,7 @@ use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::game::{Accumulator, Game, GameResult, HISTORY_KEYS, Horizon, Player, QUIESCENCE_PLIES};
-use crate::tablebase::Tables;
+use crate::tables::Tables;
 use limits::{Limits, TimeBudget};
 use score::{INFINITE, MATE_BOUND, MAX_PLY};
 use tt::{Bound, TranspositionTable};

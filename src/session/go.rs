@@ -5,13 +5,13 @@
 use std::cmp::Ordering;
 use std::time::Instant;
 
-use super::info::{Info, InfoScore};
+use super::go_info::{Info, InfoScore};
 use super::{GameSession, Session};
 use crate::game::Game;
 use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Report, SearchControl, SearchSettings};
-use crate::solver::tt::SolveTable;
+use crate::solver::tt::SolverTt;
 
 /// What the protocol needs from a search.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +34,7 @@ impl<G: Game> GameSession<G> {
         limits: &Limits,
         settings: &SearchSettings,
         tt: &TranspositionTable,
-        solve_tt: Option<&SolveTable>,
+        solve_tt: Option<&SolverTt>,
         control: &SearchControl,
         info: &mut dyn FnMut(&Info),
     ) -> Result<SearchSummary, String> {

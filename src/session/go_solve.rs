@@ -6,13 +6,13 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use super::go::SearchSummary;
-use super::info::{Info, InfoLine, InfoScore, ScoreBound, Work};
+use super::go_info::{Info, InfoLine, InfoScore, ScoreBound, Work};
 use super::{GameSession, Session};
 use crate::game::Game;
 use crate::search::limits::{Limits, TimeBudget};
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Report, SearchControl, SearchSettings, score};
-use crate::solver::{self, SolveSettings, tt::SolveTable};
+use crate::solver::{self, SolveSettings, tt::SolverTt};
 
 /// How far beyond the tables (in points at stake) a `go` first tries the exact solver.
 const NEAR_TABLES: i32 = 12;
@@ -27,7 +27,7 @@ impl<G: Game> GameSession<G> {
         &self,
         limits: &Limits,
         settings: &SearchSettings,
-        solve_tt: Option<&SolveTable>,
+        solve_tt: Option<&SolverTt>,
         control: &SearchControl,
         info: &mut dyn FnMut(&Info),
     ) -> Option<SearchSummary> {
@@ -126,7 +126,7 @@ impl<G: Game> GameSession<G> {
         searchmoves: &[G::Move],
         settings: &SearchSettings,
         tt: &TranspositionTable,
-        solve_tt: Option<&SolveTable>,
+        solve_tt: Option<&SolverTt>,
         control: &SearchControl,
         info: &mut dyn FnMut(&Info),
     ) -> Result<SearchSummary, String> {
@@ -188,7 +188,7 @@ impl<G: Game> GameSession<G> {
         searchmoves: &[G::Move],
         settings: &SearchSettings,
         tt: &TranspositionTable,
-        solve_tt: Option<&SolveTable>,
+        solve_tt: Option<&SolverTt>,
         control: &SearchControl,
         info: &mut dyn FnMut(&Info),
     ) -> Result<SearchSummary, String> {

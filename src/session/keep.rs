@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
-use super::request::SolveRequest;
-use crate::solver::save::{self, ProofIdentity, ProofTable, ProofWork, RootProof};
+use super::solve_request::SolveRequest;
+use crate::solver::save::{self, ProofIdentity, ProofTt, ProofWork, RootProof};
 
 /// One proof's file keeping, for one run.
 pub(super) struct Keeper<'a> {
@@ -35,7 +35,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl<'a> Keeper<'a> {
     /// Load `request.resume` into `table` (empty) when asked: `moves` is the root's number
     /// of legal moves, which a file's record of them must match.
-    pub fn open<T: ProofTable>(
+    pub fn open<T: ProofTt>(
         request: &'a SolveRequest,
         identity: ProofIdentity,
         moves: usize,
@@ -122,7 +122,7 @@ impl<'a> Keeper<'a> {
     }
 
     /// Save the proof (`nodes`: this run's) if asked to; the buckets written.
-    pub fn save<T: ProofTable>(&self, table: &T, nodes: u64) -> Result<u64, String> {
+    pub fn save<T: ProofTt>(&self, table: &T, nodes: u64) -> Result<u64, String> {
         let Some(path) = &self.request.save else {
             return Ok(0);
         };
@@ -143,7 +143,7 @@ impl<'a> Keeper<'a> {
     }
 
     /// A save between two others: a failure is a warning, the proof goes on.
-    pub fn checkpoint<T: ProofTable>(&self, table: &T, nodes: u64) {
+    pub fn checkpoint<T: ProofTt>(&self, table: &T, nodes: u64) {
         if let Err(e) = self.save(table, nodes) {
             log::warn!("checkpoint: {e}");
         }
@@ -152,7 +152,7 @@ impl<'a> Keeper<'a> {
     /// Run `work` while a thread saves `table` every `--checkpoint` (the table is shared
     /// and lock-free: a save is a snapshot of entries, each whole). Without `--save`, or
     /// when the system refuses the thread (then with a warning), `work` runs alone.
-    pub fn with_checkpoints<T: ProofTable + Sync, R>(
+    pub fn with_checkpoints<T: ProofTt + Sync, R>(
         &self,
         table: &T,
         stop: &AtomicBool,

@@ -9,14 +9,14 @@
 //! writes out).
 
 mod go;
+mod go_info;
 mod go_solve;
-mod info;
 mod keep;
 mod proof;
-mod request;
-mod solve;
+mod solve_request;
+mod solving;
 mod state;
-mod tables;
+mod table_moves;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -28,18 +28,18 @@ use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{SearchControl, SearchSettings};
 use crate::solver::frontier::{self, Frontier};
-use crate::solver::tt::SolveTable;
-use crate::tablebase::build::{self, BuildError, BuildOptions, LayerJob, LayerReport};
-use crate::tablebase::format::Header;
-use crate::tablebase::probe_bench::ProbeBench;
-use crate::tablebase::{TableError, Tables};
+use crate::solver::tt::SolverTt;
+use crate::tables::build::{self, BuildError, BuildOptions, LayerJob, LayerReport};
+use crate::tables::format::Header;
+use crate::tables::probe_bench::ProbeBench;
+use crate::tables::{TableError, Tables};
 
 pub use go::SearchSummary;
-pub use info::{Info, InfoLine, InfoScore, ScoreBound};
-pub use request::SolveRequest;
-pub use solve::{SolveProgress, SolveReport};
+pub use go_info::{Info, InfoLine, InfoScore, ScoreBound};
+pub use solve_request::SolveRequest;
+pub use solving::{SolveProgress, SolveReport};
 pub use state::{GameSession, PositionCommandError};
-pub use tables::TableValue;
+pub use table_moves::TableValue;
 
 /// A game being played, whatever the game.
 pub trait Session: Send {
@@ -127,7 +127,7 @@ pub trait Session: Send {
     fn eval_sample(&self) -> Option<Vec<f64>>;
 
     /// Open this game's endgame tables under `dir` for use (see
-    /// [`crate::tablebase::open_for_use`]: `Ok(None)` when the game has none at all,
+    /// [`crate::tables::open_for_use`]: `Ok(None)` when the game has none at all,
     /// [`TableError::Absent`] when `dir` holds none of them).
     fn open_tables(&self, dir: &Path) -> Result<Option<Arc<Tables>>, TableError>;
 
@@ -171,17 +171,17 @@ pub trait Session: Send {
     ) -> Result<Vec<(String, i32)>, String>;
 
     /// The most seeds (stones) in play whose every position tables up to layer `top` hold
-    /// ([`crate::tablebase::in_play_covered`]).
+    /// ([`crate::tables::in_play_covered`]).
     fn table_in_play(&self, top: u32) -> Option<u32>;
 
     /// Stones (seeds) on the board now ([`Game::stones_in_play`]).
     fn stones_in_play(&self) -> Option<u32>;
 
     /// Check a table file of this game's rules through and through (see
-    /// [`crate::tablebase::check_file`]).
+    /// [`crate::tables::check_file`]).
     fn check_table_file(&self, path: &Path) -> Result<Header, TableError>;
 
-    /// Build this game's endgame tables (see [`crate::tablebase::build`]).
+    /// Build this game's endgame tables (see [`crate::tables::build`]).
     fn build_tables(
         &self,
         options: &BuildOptions,
@@ -190,7 +190,7 @@ pub trait Session: Send {
     ) -> Result<Vec<LayerReport>, BuildError>;
 
     /// The layers of this game's tables up to `in_play`, in build order (see
-    /// [`crate::tablebase::build::layer_jobs`]).
+    /// [`crate::tables::build::layer_jobs`]).
     fn table_layer_jobs(&self, in_play: u32) -> Result<Vec<LayerJob>, BuildError>;
 
     /// The table value of the current position (half-points, the mover's final margin),
@@ -198,7 +198,7 @@ pub trait Session: Send {
     fn table_value(&self) -> Option<TableValue>;
 
     /// Time probes of the loaded tables over a seeded sample of `positions` positions
-    /// (see [`crate::tablebase::probe_bench`]).
+    /// (see [`crate::tables::probe_bench`]).
     fn bench_table_probes(&self, positions: usize, seed: u64) -> Option<ProbeBench>;
 
     /// Prove the exact value of the current position. `progress` hears of every improvement
@@ -206,7 +206,7 @@ pub trait Session: Send {
     fn solve(
         &self,
         request: &SolveRequest,
-        tt: &SolveTable,
+        tt: &SolverTt,
         stop: &AtomicBool,
         progress: &(dyn Fn(&SolveProgress) + Sync),
     ) -> Result<SolveReport, String>;
@@ -223,7 +223,7 @@ pub trait Session: Send {
         limits: &Limits,
         settings: &SearchSettings,
         tt: &TranspositionTable,
-        solve_tt: Option<&SolveTable>,
+        solve_tt: Option<&SolverTt>,
         control: &SearchControl,
         info: &mut dyn FnMut(&Info),
     ) -> Result<SearchSummary, String>;
@@ -293,7 +293,7 @@ impl<G: Game> Session for GameSession<G> {
     }
 
     fn open_tables(&self, dir: &Path) -> Result<Option<Arc<Tables>>, TableError> {
-        crate::tablebase::open_for_use(&self.game, dir)
+        crate::tables::open_for_use(&self.game, dir)
     }
 
     fn set_tables(&mut self, tables: Option<Arc<Tables>>) {
@@ -313,7 +313,7 @@ impl<G: Game> Session for GameSession<G> {
     }
 
     fn table_in_play(&self, top: u32) -> Option<u32> {
-        crate::tablebase::in_play_covered(&self.game, top)
+        crate::tables::in_play_covered(&self.game, top)
     }
 
     fn possible_move_value(&self, mv: &str, value: i32) -> bool {
@@ -402,7 +402,7 @@ impl<G: Game> Session for GameSession<G> {
     }
 
     fn check_table_file(&self, path: &Path) -> Result<Header, TableError> {
-        crate::tablebase::check_file(&self.game, path)
+        crate::tables::check_file(&self.game, path)
     }
 
     fn build_tables(
@@ -424,13 +424,13 @@ impl<G: Game> Session for GameSession<G> {
 
     fn bench_table_probes(&self, positions: usize, seed: u64) -> Option<ProbeBench> {
         let tables = self.tables.as_ref()?;
-        crate::tablebase::probe_bench::bench(&self.game, tables, positions, seed)
+        crate::tables::probe_bench::bench(&self.game, tables, positions, seed)
     }
 
     fn solve(
         &self,
         request: &SolveRequest,
-        tt: &SolveTable,
+        tt: &SolverTt,
         stop: &AtomicBool,
         progress: &(dyn Fn(&SolveProgress) + Sync),
     ) -> Result<SolveReport, String> {
@@ -442,7 +442,7 @@ impl<G: Game> Session for GameSession<G> {
         limits: &Limits,
         settings: &SearchSettings,
         tt: &TranspositionTable,
-        solve_tt: Option<&SolveTable>,
+        solve_tt: Option<&SolverTt>,
         control: &SearchControl,
         info: &mut dyn FnMut(&Info),
     ) -> Result<SearchSummary, String> {

@@ -5,13 +5,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::Instant;
 
 use super::keep::Keeper;
-use super::request::SolveRequest;
-use super::solve::{SolveProgress, SolveReport};
+use super::solve_request::SolveRequest;
+use super::solving::{SolveProgress, SolveReport};
 use super::{GameSession, Session};
 use crate::game::Game;
-use crate::solver::pn::tt::PnTable;
+use crate::solver::pn::tt::PnTt;
 use crate::solver::pn::{self, Checkpoints};
-use crate::solver::{Progress, tt::SolveTable};
+use crate::solver::{Progress, tt::SolverTt};
 
 impl<G: Game> GameSession<G> {
     /// Has the current position occurred before since the last irreversible move? Its
@@ -31,7 +31,7 @@ impl<G: Game> GameSession<G> {
     pub(super) fn solve_win_draw_loss(
         &self,
         request: &SolveRequest,
-        tt: &SolveTable,
+        tt: &SolverTt,
         stop: &AtomicBool,
         progress: &(dyn Fn(&SolveProgress) + Sync),
     ) -> Result<SolveReport, String> {
@@ -54,7 +54,7 @@ impl<G: Game> GameSession<G> {
         let wanted = self.wanted_moves(request, &legal)?;
         let keeper = Keeper::open(request, self.proof_identity(), legal.len(), table)?;
         report.resumed = keeper.resumed.then_some(keeper.earlier);
-        let checkpoint = |table: &PnTable, nodes: u64| keeper.checkpoint(table, nodes);
+        let checkpoint = |table: &PnTt, nodes: u64| keeper.checkpoint(table, nodes);
         // The proof-number solver saves between two of its nodes, on its own thread.
         let checkpoints = request.save.as_ref().map(|_| Checkpoints {
             every: request.checkpoint,

@@ -8,7 +8,7 @@ use thiserror::Error;
 
 use super::Session;
 use crate::game::{Game, MoveError, Outcome, PositionError};
-use crate::tablebase::Tables;
+use crate::tables::Tables;
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PositionCommandError {

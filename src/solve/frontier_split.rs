@@ -17,7 +17,7 @@ use crate::solver::frontier_parts::{
     self, AnyPart, FrontierPart, MAX_PARTS, read_any, split_indexes,
 };
 use crate::solver::parts::{parse_split_up_to, refuse_existing};
-use crate::solver::tt::SolveTable;
+use crate::solver::tt::SolverTt;
 
 /// The deepest nesting of open positions split again that `--combine` follows.
 const MAX_NESTING: usize = 256;
@@ -70,7 +70,7 @@ pub(super) fn run_part(
         return kept_part(path, (i, k), &game, &root, depth, &frontier.positions);
     }
     load_tables(args, session.as_mut())?;
-    let tt = SolveTable::for_game(args.hash_mb, session.win_draw_loss())?;
+    let tt = SolverTt::for_game(args.hash_mb, session.win_draw_loss())?;
     let words = session.win_draw_loss();
     let mine: Vec<usize> = split_indexes(frontier.positions.len(), i, k).collect();
     let request = SolveRequest {

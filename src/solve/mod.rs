@@ -20,8 +20,8 @@ use crate::session::{Session, SolveProgress, SolveRequest};
 use crate::solver::frontier_parts::{AnyPart, read_any};
 use crate::solver::parts::{Part, combine, parse_split, refuse_existing, split_moves};
 use crate::solver::pn::{self, value_word};
-use crate::solver::{self, tt::SolveTable};
-use crate::tablebase::{self, TableError, Tables};
+use crate::solver::{self, tt::SolverTt};
+use crate::tables::{self, TableError, Tables};
 
 /// Prove the exact value of a position: the final margin with perfect play.
 ///
@@ -310,7 +310,7 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
         ));
     }
     load_tables(args, session.as_mut())?;
-    let tt = SolveTable::for_game(args.hash_mb, session.win_draw_loss())?;
+    let tt = SolverTt::for_game(args.hash_mb, session.win_draw_loss())?;
     let request = SolveRequest {
         threads,
         all_moves: args.all_moves,
@@ -444,7 +444,7 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
 fn load_tables(args: &SolveArgs, session: &mut dyn Session) -> Result<(), String> {
     let (dir, explicit) = match &args.tablebases {
         Some(dir) => (Some(dir.clone()), true),
-        None => (tablebase::default_dir(), false),
+        None => (tables::default_dir(), false),
     };
     if let Some(dir) = dir {
         match session.open_tables(&dir) {
@@ -496,7 +496,7 @@ fn print_lines(lines: &[String]) -> Result<(), String> {
 /// `Memory: peak resident N MiB (hash M MiB, tables mapped T MiB)`, or `tables in memory T
 /// MiB` when read whole (`--tables-in`): what the proof held at its most (the solver's table
 /// and mapped table pages count as they are touched).
-fn memory_line(tt: &SolveTable, tables: Option<(u64, bool)>) -> String {
+fn memory_line(tt: &SolverTt, tables: Option<(u64, bool)>) -> String {
     let peak = peak_resident_bytes().map_or("unknown".to_string(), |b| format!("{} MiB", b >> 20));
     let (bytes, in_memory) = tables.unwrap_or((0, false));
     format!(

@@ -4,14 +4,14 @@
 //! mover's final margin, in half-points; [`crate::game::Game::final_value`]). What the game
 //! tells it makes the search small:
 //! - **banked points** ([`Game::banked_value`]): stores and captures are already decided, so
-//!   the transposition table ([`tt::SolveTable`]) is keyed on the rest of the position
+//!   the transposition table ([`tt::SolverTt`]) is keyed on the rest of the position
 //!   alone ([`Game::exact_key`], mirrored to the mover's view) and holds bounds on
 //!   `final − banked`, shared by every store content;
 //! - **what is at stake** ([`Game::value_range`]): the final value lies within banked ±
 //!   stake, narrowed by what each player is sure to bank (in Kalah a pit that reaches the
 //!   store, a capture at hand), which decides many tests without a move (exact futility
 //!   bounds);
-//! - **endgame tables** ([`crate::tablebase::Tables`]): a covered position is an exact leaf.
+//! - **endgame tables** ([`crate::tables::Tables`]): a covered position is an exact leaf.
 //!
 //! Iterative deepening comes first: MTD(f) at growing depths with the game's evaluation at
 //! the horizon gives the table good moves to try first and the exact search a good first
@@ -33,7 +33,7 @@ pub mod frontier;
 pub mod frontier_parts;
 pub mod parts;
 pub mod pn;
-pub mod proof_table;
+pub mod proof_tt;
 pub mod save;
 pub mod tt;
 
@@ -42,8 +42,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::game::Game;
-use crate::tablebase::Tables;
-use tt::{PROVEN, SolveTable};
+use crate::tables::Tables;
+use tt::{PROVEN, SolverTt};
 
 /// Values beyond any game's stake: "unbounded".
 const UNBOUNDED: i32 = 1 << 24;
@@ -131,7 +131,7 @@ pub fn supported<G: Game>(game: &G) -> Result<(), String> {
 pub fn solve<G: Game>(
     game: &G,
     root: &G::Position,
-    tt: &SolveTable,
+    tt: &SolverTt,
     settings: &SolveSettings,
     stop: &AtomicBool,
     report: &(dyn Fn(&Progress) + Sync),
@@ -147,15 +147,15 @@ pub fn solve_restricted<G: Game>(
     game: &G,
     root: &G::Position,
     only: &[G::Move],
-    tt: &SolveTable,
+    tt: &SolverTt,
     settings: &SolveSettings,
     stop: &AtomicBool,
     report: &(dyn Fn(&Progress) + Sync),
 ) -> Solution<G::Move> {
     if game.win_draw_loss() {
         return match tt.pn() {
-            Ok(pn_table) => {
-                pn::solve_restricted(game, root, only, pn_table, settings, stop, report, None)
+            Ok(pn_tt) => {
+                pn::solve_restricted(game, root, only, pn_tt, settings, stop, report, None)
             }
             Err(e) => {
                 log::error!("solve: {e}");
@@ -289,13 +289,13 @@ pub fn solve_moves<G: Game>(
     game: &G,
     root: &G::Position,
     only: &[G::Move],
-    tt: &SolveTable,
+    tt: &SolverTt,
     settings: &SolveSettings,
     stop: &AtomicBool,
 ) -> MoveValues<G::Move> {
     if game.win_draw_loss() {
         return match tt.pn() {
-            Ok(pn_table) => pn::solve_moves(game, root, only, pn_table, settings, stop, None),
+            Ok(pn_tt) => pn::solve_moves(game, root, only, pn_tt, settings, stop, None),
             Err(e) => {
                 log::error!("solve: {e}");
                 MoveValues {
@@ -532,7 +532,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 struct Searcher<'a, G: Game> {
     game: &'a G,
-    tt: &'a SolveTable,
+    tt: &'a SolverTt,
     tables: Option<&'a Tables>,
     shared: &'a Shared<'a>,
     /// 0 for the main thread; helpers perturb their move order.
@@ -662,7 +662,7 @@ struct Ply<G: Game> {
 impl<'a, G: Game> Searcher<'a, G> {
     fn new(
         game: &'a G,
-        tt: &'a SolveTable,
+        tt: &'a SolverTt,
         tables: Option<&'a Tables>,
         shared: &'a Shared<'a>,
         id: u64,

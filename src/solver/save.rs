@@ -1,8 +1,8 @@
 //! Proof files: a solver's table saved to disk, so that a long proof can be stopped and
 //! resumed (`sowfan solve … --save FILE`, `--resume FILE`, `--proof-file FILE`), for both
-//! solvers: the exact solver's [`SolveTable`] (margins, MTD(f)) and the proof-number
-//! solver's [`PnTable`] (won, drawn or lost games). Both tables are 64-byte buckets of four
-//! entries of two words, which is all this file needs of them ([`ProofTable`]).
+//! solvers: the exact solver's [`SolverTt`] (margins, MTD(f)) and the proof-number
+//! solver's [`PnTt`] (won, drawn or lost games). Both tables are 64-byte buckets of four
+//! entries of two words, which is all this file needs of them ([`ProofTt`]).
 //!
 //! A file is tied to one kind of table, one game (its spec, options included), one root
 //! position and one table size; it holds every bucket of the table in use, and what is
@@ -38,9 +38,9 @@ use thiserror::Error;
 
 use crate::cli::OpenRegularError;
 
-pub use super::pn::tt::PnTable;
-pub use super::proof_table::{BUCKET_WORDS, ProofTable};
-pub use super::tt::SolveTable;
+pub use super::pn::tt::PnTt;
+pub use super::proof_tt::{BUCKET_WORDS, ProofTt};
+pub use super::tt::SolverTt;
 
 const VERSION: u32 = 3;
 /// The longest spec or position string a file may hold.
@@ -160,7 +160,7 @@ pub struct Saved {
 }
 
 fn solver_name(magic: &[u8; 8]) -> &'static str {
-    if magic == SolveTable::MAGIC {
+    if magic == SolverTt::MAGIC {
         "exact (MTD(f))"
     } else {
         "proof-number"
@@ -219,7 +219,7 @@ fn bucket_megabytes(buckets: u64) -> u64 {
 /// Save `table` as the proof of `identity` (with what is proven of its root) to `path`,
 /// atomically (a temporary file in the same directory, renamed over `path`). Returns the
 /// number of buckets written.
-pub fn save<T: ProofTable>(
+pub fn save<T: ProofTt>(
     path: &Path,
     identity: &ProofIdentity,
     work: ProofWork,
@@ -261,7 +261,7 @@ fn value_word(value: i32) -> u64 {
 }
 
 /// Write a file of `version` (always [`VERSION`], but for the tests of older files).
-fn write_file<T: ProofTable>(
+fn write_file<T: ProofTt>(
     path: &Path,
     version: u32,
     identity: &ProofIdentity,
@@ -365,7 +365,7 @@ fn word_value(word: u64) -> Option<i32> {
 /// Load the proof of `identity` from `path` into `table` (which must be empty of other
 /// work: entries are written over). `Ok(None)` when there is no file at `path` (a new
 /// proof). Anything wrong with the file is an error, and leaves the table empty.
-pub fn load<T: ProofTable>(
+pub fn load<T: ProofTt>(
     path: &Path,
     identity: &ProofIdentity,
     table: &T,
@@ -415,7 +415,7 @@ pub fn load<T: ProofTable>(
             io(e)
         }
     })?;
-    if &magic != SolveTable::MAGIC && &magic != PnTable::MAGIC {
+    if &magic != SolverTt::MAGIC && &magic != PnTt::MAGIC {
         return Err(not_a_proof());
     }
     if &magic != T::MAGIC {
@@ -540,7 +540,7 @@ enum Bad {
     Damaged(&'static str),
 }
 
-fn load_records<R: Read, T: ProofTable>(
+fn load_records<R: Read, T: ProofTt>(
     r: &mut Reader<R>,
     table: &T,
     records: u64,
@@ -583,7 +583,7 @@ mod tests {
     fn proof_files_of_the_old_checksum_and_of_xxh3_are_read_and_checked() {
         let dir = std::env::temp_dir().join(format!("sowfan-save-versions-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("dir");
-        let table = SolveTable::new(1).expect("table");
+        let table = SolverTt::new(1).expect("table");
         let root = RootProof {
             lower: 2,
             upper: 2,

@@ -10,7 +10,7 @@
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::pn::tt::PnTable;
+use super::pn::tt::PnTt;
 use crate::memory::{ZeroedArray, prefetch};
 
 const WAYS: usize = 4;
@@ -47,23 +47,23 @@ const NO_LOWER: i16 = i16::MIN;
 const NO_UPPER: i16 = i16::MAX;
 const NO_MOVE: u64 = 0xFF;
 
-pub struct SolveTable {
+pub struct SolverTt {
     buckets: ZeroedArray<Bucket>,
     /// The size asked for, which the proof-number solver's table gets too.
     megabytes: usize,
     /// The proof-number solver's table (win/draw/loss games), made when first needed: a
     /// game uses one of the two, so only one ever takes memory.
-    pn: OnceLock<Result<PnTable, String>>,
+    pn: OnceLock<Result<PnTt, String>>,
 }
 
-impl SolveTable {
+impl SolverTt {
     /// A table of `megabytes` MiB (at least one bucket); pages are touched only when used.
-    pub fn new(megabytes: usize) -> Result<SolveTable, String> {
+    pub fn new(megabytes: usize) -> Result<SolverTt, String> {
         let count = (megabytes.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>()).max(1);
         // SAFETY: an all-zero `Bucket` is valid (atomics), and reads as empty entries.
         let buckets = unsafe { ZeroedArray::new(count) }
             .map_err(|e| format!("cannot allocate {megabytes} MB for the solver's table: {e}"))?;
-        Ok(SolveTable {
+        Ok(SolverTt {
             buckets,
             megabytes,
             pn: OnceLock::new(),
@@ -74,11 +74,11 @@ impl SolveTable {
     /// (`win_draw_loss`) only ever uses the proof-number solver's table, so the exact
     /// solver's gets a single bucket, and the process maps `megabytes` once, not twice (an
     /// address-space limit, `ulimit -v`, would count both).
-    pub fn for_game(megabytes: usize, win_draw_loss: bool) -> Result<SolveTable, String> {
+    pub fn for_game(megabytes: usize, win_draw_loss: bool) -> Result<SolverTt, String> {
         if !win_draw_loss {
-            return SolveTable::new(megabytes);
+            return SolverTt::new(megabytes);
         }
-        let mut table = SolveTable::new(0)?;
+        let mut table = SolverTt::new(0)?;
         table.megabytes = megabytes;
         Ok(table)
     }
@@ -89,9 +89,9 @@ impl SolveTable {
     }
 
     /// The proof-number solver's table, of the same size, made on first use.
-    pub fn pn(&self) -> Result<&PnTable, String> {
+    pub fn pn(&self) -> Result<&PnTt, String> {
         self.pn
-            .get_or_init(|| PnTable::new(self.megabytes))
+            .get_or_init(|| PnTt::new(self.megabytes))
             .as_ref()
             .map_err(Clone::clone)
     }
@@ -120,7 +120,7 @@ impl SolveTable {
         self.probe_with_work(key).map(|(bounds, _)| bounds)
     }
 
-    /// [`SolveTable::probe`], and about how many nodes the stored result took: a power of
+    /// [`SolverTt::probe`], and about how many nodes the stored result took: a power of
     /// two at most that count (the table keeps its logarithm).
     #[inline]
     pub fn probe_with_work(&self, key: u64) -> Option<(Bounds, u64)> {
@@ -267,7 +267,7 @@ fn unpack(data: u64) -> Bounds {
 }
 
 /// A proof file holds this table's buckets as they are ([`crate::solver::save`]).
-impl crate::solver::proof_table::ProofTable for SolveTable {
+impl crate::solver::proof_tt::ProofTt for SolverTt {
     const MAGIC: &'static [u8; 8] = b"SOWFANMT";
     const OLDEST_VERSION: u32 = 2;
 
@@ -318,7 +318,7 @@ mod tests {
     /// The work a probe reports is a power of two between half the stored work and the work.
     #[test]
     fn probe_reports_about_the_stored_work() {
-        let t = SolveTable::new(1).unwrap();
+        let t = SolverTt::new(1).unwrap();
         for (key, work) in [(11u64, 1u64), (12, 8), (13, 100), (14, 1 << 40)] {
             t.store(key, 0, 0, None, PROVEN, work);
             let (_, reported) = t.probe_with_work(key).unwrap();
@@ -332,7 +332,7 @@ mod tests {
 
     #[test]
     fn bounds_merge_and_keys_are_checked() {
-        let t = SolveTable::new(1).unwrap();
+        let t = SolverTt::new(1).unwrap();
         assert_eq!(t.probe(7), None);
         t.store(7, 4, i32::MAX, Some(2), PROVEN, 100);
         assert_eq!(
@@ -372,7 +372,7 @@ mod tests {
 
     #[test]
     fn a_full_bucket_keeps_the_costliest_entries() {
-        let t = SolveTable::new(1).unwrap();
+        let t = SolverTt::new(1).unwrap();
         // Find five keys of one bucket.
         let target = t.bucket(1) as *const Bucket;
         let keys: Vec<u64> = (1..)

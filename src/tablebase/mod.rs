@@ -1,645 +1,876 @@
-//! Endgame tables built by sowfan: the exact value of every position with at most N seeds
-//! (stones) in play, one file per layer ([`format`](mod@format)), built by [`build`], read through
-//! memory maps by [`Tables`].
-//!
-//! The value stored for a position is, for scored games (Kalah, Afrika), what the player to
-//! move still gains from the pieces in play: the final margin (mover − opponent) minus the
-//! margin already banked (stores, captured stones, komi). Banked points stay outside the
-//! table, so one table serves every store content and every komi, and a byte an entry
-//! suffices. For games won or lost under a limit on turns inside a layer (Fanorona's
-//! quiet-limit), the byte is win/draw/loss with the turns the result needs, so that a probe
-//! is exact whatever the counter ([`crate::game::TableValues`]). The game says how positions
-//! are indexed ([`crate::game::Game::table_index`]) and what a byte means; nothing here knows
-//! a rule.
+//! The work of `sowfan tablebase`: build a game's tables, and verify, list and merge the
+//! table files under a directory of any games' tables (each file checked for the game its
+//! header names, as the loader would), and time probes. `commands/tablebase.rs` holds the
+//! command line; this holds what it does, callable from a test or another front end.
 
-pub mod build;
-pub mod format;
-mod job;
-pub mod mapped;
-pub mod probe_bench;
-mod retro;
-
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use thiserror::Error;
+use crate::cli::OutputLock;
+use crate::registry;
+use crate::session::Session;
+use crate::tables::build::{BuildOptions, LayerReport};
+use crate::tables::format::{self, Header};
+use crate::tables::{self, TableError};
 
-use crate::game::{Game, TableValues};
-use format::{FormatError, Header};
-use mapped::{Health, MappedFile, OpenError};
-
-#[derive(Debug, Error)]
-pub enum TableError {
-    #[error("no table directory '{0}'")]
-    NoDirectory(PathBuf),
-    #[error("'{path}': {error}")]
-    Format { path: PathBuf, error: FormatError },
-    #[error("'{path}': {message}")]
-    Mismatch { path: PathBuf, message: String },
-    #[error("'{path}': {error}")]
-    Open { path: PathBuf, error: OpenError },
-    #[error("'{path}': damaged: {message}")]
-    Damaged { path: PathBuf, message: String },
-    #[error("'{path}': {error}")]
-    Io {
-        path: PathBuf,
-        error: std::io::Error,
-    },
-    #[error("{0} has no endgame tables")]
-    Unsupported(String),
-    #[error(
-        "no endgame tables of '{rules}' in '{}' (expected '{}'; build them with 'sowfan \
-         tablebase build')",
-        dir.display(),
-        expected.display()
-    )]
-    Absent {
-        rules: String,
-        dir: PathBuf,
-        /// The first file looked for: layer 0 of these rules.
-        expected: PathBuf,
-    },
-}
-
-/// The tables `game` can use from `dir`, opened the way every user of tables (the protocol,
-/// solve, analyse, play) opens them: `Ok(None)` when this game has no tables at all (nothing
-/// to say); a directory without this game's tables is [`TableError::Absent`], whose text
-/// says which file was looked for and how to build it. What each case means (an error, a
-/// note, silence) is the caller's to decide.
-pub fn open_for_use<G: Game>(game: &G, dir: &Path) -> Result<Option<Arc<Tables>>, TableError> {
-    match Tables::open(game, dir) {
-        Ok(Some(tables)) => Ok(Some(Arc::new(tables))),
-        Ok(None) => {
-            let rules = game.table_rules().unwrap_or_default();
-            Err(TableError::Absent {
-                expected: format::layer_file(&format::rules_folder(dir, &rules), 0),
-                dir: dir.to_path_buf(),
-                rules,
-            })
-        }
-        Err(TableError::Unsupported(_)) => Ok(None),
-        Err(e) => Err(e),
-    }
-}
-
-/// One layer's values, mapped under the guard of [`mapped`].
-struct Layer {
-    file: MappedFile,
-    offset: usize,
-    /// The data's checksum as the header gives it, and the format version that says how it
-    /// is computed ([`format::Header::checksum_of`]).
-    checksum: u64,
-    version: u32,
-    /// The values this layer can hold (see [`value_range`]).
-    low: i8,
-    high: i8,
-}
-
-/// The tables of one rule set found in a directory: layers 0..=max_layer, all present.
-///
-/// The tables stop answering (every probe says "not covered", so searches go on without
-/// them and stay correct) once they are found damaged: a file that shrank under its mapping
-/// (the SIGBUS guard of [`mapped`]), a file written since it was opened (checked by
-/// [`Tables::failure`]), or a value no position of its layer can have. [`Tables::failure`]
-/// says which and why.
-pub struct Tables {
-    rules: String,
-    folder: PathBuf,
-    layers: Vec<Layer>,
-    health: Arc<Health>,
-    values: TableValues,
-}
-
-impl Tables {
-    /// Open the tables of `game`'s rules under `dir`: every layer from 0 up to the first
-    /// missing one, each a regular file whose header, name and size are what these rules
-    /// need ([`check_header`]; the data is not read: pages come in as positions are
-    /// probed). `Ok(None)` when the directory holds no layer of these rules.
-    pub fn open<G: Game>(game: &G, dir: &Path) -> Result<Option<Tables>, TableError> {
-        let rules = game
-            .table_rules()
-            .ok_or_else(|| TableError::Unsupported(game.spec()))?;
-        if !dir.is_dir() {
-            return Err(TableError::NoDirectory(dir.to_path_buf()));
-        }
-        let folder = format::rules_folder(dir, &rules);
-        let health = Arc::new(Health::default());
-        let mut layers = Vec::new();
-        while layers.len() <= MAX_LAYER as usize {
-            let layer = layers.len() as u32;
-            let path = format::layer_file(&folder, layer);
-            // A dangling symlink counts as present: opening it says what is wrong.
-            if std::fs::symlink_metadata(&path).is_err() {
-                break;
+/// `println!` that ends the program quietly when its reader has gone (`sowfan tablebase info
+/// | head`), as a pipeline expects, instead of panicking on the broken pipe.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
             }
-            let (header, file) = open_file(&path, &health)?;
-            check_header(game, &path, &header, file.bytes().len())?;
-            if header.layer != layer || !header.is_whole_layer() {
-                return Err(TableError::Mismatch {
-                    path,
-                    message: format!("expected the whole layer {layer}"),
-                });
-            }
-            let (low, high) = value_range(game, layer);
-            layers.push(Layer {
-                offset: header.len(),
-                checksum: header.checksum,
-                version: header.version,
-                low,
-                high,
-                file,
-            });
+            eprintln!("sowfan tablebase: cannot write the output: {e}");
+            std::process::exit(1);
         }
-        if layers.is_empty() {
-            return Ok(None);
-        }
-        Ok(Some(Tables {
-            rules,
-            folder,
-            layers,
-            health,
-            values: game.table_values(),
-        }))
-    }
+    }};
+}
 
-    /// The same tables held in memory instead of mapped ([`MappedFile::to_memory`]): worth
-    /// its reading time for a long proof over big tables, which then probes them without
-    /// page faults and mostly without address-translation misses. Fails, leaving `self` as
-    /// it was, when memory cannot be had or a file changed since it was opened. Every byte
-    /// is read, so each layer's data is checked against its checksum: a layer that does not
-    /// match marks the tables damaged (both these and `self`: [`Tables::failure`] says which
-    /// file), and they answer nothing.
-    pub fn to_memory(&self) -> Result<Tables, TableError> {
-        let mut layers = Vec::with_capacity(self.layers.len());
-        for layer in &self.layers {
-            let file = layer.file.to_memory().map_err(|error| TableError::Open {
-                path: layer.file.path().to_path_buf(),
-                error,
-            })?;
-            let sum = format::checksum_for(
-                layer.version,
-                file.bytes().get(layer.offset..).unwrap_or_default(),
-            );
-            if sum != layer.checksum {
-                self.health.fail(format!(
-                    "'{}': checksum {sum:016x}, the header says {:016x}: the data is damaged \
-                     ('sowfan tablebase verify' checks every file)",
-                    file.path().display(),
-                    layer.checksum
-                ));
-            }
-            layers.push(Layer { file, ..*layer });
-        }
-        Ok(Tables {
-            rules: self.rules.clone(),
-            folder: self.folder.clone(),
-            layers,
-            health: Arc::clone(&self.health),
-            values: self.values,
-        })
-    }
+/// The most slices a layer is cut into (`--shard I/K`): more would leave slices empty.
+const MAX_SHARDS: u32 = 4096;
+/// The most seeds or stones in play a build is asked for (`--seeds`, `--pieces`): far above
+/// what a table can hold (a value must fit a byte), so the builder's own check speaks.
+const MAX_IN_PLAY: u32 = 1000;
 
-    /// Whether the tables are held in memory ([`Tables::to_memory`]) rather than mapped.
-    pub fn in_memory(&self) -> bool {
-        self.layers.iter().all(|layer| layer.file.in_memory())
+/// `I/K` with 1 ≤ I ≤ K.
+pub fn parse_shard(text: &str) -> Result<(u32, u32), String> {
+    let usage = format!("--shard {text}: expected I/K with 1 <= I <= K, e.g. --shard 3/8");
+    let (i, k) = text.split_once('/').ok_or_else(|| usage.clone())?;
+    let i: u32 = i.trim().parse().map_err(|_| usage.clone())?;
+    let k: u32 = k.trim().parse().map_err(|_| usage.clone())?;
+    if i == 0 || k == 0 || i > k || k > MAX_SHARDS {
+        return Err(format!("{usage} (K at most {MAX_SHARDS})"));
     }
+    Ok((i, k))
+}
 
-    /// What the bytes of these tables mean.
-    pub fn values(&self) -> TableValues {
-        self.values
-    }
-
-    pub fn rules(&self) -> &str {
-        &self.rules
-    }
-
-    pub fn folder(&self) -> &Path {
-        &self.folder
-    }
-
-    /// Bytes of the table files mapped (what they may add to the resident memory of the
-    /// process as their pages are read).
-    pub fn mapped_bytes(&self) -> u64 {
-        self.layers
-            .iter()
-            .map(|layer| layer.file.bytes().len() as u64)
-            .sum()
-    }
-
-    /// The largest layer held (every smaller one is held too).
-    pub fn max_layer(&self) -> u32 {
-        self.layers.len() as u32 - 1
-    }
-
-    /// `final − banked` of `pos` for the mover, in half-points, if a table covers it and
-    /// the tables are sound (for distance tables: under the turns `pos` has left). The
-    /// byte is read first and the health flag checked after, so a read that faulted (and
-    /// read a zero page) is never served; a value beyond what its layer allows breaks the
-    /// tables.
-    #[inline]
-    pub fn probe<G: Game>(&self, game: &G, pos: &G::Position) -> Option<i32> {
-        let byte = self.probe_byte(game, pos)?;
-        Some(self.decode(game, pos, byte))
-    }
-
-    /// [`Tables::probe`] with the distance the value needs, in turns (distance tables:
-    /// the turns to the end of the layer; `None` for a draw or a margin table).
-    pub fn probe_entry<G: Game>(&self, game: &G, pos: &G::Position) -> Option<(i32, Option<u32>)> {
-        let byte = self.probe_byte(game, pos)?;
-        let value = self.decode(game, pos, byte);
-        Some((value, self.values.distance(byte).filter(|_| value != 0)))
-    }
-
-    #[inline]
-    fn decode<G: Game>(&self, game: &G, pos: &G::Position, byte: i8) -> i32 {
-        match self.values {
-            TableValues::Margin => 2 * byte as i32,
-            values => values.value(byte, game.table_turns_left(pos)),
-        }
-    }
-
-    /// [`Tables::probe`] of a position whose [`Game::table_index`] (with
-    /// [`Tables::max_layer`]) is known: `at`.
-    #[inline]
-    pub fn probe_at<G: Game>(&self, game: &G, pos: &G::Position, at: (u32, u64)) -> Option<i32> {
-        let byte = self.probe_byte_at(at)?;
-        Some(self.decode(game, pos, byte))
-    }
-
-    /// The stored byte of `pos`, checked as [`Tables::probe`] says.
-    #[inline]
-    fn probe_byte<G: Game>(&self, game: &G, pos: &G::Position) -> Option<i8> {
-        self.probe_byte_at(game.table_index(pos, self.max_layer())?)
-    }
-
-    #[inline]
-    fn probe_byte_at(&self, (layer, index): (u32, u64)) -> Option<i8> {
-        let layer = self.layers.get(layer as usize)?;
-        let byte = read_byte(layer.file.bytes().get(layer.offset + index as usize)?);
-        if self.health.broken.load(Ordering::Relaxed) {
-            return None;
-        }
-        if byte < layer.low || byte > layer.high {
-            self.implausible(layer, index, byte);
-            return None;
-        }
-        Some(byte)
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn implausible(&self, layer: &Layer, index: u64, byte: i8) {
-        self.health.fail(format!(
-            "'{}': entry {index} holds {byte}, but no position of this layer can have a \
-             value outside {}..={} (the file is damaged; 'sowfan tablebase verify' checks \
-             every entry)",
-            layer.file.path().display(),
-            layer.low,
-            layer.high
+/// `sowfan tablebase build`: every layer up to `seeds` in play, or with `layer` (or a
+/// `shard`) that layer alone, whole or one slice ([`crate::tables::build::build`]).
+#[allow(clippy::too_many_arguments)]
+pub fn build(
+    game: &[String],
+    seeds: u32,
+    dir: PathBuf,
+    threads: usize,
+    layer: Option<u32>,
+    shard: Option<&str>,
+    memory_mb: Option<u64>,
+    stop: &AtomicBool,
+) -> Result<(), String> {
+    let (name, options) = game.split_first().ok_or("no game given")?;
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    let session = registry::create(name, &options).map_err(|e| e.to_string())?;
+    let shard = shard.map(parse_shard).transpose()?;
+    let threads = crate::memory::check_threads("--threads", threads)?;
+    if seeds > MAX_IN_PLAY {
+        return Err(format!(
+            "--seeds (--pieces) {seeds}: at most {MAX_IN_PLAY} in play"
         ));
     }
-
-    /// Whether the value the tables give `pos` is the one its moves give: the best, for its
-    /// mover, of every child's value (the end of the game, or the tables again). A file
-    /// damaged in a way its values' range cannot show (a win turned into a loss) is found
-    /// here before its value decides a root: the tables are then marked damaged
-    /// ([`Tables::failure`] says where) and stop answering. One probe a legal move, so cheap
-    /// enough wherever a table value decides the answer for a position (`go`, `solve`,
-    /// `analyse`, `d`). True when the tables do not cover `pos` or a child (nothing to
-    /// compare), or are already broken.
-    pub fn check_consistent<G: Game>(&self, game: &G, pos: &G::Position) -> bool {
-        if game.outcome(pos).is_some() {
-            return true;
-        }
-        let Some(stored) = self.exact_value(game, pos) else {
-            return true;
-        };
-        let mover = game.to_move(pos);
-        let mut moves = Vec::new();
-        game.legal_moves(pos, &mut moves);
-        let mut best: Option<(i32, G::Move)> = None;
-        for &mv in &moves {
-            let mut child = pos.clone();
-            game.play(&mut child, mv);
-            let Some(value) = self.exact_value(game, &child) else {
-                return true;
-            };
-            let value = if game.to_move(&child) == mover {
-                value
-            } else {
-                -value
-            };
-            if best.is_none_or(|(b, _)| value > b) {
-                best = Some((value, mv));
-            }
-        }
-        let Some((best, mv)) = best else {
-            return true;
-        };
-        if best == stored {
-            return true;
-        }
-        let path = game
-            .table_index(pos, self.max_layer())
-            .and_then(|(layer, _)| self.layers.get(layer as usize))
-            .map_or_else(|| self.folder.clone(), |l| l.file.path().to_path_buf());
-        self.health.fail(format!(
-            "'{}': the tables value {} at {stored}, but its best move, {}, is worth {best} \
-             (the file is damaged; 'sowfan tablebase verify' checks every entry)",
-            path.display(),
-            game.format_position(pos),
-            game.format_move(pos, mv),
-        ));
-        false
-    }
-
-    /// The final value of `pos` for its mover (half-points), when known: the end of the game,
-    /// or the banked value and what the tables say of the rest.
-    fn exact_value<G: Game>(&self, game: &G, pos: &G::Position) -> Option<i32> {
-        match game.outcome(pos) {
-            Some(outcome) => Some(game.final_value(&outcome, game.to_move(pos))),
-            None => Some(game.banked_value(pos) + self.probe(game, pos)?),
-        }
-    }
-
-    /// Start loading the entry of `pos` into the cache, if a table covers it.
-    #[inline]
-    pub fn prefetch<G: Game>(&self, game: &G, pos: &G::Position) {
-        if let Some(at) = game.table_index(pos, self.max_layer()) {
-            self.prefetch_at(at);
-        }
-    }
-
-    /// [`Tables::prefetch`] of a position whose table index is known.
-    #[inline]
-    pub fn prefetch_at(&self, (layer, index): (u32, u64)) {
-        if let Some(layer) = self.layers.get(layer as usize)
-            && let Some(byte) = layer.file.bytes().get(layer.offset + index as usize)
-        {
-            crate::memory::prefetch(byte as *const u8);
-        }
-    }
-
-    /// The stored value of entry `index` of `layer` (whole points), for tools and tests.
-    pub fn value(&self, layer: u32, index: u64) -> Option<i8> {
-        let layer = self.layers.get(layer as usize)?;
-        let byte = read_byte(layer.file.bytes().get(layer.offset + index as usize)?);
-        (!self.health.broken.load(Ordering::SeqCst)).then_some(byte)
-    }
-
-    /// Why these tables no longer answer, if they do not: a file that shrank under its
-    /// mapping, a file written since it was opened (one `fstat` a layer, so cheap enough
-    /// before each search or proof), a damaged value. Checking breaks them if a file
-    /// changed.
-    pub fn failure(&self) -> Option<String> {
-        if !self.health.broken.load(Ordering::SeqCst)
-            && let Some(reason) = self.layers.iter().find_map(|l| l.file.changed())
-        {
-            self.health.fail(reason);
-        }
-        if !self.health.broken.load(Ordering::SeqCst) {
-            return None;
-        }
-        let reason = self
-            .health
-            .reason()
-            .or_else(|| {
-                // A fault (the handler cannot say why) first, else any other change.
-                let faulted = self.layers.iter().find(|l| l.file.faulted());
-                faulted.and_then(|l| l.file.changed())
-            })
-            .or_else(|| self.layers.iter().find_map(|l| l.file.changed()))
-            .unwrap_or_else(|| "a table file changed while in use".to_string());
-        Some(format!(
-            "endgame tables in '{}' unusable: {reason}; going on without them",
-            self.folder.display()
-        ))
-    }
-
-    /// [`Tables::failure`], but only the first time it is found (for a consumer that says it
-    /// once); later calls say nothing.
-    pub fn new_failure(&self) -> Option<String> {
-        let failure = self.failure()?;
-        (!self.health.reported.swap(true, Ordering::SeqCst)).then_some(failure)
-    }
-}
-
-/// A mapped byte, read before anything that follows: the read may fault and be repaired by
-/// the SIGBUS guard (which sets the health flag the caller checks next), so neither the
-/// compiler may move the flag's load before it nor assume the byte unchanged. On the
-/// faulting thread the processor keeps program order with its own signal handler; the
-/// fence costs no instruction.
-#[inline(always)]
-fn read_byte(byte: &u8) -> i8 {
-    // SAFETY: a valid reference to a mapped byte; a volatile read of it is a plain load.
-    let value = unsafe { std::ptr::read_volatile(byte) } as i8;
-    std::sync::atomic::compiler_fence(Ordering::SeqCst);
-    value
-}
-
-/// The highest layer a table can have: its values must fit a signed byte, whose lowest
-/// value (−128) is the builder's "unknown".
-pub const MAX_LAYER: u32 = i8::MAX as u32;
-
-/// The most seeds (stones) in play such that layers `0..=top` hold every position with that
-/// many: what tables up to `top` cover, in the words a user builds them with (`--seeds`,
-/// `--pieces`; [`Game::table_top_layer`]). `None` when they cover no count whole.
-pub fn in_play_covered<G: Game>(game: &G, top: u32) -> Option<u32> {
-    let mut covered = None;
-    // Counts below 2 may hold no layer (Fanorona's first is one stone a side).
-    for in_play in 0..=(2 * MAX_LAYER + 2) {
-        match game.table_top_layer(in_play) {
-            Some(layer) if layer <= top => covered = Some(in_play),
-            Some(_) => break,
-            None => {}
-        }
-    }
-    covered
-}
-
-/// The values an entry of `layer` can hold. Margin tables: ± what the layer has at stake
-/// in whole points (the positions of a layer have the same pieces in play, so what the
-/// first one has at stake bounds them all; Kalah and Afrika: the seeds in play, the layer
-/// itself), at most 127. Distance tables: a win within the limit (`limit`) down to a loss
-/// within it (`-(limit + 1)`). The builder's "unknown" (−128) is never a value.
-pub fn value_range<G: Game>(game: &G, layer: u32) -> (i8, i8) {
-    match game.table_values() {
-        TableValues::Margin => {
-            let stake = (0..game.table_layer_size(layer).min(64))
-                .find_map(|index| game.table_position(layer, index))
-                .and_then(|pos| game.value_at_stake(&pos));
-            let bound = match stake {
-                Some(halves) => (halves / 2).clamp(0, i8::MAX as i32) as i8,
-                None => i8::MAX,
-            };
-            (-bound, bound)
-        }
-        TableValues::Distance { limit, .. } => {
-            let limit = limit.min(crate::game::MAX_TABLE_DISTANCE) as i8;
-            (-limit - 1, limit)
-        }
-    }
-}
-
-/// Open a table file (a regular file, never blocking) and read its header.
-pub fn open_file(path: &Path, health: &Arc<Health>) -> Result<(Header, MappedFile), TableError> {
-    let file = MappedFile::open(path, health).map_err(|error| TableError::Open {
-        path: path.to_path_buf(),
-        error,
-    })?;
-    let header = Header::decode(file.bytes()).map_err(|error| TableError::Format {
-        path: path.to_path_buf(),
-        error,
-    })?;
-    Ok((header, file))
-}
-
-/// [`open_file`] on its own: the file and its header, for tools that look at one file.
-pub fn open_alone(path: &Path) -> Result<(Header, MappedFile), TableError> {
-    open_file(path, &Arc::new(Health::default()))
-}
-
-/// Everything a table file must be for `game`'s rules, whatever its data: checked alike by
-/// the loader, the builder, `merge` and `verify`. The header names these rules, the folder
-/// is these rules' folder, the file's name matches the layer (or the slice) the header
-/// names, the layer has the entries the game counts, and the file's length is the header's
-/// and the data's.
-pub fn check_header<G: Game>(
-    game: &G,
-    path: &Path,
-    header: &Header,
-    file_len: usize,
-) -> Result<(), TableError> {
-    let mismatch = |message: String| TableError::Mismatch {
-        path: path.to_path_buf(),
-        message,
-    };
-    let rules = game
+    let rules = session
         .table_rules()
-        .ok_or_else(|| TableError::Unsupported(game.spec()))?;
-    if header.rules != rules {
-        return Err(mismatch(format!(
-            "holds '{}', expected '{rules}'",
-            header.rules
-        )));
+        .ok_or_else(|| format!("{name} has no endgame tables"))?;
+    // The layer alone (`--layer`, or `--shard` of the top layer), or every layer.
+    let one = match (layer, shard) {
+        (Some(layer), _) => Some(layer),
+        (None, Some(_)) => session
+            .table_layer_jobs(seeds)
+            .map_err(|e| e.to_string())?
+            .iter()
+            .map(|job| job.layer)
+            .max(),
+        (None, None) => None,
+    };
+    // One build writes a folder's layers at a time; builds of one layer or slice each
+    // (--layer, --shard) share the folder, each holding its own file alone: the slices of a
+    // layer and the layers of a stage run side by side, and a whole build is refused
+    // meanwhile. Taken before any work.
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| format!("cannot make the table directory '{}': {e}", dir.display()))?;
+    let _folder = OutputLock::folder("--dir", &dir, "tablebase build", one.is_some())?;
+    let folder = format::rules_folder(&dir, &rules);
+    if one.is_some() {
+        std::fs::create_dir_all(&folder)
+            .map_err(|e| format!("cannot make the folder '{}': {e}", folder.display()))?;
     }
-    let kind = format::value_kind(game.table_values());
-    if header.kind != kind {
-        return Err(mismatch(format!(
-            "value kind {}, these rules' tables have kind {kind}",
-            header.kind
-        )));
-    }
-    let folder = format::rules_folder(Path::new(""), &rules);
-    // `./layer-000.sftb` (a tool run inside the folder): the folder's real name.
-    let parent = path.parent().and_then(|p| match p.file_name() {
-        Some(name) => Some(name.to_os_string()),
-        None => p.canonicalize().ok()?.file_name().map(|n| n.to_os_string()),
-    });
-    if parent.as_deref() != Some(folder.as_os_str()) {
-        return Err(mismatch(format!(
-            "tables of '{rules}' belong in a folder named '{}'",
-            folder.display()
-        )));
-    }
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .and_then(format::FileName::parse);
-    let layer = header.layer;
-    if layer > MAX_LAYER {
-        return Err(mismatch(format!(
-            "layer {layer} (tables go up to {MAX_LAYER})"
-        )));
-    }
-    let entries = game.table_layer_size(layer);
-    if header.entries != entries {
-        return Err(mismatch(format!(
-            "layer {layer} has {entries} entries, the header says {}",
-            header.entries
-        )));
-    }
-    match name {
-        Some(format::FileName::Layer(n)) if n == layer && header.is_whole_layer() => {}
-        Some(format::FileName::Shard {
-            layer: n,
-            shard,
-            shards,
-        }) if n == layer
-            && build::shard_range(entries, shard, shards) == (header.first, header.count) => {}
-        _ => {
-            return Err(mismatch(format!(
-                "the name does not match the content: layer {layer}, entries {}..{} of {}",
-                header.first,
-                header.first + header.count,
-                header.entries
-            )));
+    let _own = match (one, shard) {
+        (Some(layer), Some((i, k))) => Some(OutputLock::file(
+            "--shard",
+            &format::shard_file(&folder, layer, i, k),
+            "tablebase build",
+        )?),
+        (Some(layer), None) => Some(OutputLock::file(
+            "--layer",
+            &format::layer_file(&folder, layer),
+            "tablebase build or merge",
+        )?),
+        (None, _) => None,
+    };
+    let options = BuildOptions {
+        dir,
+        in_play: seeds,
+        threads,
+        layer,
+        shard,
+        progress: true,
+        memory: memory_mb.map(|mb| mb.saturating_mul(1 << 20)),
+    };
+    let started = std::time::Instant::now();
+    let mut bytes = 0u64;
+    let mut planned = 0u64;
+    let mut print = |layer: &LayerReport| {
+        planned = planned.max(layer.memory);
+        // What this run wrote, not the layers it found in place.
+        if layer.took.is_some() {
+            bytes += layer.entries;
         }
+        match layer.took {
+            Some(took) => say!(
+                "layer {:>3} ({}): {:>13} entries  built in {:.1} s  {}",
+                layer.layer,
+                layer.name,
+                layer.entries,
+                took.as_secs_f64(),
+                layer.path.display()
+            ),
+            None => say!(
+                "layer {:>3} ({}): {:>13} entries  present      {}",
+                layer.layer,
+                layer.name,
+                layer.entries,
+                layer.path.display()
+            ),
+        }
+    };
+    let reports = session
+        .build_tables(&options, stop, &mut print)
+        .map_err(|e| e.to_string())?;
+    if let Some(layer) = one
+        && reports.iter().all(|r| r.took.is_none())
+    {
+        let whole = format::layer_file(&folder, layer);
+        match shard {
+            Some((i, k)) if reports.iter().all(|r| r.path != whole) => {
+                say!("slice {i}/{k} of layer {layer} is already there and sound: nothing to do")
+            }
+            _ => say!(
+                "layer {layer} is already whole ({}): nothing to do",
+                whole.display()
+            ),
+        }
+        return Ok(());
     }
-    let expected = header.len() as u64 + header.count;
-    if file_len as u64 != expected {
-        return Err(mismatch(format!(
-            "{file_len} bytes, the header promises {expected}"
-        )));
+    say!(
+        "Done: {} of values written in {:.1} s",
+        if bytes >= 1 << 20 {
+            format!("{} MB", bytes >> 20)
+        } else {
+            format!("{bytes} bytes")
+        },
+        started.elapsed().as_secs_f64()
+    );
+    if let Some(peak) = crate::memory::peak_resident_bytes()
+        && planned > 0
+    {
+        say!(
+            "Memory: peak resident {} MiB (planned for the largest layer: {} MiB)",
+            peak >> 20,
+            planned.div_ceil(1 << 20)
+        );
     }
     Ok(())
 }
 
-/// Check a table file through and through for `game`: what the loader checks
-/// ([`check_header`]), the checksum of the data, and that every value is one its layer can
-/// hold. The header on success.
-pub fn check_file<G: Game>(game: &G, path: &Path) -> Result<Header, TableError> {
-    let health = Arc::new(Health::default());
-    let (header, file) = open_file(path, &health)?;
-    check_header(game, path, &header, file.bytes().len())?;
-    let data = file.bytes().get(header.len()..).unwrap_or_default();
-    let sum = header.checksum_of(data);
-    let damaged = |message: String| TableError::Damaged {
-        path: path.to_path_buf(),
-        message,
-    };
-    if let Some(change) = file.changed() {
-        return Err(damaged(change));
+/// `sowfan tablebase plan`: the jobs still to do for a build up to `seeds` in play cut
+/// into at most `slices` slices a layer, one line a layer, in stage order (see
+/// docs/tablebases.md, "Threads, shards and merging"):
+///
+/// ```text
+/// stage=S layer=L slices=J entries=E name=NAME
+/// ```
+///
+/// `J` is `min(slices, E)` for a layer whose slice costs only its slice (depth-first), 1
+/// for one where each slice computes the whole layer (retrograde): those run side by side
+/// by stage. `NAME` is the layer's name with `_` for blanks. A layer already whole (and
+/// sound) is left out; one whose file is damaged is an error naming it.
+pub fn plan(game: &[String], seeds: u32, dir: &Path, slices: u32) -> Result<(), String> {
+    let (name, options) = game.split_first().ok_or("no game given")?;
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    let session = registry::create(name, &options).map_err(|e| e.to_string())?;
+    if !(1..=MAX_SHARDS).contains(&slices) {
+        return Err(format!("--slices {slices}: give 1..={MAX_SHARDS}"));
     }
-    if sum != header.checksum {
-        return Err(damaged(format!(
-            "checksum {sum:016x}, the header says {:016x}: the data is damaged",
-            header.checksum
-        )));
+    if seeds > MAX_IN_PLAY {
+        return Err(format!(
+            "--seeds (--pieces) {seeds}: at most {MAX_IN_PLAY} in play"
+        ));
     }
-    let (low, high) = value_range(game, header.layer);
-    if let Some(at) = data
-        .iter()
-        .position(|&b| (b as i8) < low || (b as i8) > high)
-    {
-        let value = data[at] as i8;
-        let what = if value == i8::MIN {
-            "the builder's mark of an unknown value".to_string()
+    let rules = session
+        .table_rules()
+        .ok_or_else(|| format!("{name} has no endgame tables"))?;
+    let jobs = session.table_layer_jobs(seeds).map_err(|e| e.to_string())?;
+    let folder = format::rules_folder(dir, &rules);
+    let mut left = 0;
+    for job in &jobs {
+        let path = format::layer_file(&folder, job.layer);
+        if std::fs::symlink_metadata(&path).is_ok() {
+            session.check_table_file(&path).map_err(|e| {
+                format!(
+                    "{e}; a layer file that is not sound is not built over: remove it (and \
+                     every layer above it) and plan again"
+                )
+            })?;
+            continue;
+        }
+        let slices = if job.sliced {
+            u64::from(slices).min(job.entries).max(1)
         } else {
-            format!("outside the {low}..={high} this layer allows")
+            1
         };
-        return Err(damaged(format!(
-            "entry {} holds {value}, {what}",
-            header.first + at as u64
-        )));
+        let name: String = job
+            .name
+            .chars()
+            .map(|c| if c.is_whitespace() { '_' } else { c })
+            .collect();
+        say!(
+            "stage={} layer={} slices={slices} entries={} name={name}",
+            job.stage,
+            job.layer,
+            job.entries
+        );
+        left += 1;
     }
-    Ok(header)
+    if left == 0 {
+        eprintln!(
+            "sowfan tablebase plan: nothing to do: layers 0..={} of '{rules}' are whole in '{}'",
+            jobs.iter().map(|j| j.layer).max().unwrap_or(0),
+            dir.display()
+        );
+    }
+    Ok(())
 }
 
-/// Where tables are looked for when no directory is given: `$SOWFAN_TABLEBASES`, else
-/// `$XDG_DATA_HOME/sowfan/tablebases`, else `~/.local/share/sowfan/tablebases`.
-pub fn default_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("SOWFAN_TABLEBASES").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(dir));
+pub fn bench(game: &[String], dir: &Path, positions: usize, seed: u64) -> Result<(), String> {
+    if !(1..=10_000_000).contains(&positions) {
+        return Err(format!("--positions {positions}: give 1..=10000000"));
     }
-    let data = std::env::var_os("XDG_DATA_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|d| !d.is_empty())
-                .map(|home| PathBuf::from(home).join(".local/share"))
+    let (name, options) = game.split_first().ok_or("no game given")?;
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    let mut session = registry::create(name, &options).map_err(|e| e.to_string())?;
+    let tables = session
+        .open_tables(dir)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("{name} has no endgame tables"))?;
+    say!(
+        "{}: layers 0..={} in {}",
+        tables.rules(),
+        tables.max_layer(),
+        tables.folder().display()
+    );
+    session.set_tables(Some(tables));
+    let result = session
+        .bench_table_probes(positions, seed)
+        .ok_or("the tables hold no position")?;
+    say!(
+        "{} positions ({} answered): cold {} ns a probe, warm {} ns a probe",
+        result.positions,
+        result.answered,
+        result.cold.as_nanos(),
+        result.warm.as_nanos()
+    );
+    Ok(())
+}
+
+/// How deep below the table directory the tools look (a table directory holds one folder
+/// per rule set: depth 2 is enough; more is allowed for directories of directories).
+const MAX_DEPTH: usize = 8;
+/// How many directory entries the tools look at before deciding this is no table directory.
+const MAX_ENTRIES: usize = 1_000_000;
+
+/// What a walk of a table directory found.
+#[derive(Default)]
+struct Found {
+    /// Everything named `*.sftb` (whatever it is: a FIFO or a directory so named is found
+    /// too, so that `verify` can say what it is), sorted.
+    tables: Vec<PathBuf>,
+    /// Temporary files of a writer that did not finish (`layer-….tmp-PID`).
+    temporary: Vec<PathBuf>,
+    /// Symbolic links to directories, not followed (they could loop), and folders too deep.
+    skipped: Vec<(PathBuf, &'static str)>,
+}
+
+/// Walk `dir` for table files. Symbolic links to directories are never followed (a link to
+/// `.` would count every file again, two would loop); a symlinked file is listed like a
+/// file (it is read only if it is a regular file). Depth and entries are bounded, and a
+/// Ctrl-C stops the walk.
+fn walk(dir: &Path, stop: &AtomicBool) -> Result<Found, String> {
+    if !dir.is_dir() {
+        return Err(format!("no table directory '{}'", dir.display()));
+    }
+    let mut found = Found::default();
+    let mut folders = vec![(dir.to_path_buf(), 0usize)];
+    let mut seen = 0usize;
+    while let Some((folder, depth)) = folders.pop() {
+        let entries = match std::fs::read_dir(&folder) {
+            Ok(entries) => entries,
+            Err(e) if depth == 0 => return Err(format!("'{}': {e}", folder.display())),
+            Err(_) => {
+                found.skipped.push((folder, "unreadable, not looked into"));
+                continue;
+            }
+        };
+        for entry in entries.flatten() {
+            if stop.load(Ordering::Relaxed) {
+                return Err(INTERRUPTED.to_string());
+            }
+            seen += 1;
+            if seen > MAX_ENTRIES {
+                return Err(format!(
+                    "'{}' holds more than {MAX_ENTRIES} entries: not a table directory?",
+                    dir.display()
+                ));
+            }
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            // DirEntry::file_type does not follow symbolic links.
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            let is_dir = file_type.is_dir();
+            if file_type.is_symlink() && path.is_dir() {
+                found
+                    .skipped
+                    .push((path, "a symbolic link to a directory, not followed"));
+                continue;
+            }
+            if name.ends_with(".sftb") {
+                found.tables.push(path);
+            } else if format::is_temporary(&name) {
+                found.temporary.push(path);
+            } else if is_dir {
+                if depth + 1 >= MAX_DEPTH {
+                    found.skipped.push((path, "too deep, not looked into"));
+                } else {
+                    folders.push((path, depth + 1));
+                }
+            }
+        }
+    }
+    found.tables.sort();
+    found.temporary.sort();
+    found.skipped.sort();
+    Ok(found)
+}
+
+/// The table directory a table file sits in (the parent of its rules folder), made
+/// absolute when the path alone does not say (`./layer-000.sftb`).
+fn table_dir(file: &Path) -> Option<PathBuf> {
+    let folder = file.parent()?;
+    match folder.parent() {
+        Some(dir) if folder.file_name().is_some() && !dir.as_os_str().is_empty() => {
+            Some(dir.to_path_buf())
+        }
+        Some(_) if folder.file_name().is_some() => Some(PathBuf::from(".")),
+        _ => folder.canonicalize().ok()?.parent().map(Path::to_path_buf),
+    }
+}
+
+/// What an interrupted tool says (and its status is 130).
+const INTERRUPTED: &str = "interrupted";
+
+/// The game whose rules a table's header names (the rules string is a game and its
+/// options), to check the file against.
+/// What layers `0..=top` hold, for people: every position with at most so many in play.
+fn covered(session: &dyn Session, top: u32) -> String {
+    match session.table_in_play(top) {
+        Some(n) => format!("every position with at most {n} in play"),
+        None => "no count of pieces in play whole".to_string(),
+    }
+}
+
+fn game_of(rules: &str) -> Result<Box<dyn Session>, String> {
+    let session = registry::create_from_spec(rules)
+        .map_err(|e| format!("the header names rules '{rules}', which are no game here: {e}"))?;
+    if session.table_rules().as_deref() != Some(rules) {
+        return Err(format!(
+            "the header names rules '{rules}', which are not the rules of any game's tables"
+        ));
+    }
+    Ok(session)
+}
+
+/// Check one file through and through: what the loader checks (for the rules its header
+/// names), the checksum and every value.
+fn check_file(path: &Path) -> Result<(Header, Box<dyn Session>), String> {
+    let (header, _) = tables::open_alone(path).map_err(|e| e.to_string())?;
+    let session = game_of(&header.rules).map_err(|e| format!("'{}': {e}", path.display()))?;
+    let header = session.check_table_file(path).map_err(|e| e.to_string())?;
+    Ok((header, session))
+}
+
+fn print_leftovers(found: &Found) {
+    for path in &found.temporary {
+        say!(
+            "tmp   {}  (left by a build or merge that was killed; remove it: rm '{}')",
+            path.display(),
+            path.display()
+        );
+    }
+    for (path, why) in &found.skipped {
+        say!("skip  {}  ({why})", path.display());
+    }
+}
+
+pub fn verify(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
+    let found = walk(dir, stop)?;
+    let mut bad = 0;
+    let mut unloadable = 0;
+    // The table directories and rules seen, for the loader's own look at each.
+    let mut sets: BTreeMap<(PathBuf, String), Box<dyn Session>> = BTreeMap::new();
+    for path in &found.tables {
+        if stop.load(Ordering::Relaxed) {
+            return Err(INTERRUPTED.to_string());
+        }
+        match check_file(path) {
+            Ok((h, session)) => {
+                say!(
+                    "ok    {}  ({}, layer {}, {} entries)",
+                    path.display(),
+                    h.rules,
+                    h.layer,
+                    h.count
+                );
+                if let Some(base) = table_dir(path) {
+                    sets.entry((base.to_path_buf(), h.rules.clone()))
+                        .or_insert(session);
+                }
+            }
+            Err(e) => {
+                bad += 1;
+                say!("FAIL  {e}");
+            }
+        }
+    }
+    // The loader itself, as the engine and the tools open the tables.
+    for ((base, rules), session) in &sets {
+        if stop.load(Ordering::Relaxed) {
+            return Err(INTERRUPTED.to_string());
+        }
+        match session.open_tables(base) {
+            Ok(Some(tables)) => say!(
+                "ok    {rules}: layers 0..={} load from '{}'",
+                tables.max_layer(),
+                base.display()
+            ),
+            Ok(None) => {}
+            Err(TableError::Absent { .. }) => say!(
+                "note  {rules}: no layer 0 in '{}', so these tables do not load",
+                base.display()
+            ),
+            Err(e) => {
+                unloadable += 1;
+                say!("FAIL  {rules}: the tables do not load: {e}");
+            }
+        }
+    }
+    print_leftovers(&found);
+    let mut summary = format!("{} files, {bad} damaged", found.tables.len());
+    if unloadable > 0 {
+        summary += &format!(", {unloadable} table sets that do not load");
+    }
+    if !found.temporary.is_empty() {
+        summary += &format!(", {} temporary files left over", found.temporary.len());
+    }
+    say!("{summary}");
+    if bad + unloadable > 0 {
+        return Err(format!(
+            "{bad} damaged table files, {unloadable} table sets that do not load"
+        ));
+    }
+    Ok(())
+}
+
+/// One file as `info` sees it: its header (if readable) and its real length.
+struct Listed {
+    path: PathBuf,
+    header: Header,
+    len: u64,
+}
+
+pub fn info(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
+    let found = walk(dir, stop)?;
+    let mut sets: BTreeMap<String, Vec<Listed>> = BTreeMap::new();
+    for path in found.tables {
+        if stop.load(Ordering::Relaxed) {
+            return Err(INTERRUPTED.to_string());
+        }
+        match tables::open_alone(&path) {
+            Ok((header, file)) => {
+                let len = file.bytes().len() as u64;
+                sets.entry(header.rules.clone())
+                    .or_default()
+                    .push(Listed { path, header, len })
+            }
+            Err(e) => say!("unreadable: {e}"),
+        }
+    }
+    if sets.is_empty() {
+        say!("no tables in '{}'", dir.display());
+    }
+    for (rules, mut files) in sets {
+        files.sort_by_key(|f| (f.header.layer, f.header.first));
+        say!("{rules}");
+        // Complete is what the loader accepts, not what headers claim.
+        let bases: std::collections::BTreeSet<PathBuf> =
+            files.iter().filter_map(|f| table_dir(&f.path)).collect();
+        match game_of(&rules) {
+            Err(e) => say!("  complete: none ({e})"),
+            Ok(session) => {
+                for base in &bases {
+                    match session.open_tables(base) {
+                        Ok(Some(tables)) => say!(
+                            "  complete: layers 0..={top} ({}) in '{}'",
+                            covered(session.as_ref(), tables.max_layer()),
+                            base.display(),
+                            top = tables.max_layer()
+                        ),
+                        Ok(None) | Err(TableError::Absent { .. }) => say!(
+                            "  complete: none in '{}' (layer 0 is missing)",
+                            base.display()
+                        ),
+                        Err(e) => say!("  complete: none in '{}': {e}", base.display()),
+                    }
+                }
+            }
+        }
+        let bytes: u64 = files
+            .iter()
+            .map(|f| f.len.saturating_sub(f.header.len() as u64))
+            .sum();
+        say!("  {} files, {} MB of values", files.len(), bytes >> 20);
+        for f in &files {
+            let h = &f.header;
+            let what = if h.is_whole_layer() {
+                "layer".to_string()
+            } else {
+                format!("slice {}..{} of", h.first, h.first.saturating_add(h.count))
+            };
+            let expected = (h.len() as u64).saturating_add(h.count);
+            let size = if f.len == expected {
+                String::new()
+            } else {
+                format!(
+                    "  ({} bytes, the header promises {expected}: {})",
+                    f.len,
+                    if f.len < expected {
+                        "truncated"
+                    } else {
+                        "extended"
+                    }
+                )
+            };
+            say!(
+                "    {what} {:>3}: {:>13} entries  {}{size}",
+                h.layer,
+                h.count,
+                f.path
+                    .file_name()
+                    .map(|f| f.to_string_lossy())
+                    .unwrap_or_default()
+            );
+        }
+    }
+    print_leftovers(&Found {
+        tables: Vec::new(),
+        ..found
+    });
+    Ok(())
+}
+
+/// A slice file found by `merge`: its path and what its name says.
+struct Slice {
+    path: PathBuf,
+    shard: u32,
+    shards: u32,
+}
+
+/// The layer number a file's name starts with (`layer-NNN.`…), however spelt: to find
+/// files named like a layer's that are not the names sowfan writes.
+fn layer_number(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix("layer-")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Assemble slices into whole layers: every layer that has slices under `dir`, or `layer`
+/// alone (in every rules folder that has its slices or its file). Every slice is checked
+/// through ([`check_file`]: its header names the rules of the folder it sits in and the
+/// slice its name says, its checksum holds), the slices of a layer must come from one cut
+/// (one K) and tile the layer, and a file named like one of the layer's but not as sowfan
+/// names its files (a copy of a slice) is refused: nothing is merged beside it. The whole
+/// layer is written atomically and checked through, then its slices are removed. A whole
+/// layer already there and sound is kept (its slices, when they hold its bytes, are
+/// removed). `.tmp-PID` files of writers killed are ignored and listed.
+pub fn merge(dir: &Path, layer: Option<u32>, stop: &AtomicBool) -> Result<(), String> {
+    let found = walk(dir, stop)?;
+    // Every layer: the folder alone. One layer: the folder shared with the builds and merges
+    // of other layers; its layer file alone (taken in each rules folder below).
+    let _folder = OutputLock::folder("--dir", dir, "tablebase build or merge", layer.is_some())?;
+    let wanted = |n: u32| layer.is_none_or(|l| l == n);
+    for path in &found.temporary {
+        if layer_number(&file_name(path)).is_some_and(wanted) {
+            say!(
+                "tmp   {}  (ignored: left by a writer that was killed, or one still at work; \
+                 once none runs: rm '{}')",
+                path.display(),
+                path.display()
+            );
+        }
+    }
+    let mut groups: BTreeMap<(PathBuf, u32), Vec<Slice>> = BTreeMap::new();
+    for path in found.tables {
+        if stop.load(Ordering::Relaxed) {
+            return Err(INTERRUPTED.to_string());
+        }
+        let name = file_name(&path);
+        let Some(number) = layer_number(&name).filter(|&n| wanted(n)) else {
+            continue;
+        };
+        let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        match format::FileName::parse(&name) {
+            Some(format::FileName::Shard {
+                layer,
+                shard,
+                shards,
+            }) => groups.entry((folder, layer)).or_default().push(Slice {
+                path,
+                shard,
+                shards,
+            }),
+            Some(format::FileName::Layer(n)) => {
+                if layer.is_some() {
+                    groups.entry((folder, n)).or_default();
+                }
+            }
+            None => {
+                return Err(format!(
+                    "'{}' is named like a file of layer {number}, but not as sowfan names its \
+                     files (a copy of a slice?): nothing merged beside it; remove it or give it \
+                     its own name (layer-NNN.sftb, layer-NNN.shard-I-of-K.sftb)",
+                    path.display()
+                ));
+            }
+        }
+    }
+    if groups.is_empty() {
+        return match layer {
+            Some(layer) => Err(format!(
+                "no slices of layer {layer} and no whole layer {layer} under '{}': build its \
+                 slices first (sowfan tablebase build GAME --seeds N --dir '{}' --layer {layer} \
+                 --shard I/K)",
+                dir.display(),
+                dir.display()
+            )),
+            None => {
+                say!("no shards to merge in '{}'", dir.display());
+                Ok(())
+            }
+        };
+    }
+    for ((folder, number), slices) in groups {
+        if stop.load(Ordering::Relaxed) {
+            return Err(INTERRUPTED.to_string());
+        }
+        merge_layer(&folder, number, slices, layer.is_some(), stop)?;
+    }
+    Ok(())
+}
+
+/// Merge the `slices` of `layer` in `folder` into the whole layer (see [`merge`]); `hold`:
+/// take the layer file's lock (the folder is held shared).
+fn merge_layer(
+    folder: &Path,
+    layer: u32,
+    mut slices: Vec<Slice>,
+    hold: bool,
+    stop: &AtomicBool,
+) -> Result<(), String> {
+    let target = format::layer_file(folder, layer);
+    let _own = if hold {
+        Some(OutputLock::file(
+            "--layer",
+            &target,
+            "tablebase build or merge",
+        )?)
+    } else {
+        None
+    };
+    let place = format!("'{}', layer {layer}", folder.display());
+    slices.sort_by_key(|s| (s.shards, s.shard));
+    let cuts: std::collections::BTreeSet<u32> = slices.iter().map(|s| s.shards).collect();
+    if cuts.len() > 1 {
+        let list: Vec<String> = cuts
+            .iter()
+            .map(|&k| {
+                let of: Vec<String> = slices
+                    .iter()
+                    .filter(|s| s.shards == k)
+                    .map(|s| format!("{}/{k}", s.shard))
+                    .collect();
+                format!("cut into {k} ({})", of.join(", "))
+            })
+            .collect();
+        return Err(format!(
+            "{place}: slices of different cuts lie side by side: {}; a layer is merged from \
+             one cut: remove the slices of the cuts not used (layer-{layer:03}.shard-*-of-K.sftb \
+             in '{}'), then merge again; nothing merged",
+            list.join("; "),
+            folder.display()
+        ));
+    }
+    let mut checked: Vec<(Header, PathBuf)> = Vec::new();
+    for slice in &slices {
+        if stop.load(Ordering::Relaxed) {
+            return Err(INTERRUPTED.to_string());
+        }
+        let (header, _) = check_file(&slice.path).map_err(|e| {
+            format!(
+                "{e}; nothing merged: remove it (rm '{}') and build that slice again",
+                slice.path.display()
+            )
         })?;
-    Some(data.join("sowfan").join("tablebases"))
+        checked.push((header, slice.path.clone()));
+    }
+    if std::fs::symlink_metadata(&target).is_ok() {
+        let (whole, _) = check_file(&target)
+            .map_err(|e| format!("{e}; the slices were not merged over it: remove it first"))?;
+        if checked.is_empty() {
+            say!(
+                "{place}: already whole ({}); nothing to merge",
+                target.display()
+            );
+            return Ok(());
+        }
+        let (_, file) = tables::open_alone(&target).map_err(|e| e.to_string())?;
+        let data = file.bytes().get(whole.len()..).unwrap_or_default();
+        for (h, path) in &checked {
+            let (_, slice) = tables::open_alone(path).map_err(|e| e.to_string())?;
+            let part = data.get(h.first as usize..(h.first + h.count) as usize);
+            if part != slice.bytes().get(h.len()..) {
+                return Err(format!(
+                    "{place}: '{}' holds other values than the whole layer '{}' already there; \
+                     nothing merged or removed: one of them was built from other data (check \
+                     the layers below with 'sowfan tablebase verify')",
+                    path.display(),
+                    target.display()
+                ));
+            }
+        }
+        remove_slices(&checked);
+        say!(
+            "{place}: already whole ({}); its {} slices hold the same values and are removed",
+            target.display(),
+            checked.len()
+        );
+        return Ok(());
+    }
+    let Some((first, _)) = checked.first() else {
+        return Err(format!(
+            "{place}: no slices and no whole layer; build the slices first (sowfan tablebase \
+             build GAME --seeds N --dir DIR --layer {layer} --shard I/K)"
+        ));
+    };
+    let (rules, entries, kind) = (first.rules.clone(), first.entries, first.kind);
+    let k = slices[0].shards;
+    let missing: Vec<String> = (1..=k)
+        .filter(|i| !slices.iter().any(|s| s.shard == *i))
+        .map(|i| format!("{i}/{k}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "{place}: missing slices: {} (of {k}); build them (sowfan tablebase build GAME \
+             --seeds N --dir DIR --layer {layer} --shard I/K), then merge again; nothing merged",
+            missing.join(", ")
+        ));
+    }
+    let mut next = 0;
+    for (h, path) in &checked {
+        if h.rules != rules || h.entries != entries || h.kind != kind || h.first != next {
+            return Err(format!(
+                "{rules}, layer {layer}: the slices do not tile the layer: '{}' holds {}..{}, \
+                 expected it to start at {next}; nothing merged",
+                path.display(),
+                h.first,
+                h.first + h.count
+            ));
+        }
+        next = h.first + h.count;
+    }
+    if next != entries {
+        return Err(format!(
+            "{rules}, layer {layer}: the slices cover 0..{next} of {entries} entries; nothing \
+             merged"
+        ));
+    }
+    let mut data = Vec::with_capacity(entries as usize);
+    for (h, path) in &checked {
+        let (_, file) = tables::open_alone(path).map_err(|e| e.to_string())?;
+        data.extend_from_slice(file.bytes().get(h.len()..).unwrap_or_default());
+        if let Some(change) = file.changed() {
+            return Err(format!("{change}; nothing merged"));
+        }
+    }
+    // Each slice still has its checksum: the files did not change between the check above
+    // and the copy.
+    for (h, path) in &checked {
+        let slice = data.get(h.first as usize..(h.first + h.count) as usize);
+        if slice.is_none_or(|slice| h.checksum_of(slice) != h.checksum) {
+            return Err(format!(
+                "'{}' changed while it was merged; nothing merged",
+                path.display()
+            ));
+        }
+    }
+    let header = Header {
+        version: format::VERSION,
+        rules: rules.clone(),
+        layer,
+        entries,
+        kind,
+        first: 0,
+        count: entries,
+        checksum: format::checksum(&data),
+    };
+    format::write_atomically(&target, &header, &data)
+        .map_err(|e| format!("'{}': {e}", target.display()))?;
+    check_file(&target).map_err(|e| format!("the merged layer is not sound: {e}"))?;
+    remove_slices(&checked);
+    say!(
+        "{rules}, layer {layer}: {} slices merged into {}; the slices are removed",
+        checked.len(),
+        target.display()
+    );
+    Ok(())
+}
+
+/// Remove slices whose values a whole layer, written and checked, holds.
+fn remove_slices(slices: &[(Header, PathBuf)]) {
+    for (_, path) in slices {
+        if let Err(e) = std::fs::remove_file(path) {
+            eprintln!(
+                "sowfan tablebase merge: cannot remove the merged slice '{}': {e}",
+                path.display()
+            );
+        }
+    }
 }

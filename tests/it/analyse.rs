@@ -423,7 +423,7 @@ fn analyse_twice_gives_byte_identical_output_whatever_the_threads() {
 fn analyse_with_tables_gives_exact_values_losses_and_only_moves() {
     use sowfan::game::Game;
     use sowfan::games::kalah::Kalah;
-    use sowfan::tablebase::Tables;
+    use sowfan::tables::Tables;
 
     let dir = scratch("analyse-tables");
     let _ = std::fs::remove_dir_all(&dir);
@@ -944,7 +944,7 @@ fn playing_moves_on_keeps_the_history_and_changes_nothing_on_error() {
 /// cover it.
 fn known_value<G: sowfan::game::Game>(
     game: &G,
-    tables: &sowfan::tablebase::Tables,
+    tables: &sowfan::tables::Tables,
     pos: &G::Position,
 ) -> Option<i32> {
     match game.outcome(pos) {
@@ -965,7 +965,7 @@ fn marks_agree_with_the_tables<G: sowfan::game::Game>(
     seeds: u32,
     more: Option<PathBuf>,
 ) -> (usize, usize, usize) {
-    use sowfan::tablebase::Tables;
+    use sowfan::tables::Tables;
 
     let name = spec.split_whitespace().next().unwrap();
     let dir = crate::support::fresh_dir(&format!("analyse-marks-{name}"));

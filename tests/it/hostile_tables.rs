@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use sowfan::game::Game;
-use sowfan::tablebase::Tables;
-use sowfan::tablebase::format;
+use sowfan::tables::Tables;
+use sowfan::tables::format;
 
 use crate::support::run::{self, Run};
 use crate::support::{Engine, fresh_dir, kalah, scaled, tables};

@@ -26,7 +26,7 @@ const LAYERS: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     ("games", &[("games/", "games")]),
-    ("tables", &[("tablebase/", "tablebase")]),
+    ("tables", &[("tables/", "tables")]),
     (
         "search and proof",
         &[
@@ -51,13 +51,13 @@ const LAYERS: &[(&str, &[(&str, &str)])] = &[
     (
         "tools",
         &[
-            ("tournament/", "match tool"),
+            ("match/", "match tool"),
             ("check/", "check tool"),
-            ("analysis/", "analyse tool"),
+            ("analyse/", "analyse tool"),
             ("accuracy/", "accuracy tool"),
             ("play/", "play tool"),
             ("tune/", "tune tool"),
-            ("table_tools/", "tablebase tool"),
+            ("tablebase/", "tablebase tool"),
             ("solve/", "solve tool"),
             ("datagen/", "datagen tool"),
             ("train/", "train tool"),
@@ -71,7 +71,7 @@ const LAYERS: &[(&str, &[(&str, &str)])] = &[
             ("commands/bench.rs", "bench command"),
             ("commands/solve.rs", "solve command"),
             ("commands/tablebase.rs", "tablebase command"),
-            ("commands/tournament.rs", "match command"),
+            ("commands/match.rs", "match command"),
             ("commands/check.rs", "check command"),
             ("commands/analyse.rs", "analyse command"),
             ("commands/accuracy.rs", "accuracy command"),

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use sowfan::game::Game;
 use sowfan::solver::save::{self, ProofFileError, ProofIdentity, ProofWork, RootProof};
-use sowfan::solver::tt::SolveTable;
+use sowfan::solver::tt::SolverTt;
 use sowfan::solver::{self, SolveSettings};
 
 use crate::support::run::{Run, signal, sowfan, start};
@@ -256,10 +256,10 @@ fn a_resumed_exact_proof_costs_fewer_nodes_than_one_from_scratch() {
         deadline: None,
     };
     let stop = AtomicBool::new(false);
-    let fresh_table = SolveTable::new(8).expect("table");
+    let fresh_table = SolverTt::new(8).expect("table");
     let fresh = solver::solve(&g, &root, &fresh_table, &settings(None), &stop, &|_| {});
     assert_eq!(fresh.lower, fresh.upper);
-    let first_table = SolveTable::new(8).expect("table");
+    let first_table = SolverTt::new(8).expect("table");
     let first = solver::solve(
         &g,
         &root,
@@ -289,7 +289,7 @@ fn a_resumed_exact_proof_costs_fewer_nodes_than_one_from_scratch() {
         moves: vec![None; 5],
     };
     save::save(&path, &identity, work, &root_proof, &first_table).expect("save");
-    let resumed_table = SolveTable::new(8).expect("table");
+    let resumed_table = SolverTt::new(8).expect("table");
     let saved = save::load(&path, &identity, &resumed_table)
         .expect("load")
         .expect("a file");
@@ -305,9 +305,9 @@ fn a_resumed_exact_proof_costs_fewer_nodes_than_one_from_scratch() {
     );
     // The file of another table size, or loaded as a proof-number table, is refused.
     let error =
-        save::load(&path, &identity, &SolveTable::new(16).expect("table")).expect_err("other size");
+        save::load(&path, &identity, &SolverTt::new(16).expect("table")).expect_err("other size");
     assert!(matches!(error, ProofFileError::OtherSize { .. }), "{error}");
-    let pn = sowfan::solver::pn::tt::PnTable::new(8).expect("table");
+    let pn = sowfan::solver::pn::tt::PnTt::new(8).expect("table");
     let error = save::load(&path, &identity, &pn).expect_err("other solver");
     assert!(
         matches!(error, ProofFileError::OtherSolver { .. }),

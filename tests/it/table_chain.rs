@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use sowfan::tablebase::format;
+use sowfan::tables::format;
 
 use crate::support::fresh_dir;
 use crate::support::run::{self, Run};

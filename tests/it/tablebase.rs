@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use sowfan::game::Game;
 use sowfan::games::kalah::Kalah;
-use sowfan::solver::tt::SolveTable;
+use sowfan::solver::tt::SolverTt;
 use sowfan::solver::{self, SolveSettings};
 
 use crate::support::games::afrika;
@@ -176,7 +176,7 @@ fn the_solver_matches_plain_minimax_on_every_small_kalah() {
                     let refs: Vec<&str> = options.iter().map(String::as_str).collect();
                     let game = kalah(&refs);
                     // A solver table holds one rule set's values (its keys are the pits).
-                    let tt = SolveTable::new(8).expect("table");
+                    let tt = SolverTt::new(8).expect("table");
                     let start = game.start_position();
                     let mut memo = HashMap::new();
                     let expected = game_minimax(&game, &start, &mut memo);
@@ -501,7 +501,7 @@ fn play_just_beyond_the_tables_keeps_the_exact_value() {
     // Positions from engine games (depth 3, seeded random openings) with 13 to 18 seeds.
     let positions = sample_positions(&game, 13..=18, 100);
     assert!(positions.len() >= 100, "{}", positions.len());
-    let tt = SolveTable::new(64).expect("table");
+    let tt = SolverTt::new(64).expect("table");
     let exact = |pos: &sowfan::games::kalah::KalahPosition| {
         let settings = SolveSettings {
             threads: 1,
@@ -644,13 +644,13 @@ fn published_values() {
     for (spec, value) in lines {
         let words: Vec<&str> = spec.split_whitespace().skip(1).collect();
         let game = kalah(&words);
-        let folder = sowfan::tablebase::format::rules_folder(
+        let folder = sowfan::tables::format::rules_folder(
             &dir,
             &game.table_rules().expect("Kalah has tables"),
         );
         // The room the missing layers take (one byte an entry, and a header).
         let missing: u64 = (0..=seeds)
-            .filter(|&l| !sowfan::tablebase::format::layer_file(&folder, l).is_file())
+            .filter(|&l| !sowfan::tables::format::layer_file(&folder, l).is_file())
             .map(|l| game.table_layer_size(l) + 4096)
             .sum();
         let free = free_bytes(&dir);

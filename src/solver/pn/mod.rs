@@ -8,7 +8,7 @@
 //! when the first is disproven and the second proven, a loss when both are disproven. Each
 //! question, seen from a child with the other side to move, is the other question
 //! negated: "I win" is "you do not at least draw" (so both runs search the same kind of
-//! tree). The transposition table ([`tt::PnTable`]) keeps, per position, the proven
+//! tree). The transposition table ([`tt::PnTt`]) keeps, per position, the proven
 //! bounds on its value, shared by both questions: a win proven in the first run settles
 //! "at least a draw?" there in the second, a loss proven in the first settles "a win?" —
 //! and the proof and disproof numbers of the one open question.
@@ -29,7 +29,7 @@
 //!
 //! A child's limits are always above its numbers (a limit may be "until decided"), so every
 //! call makes progress. Children start at (1, 1); game ends, endgame tables
-//! ([`crate::tablebase::Tables`], exact leaves counted as `tbhits`) and decided table
+//! ([`crate::tables::Tables`], exact leaves counted as `tbhits`) and decided table
 //! entries are known at once, and a child that decides its parent ends the parent's
 //! expansion. A stopped search writes the numbers of the nodes it leaves, so that a resumed
 //! one (a proof file, [`file`]) goes on where it was.
@@ -70,8 +70,8 @@ use std::time::{Duration, Instant};
 
 use super::{MoveValues, Progress, Solution, SolveSettings};
 use crate::game::Game;
-use crate::tablebase::Tables;
-use tt::{INF, Known, PnTable, log2_work};
+use crate::tables::Tables;
+use tt::{INF, Known, PnTt, log2_work};
 
 /// The values, in half-points from the mover's view.
 pub const WIN: i32 = 2;
@@ -102,7 +102,7 @@ pub fn value_word(value: i32) -> &'static str {
 /// waits for it).
 pub struct Checkpoints<'a> {
     pub every: Duration,
-    pub save: &'a (dyn Fn(&PnTable, u64) + Sync),
+    pub save: &'a (dyn Fn(&PnTt, u64) + Sync),
     /// Nodes of the earlier solves of the same proof (the moves' solves before the root's):
     /// `save` hears of these and the running solve's.
     pub done: AtomicU64,
@@ -196,7 +196,7 @@ struct Ply<G: Game> {
 
 struct Searcher<'a, G: Game> {
     game: &'a G,
-    tt: &'a PnTable,
+    tt: &'a PnTt,
     tables: Option<&'a Tables>,
     stop: &'a AtomicBool,
     node_limit: Option<u64>,
@@ -225,7 +225,7 @@ struct Searcher<'a, G: Game> {
 impl<'a, G: Game> Searcher<'a, G> {
     fn new(
         game: &'a G,
-        tt: &'a PnTable,
+        tt: &'a PnTt,
         settings: &SolveSettings<'a>,
         stop: &'a AtomicBool,
         checkpoints: Option<&'a Checkpoints<'a>>,
@@ -711,7 +711,7 @@ pub fn solve_restricted<G: Game>(
     game: &G,
     root: &G::Position,
     only: &[G::Move],
-    tt: &PnTable,
+    tt: &PnTt,
     settings: &SolveSettings,
     stop: &AtomicBool,
     report: &(dyn Fn(&Progress) + Sync),
@@ -754,7 +754,7 @@ fn solve_here<G: Game>(
     game: &G,
     root: &G::Position,
     only: &[G::Move],
-    tt: &PnTable,
+    tt: &PnTt,
     settings: &SolveSettings,
     stop: &AtomicBool,
     report: &(dyn Fn(&Progress) + Sync),
@@ -905,7 +905,7 @@ pub fn solve_moves<G: Game>(
     game: &G,
     root: &G::Position,
     only: &[G::Move],
-    tt: &PnTable,
+    tt: &PnTt,
     settings: &SolveSettings,
     stop: &AtomicBool,
     checkpoints: Option<&Checkpoints>,

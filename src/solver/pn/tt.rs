@@ -68,7 +68,7 @@ impl Known {
     };
 }
 
-pub struct PnTable {
+pub struct PnTt {
     buckets: ZeroedArray<Bucket>,
     /// log2 of the bucket count.
     bits: u32,
@@ -145,20 +145,20 @@ fn encode(check: u64, known: &Known) -> (u64, u64) {
     (meta, numbers)
 }
 
-impl PnTable {
+impl PnTt {
     /// A table of at most `megabytes` MiB (a power of two of buckets, at least one); pages
     /// are touched only when used.
-    pub fn new(megabytes: usize) -> Result<PnTable, String> {
+    pub fn new(megabytes: usize) -> Result<PnTt, String> {
         let most = (megabytes.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>()).max(1);
         let bits = usize::BITS - 1 - most.leading_zeros();
-        PnTable::with_bits(bits)
+        PnTt::with_bits(bits)
             .map_err(|e| format!("cannot allocate {megabytes} MB for the solver's table: {e}"))
     }
 
-    fn with_bits(bits: u32) -> Result<PnTable, String> {
+    fn with_bits(bits: u32) -> Result<PnTt, String> {
         // SAFETY: an all-zero `Bucket` is valid (atomics) and reads as empty entries.
         let buckets = unsafe { ZeroedArray::new(1usize << bits) }?;
-        Ok(PnTable { buckets, bits })
+        Ok(PnTt { buckets, bits })
     }
 
     /// The number of buckets (a power of two).
@@ -289,12 +289,12 @@ impl PnTable {
 }
 
 /// A proof file holds this table's buckets as they are ([`crate::solver::save`]).
-impl crate::solver::proof_table::ProofTable for PnTable {
+impl crate::solver::proof_tt::ProofTt for PnTt {
     const MAGIC: &'static [u8; 8] = b"SOWFANPN";
     const OLDEST_VERSION: u32 = 1;
 
     fn bucket_count(&self) -> usize {
-        PnTable::bucket_count(self)
+        PnTt::bucket_count(self)
     }
 
     fn bucket_words(&self, index: usize) -> [u64; 2 * WAYS] {
@@ -318,7 +318,7 @@ impl crate::solver::proof_table::ProofTable for PnTable {
     }
 
     fn clear(&self) {
-        PnTable::clear(self)
+        PnTt::clear(self)
     }
 }
 
@@ -328,7 +328,7 @@ mod tests {
 
     #[test]
     fn entries_round_trip_and_keys_are_checked() {
-        let t = PnTable::new(1).unwrap();
+        let t = PnTt::new(1).unwrap();
         assert_eq!(t.bucket_count(), 1 << 14);
         assert_eq!(t.probe(7), None);
         let k = Known {
@@ -375,7 +375,7 @@ mod tests {
 
     #[test]
     fn a_full_bucket_keeps_the_costliest_entries() {
-        let t = PnTable::new(1).unwrap();
+        let t = PnTt::new(1).unwrap();
         let target = t.place(1).0 as *const Bucket;
         let keys: Vec<u64> = (1..)
             .filter(|&k| std::ptr::eq(t.place(k).0, target))

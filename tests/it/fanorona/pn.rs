@@ -17,9 +17,9 @@ use sowfan::game::{Game, GameResult};
 use sowfan::games::fanorona::{Fanorona, FanoronaPosition, Size};
 use sowfan::session::{GameSession, Session};
 use sowfan::solver::pn::file::{self, ProofFileError, ProofIdentity, ProofWork};
-use sowfan::solver::pn::tt::PnTable;
+use sowfan::solver::pn::tt::PnTt;
 use sowfan::solver::pn::{self, DRAW, LOSS, WIN};
-use sowfan::solver::{self, Progress, Solution, SolveSettings, tt::SolveTable};
+use sowfan::solver::{self, Progress, Solution, SolveSettings, tt::SolverTt};
 
 use super::brute::{Board, Cell};
 use crate::support::fresh_dir;
@@ -92,7 +92,7 @@ fn board_of(g: &Fanorona, pos: &FanoronaPosition) -> Board {
 fn solve_with(
     g: &Fanorona,
     pos: &FanoronaPosition,
-    tt: &SolveTable,
+    tt: &SolverTt,
     limit: Option<u64>,
 ) -> Solution<sowfan::games::fanorona::FanoronaMove> {
     solver::solve(
@@ -163,7 +163,7 @@ fn telo_is_a_white_win_and_every_first_move_agrees_with_minimax() {
     for options in [&[][..], &["repetition=off"][..]] {
         let g = fanorona(Size::Telo, options);
         let start = g.start_position();
-        let tt = SolveTable::new(16).expect("table");
+        let tt = SolverTt::new(16).expect("table");
         let mut memo = HashMap::new();
         let solution = solve_with(&g, &start, &tt, None);
         assert_eq!((solution.lower, solution.upper), (WIN, WIN), "{options:?}");
@@ -171,7 +171,7 @@ fn telo_is_a_white_win_and_every_first_move_agrees_with_minimax() {
         check_solution(&g, &start, &solution, 100, &mut memo);
         assert_eq!(solution.threads, 1);
         // Every first move, with a fresh table (no help from the root's proof).
-        let tt = SolveTable::new(16).expect("table");
+        let tt = SolverTt::new(16).expect("table");
         let values = solver::solve_moves(
             &g,
             &start,
@@ -227,8 +227,8 @@ fn random_small_dimy_positions_agree_with_minimax_with_and_without_repetition() 
         let without = fanorona(Size::Dimy, &[&limit_option, "repetition=off"]);
         // A tiny table for one (entries are pushed out all the time), a roomy one for the
         // other: the values must not care.
-        let tt_with = SolveTable::new(1).expect("table");
-        let tt_without = SolveTable::new(64).expect("table");
+        let tt_with = SolverTt::new(1).expect("table");
+        let tt_without = SolverTt::new(64).expect("table");
         let mut memo = HashMap::new();
         for _ in 0..160 {
             let pos = random_dimy(&with, &mut rng, limit);
@@ -265,7 +265,7 @@ fn stopped_proofs_keep_bounds_that_hold() {
         let text = g.format_position(&pos);
         let expected = minimax(&board_of(&g, &pos), limit, &mut memo);
         for nodes in [1u64, 3, 10, 30, 100, 300, 1000] {
-            let tt = SolveTable::new(4).expect("table");
+            let tt = SolverTt::new(4).expect("table");
             let reports = std::sync::Mutex::new(Vec::<Progress>::new());
             let report = |p: &Progress| reports.lock().expect("lock").push(*p);
             let solution = solver::solve(
@@ -300,7 +300,7 @@ fn stopped_proofs_keep_bounds_that_hold() {
         }
     }
     // A stop flag raised before the start: nothing is searched beyond the first checks.
-    let tt = SolveTable::new(4).expect("table");
+    let tt = SolverTt::new(4).expect("table");
     let start = g.start_position();
     let solution = solver::solve(
         &g,
@@ -329,7 +329,7 @@ fn identity(g: &Fanorona, pos: &FanoronaPosition) -> ProofIdentity {
 fn pn_solve(
     g: &Fanorona,
     pos: &FanoronaPosition,
-    table: &PnTable,
+    table: &PnTt,
     nodes: Option<u64>,
 ) -> Solution<sowfan::games::fanorona::FanoronaMove> {
     let settings = SolveSettings {
@@ -352,7 +352,7 @@ fn pn_solve(
 fn a_proof_stopped_saved_and_resumed_needs_fewer_new_nodes() {
     let g = fanorona(Size::Dimy, &["quiet-limit=20"]);
     let pos = g.parse_position(RESUME_POSITION).expect("position");
-    let fresh_table = PnTable::new(16).expect("table");
+    let fresh_table = PnTt::new(16).expect("table");
     let fresh = pn_solve(&g, &pos, &fresh_table, None);
     assert_eq!((fresh.lower, fresh.upper), (DRAW, DRAW), "proven");
     assert!(
@@ -365,7 +365,7 @@ fn a_proof_stopped_saved_and_resumed_needs_fewer_new_nodes() {
 
     let dir = fresh_dir("pn-resume");
     let path = dir.join("dimy.proof");
-    let first_table = PnTable::new(16).expect("table");
+    let first_table = PnTt::new(16).expect("table");
     let stopped = pn_solve(&g, &pos, &first_table, Some(fresh.nodes / 2));
     assert_ne!(stopped.lower, stopped.upper, "stopped before the end");
     let work = ProofWork {
@@ -379,7 +379,7 @@ fn a_proof_stopped_saved_and_resumed_needs_fewer_new_nodes() {
         .all(|e| e.expect("entry").file_name() == "dimy.proof");
     assert!(no_temporary, "only the proof file is left");
 
-    let resumed_table = PnTable::new(16).expect("table");
+    let resumed_table = PnTt::new(16).expect("table");
     let loaded = file::load(&path, &identity(&g, &pos), &resumed_table).expect("load");
     assert_eq!(loaded, Some(work));
     let resumed = pn_solve(&g, &pos, &resumed_table, None);
@@ -392,7 +392,7 @@ fn a_proof_stopped_saved_and_resumed_needs_fewer_new_nodes() {
     );
     // Saved again when done: a run that finds everything in the table.
     file::save(&path, &identity(&g, &pos), work, &resumed_table).expect("save");
-    let again_table = PnTable::new(16).expect("table");
+    let again_table = PnTt::new(16).expect("table");
     file::load(&path, &identity(&g, &pos), &again_table).expect("load");
     let again = pn_solve(&g, &pos, &again_table, None);
     assert_eq!((again.lower, again.upper), (fresh.lower, fresh.upper));
@@ -406,13 +406,13 @@ fn hostile_proof_files_are_refused_with_a_reason() {
     let pos = g.parse_position(RESUME_POSITION).expect("position");
     let dir = fresh_dir("pn-hostile");
     let path = dir.join("good.proof");
-    let table = PnTable::new(1).expect("table");
+    let table = PnTt::new(1).expect("table");
     pn_solve(&g, &pos, &table, Some(3000));
     file::save(&path, &identity(&g, &pos), ProofWork::default(), &table).expect("save");
     let good = std::fs::read(&path).expect("read");
     assert!(good.len() > 200);
     // Absent: a new proof.
-    let target = PnTable::new(1).expect("table");
+    let target = PnTt::new(1).expect("table");
     assert_eq!(
         file::load(&dir.join("none.proof"), &identity(&g, &pos), &target).expect("absent"),
         None
@@ -451,7 +451,7 @@ fn hostile_proof_files_are_refused_with_a_reason() {
     for (name, bytes) in &cases {
         let bad = dir.join("bad.proof");
         std::fs::write(&bad, bytes).expect("write");
-        let target = PnTable::new(1).expect("table");
+        let target = PnTt::new(1).expect("table");
         let result = file::load(&bad, &identity(&g, &pos), &target);
         let error = result.expect_err(name);
         let text = error.to_string();
@@ -476,7 +476,7 @@ fn hostile_proof_files_are_refused_with_a_reason() {
         matches!(error, ProofFileError::OtherPosition { .. }),
         "{error}"
     );
-    let error = file::load(&path, &identity(&g, &pos), &PnTable::new(2).expect("table"))
+    let error = file::load(&path, &identity(&g, &pos), &PnTt::new(2).expect("table"))
         .expect_err("other size");
     assert!(matches!(error, ProofFileError::OtherSize { .. }), "{error}");
     assert!(error.to_string().contains("--hash 1"), "{error}");
@@ -543,7 +543,7 @@ fn telo_without_a_quiet_limit_has_the_values_of_its_cyclic_graph() {
     let start = g.start_position();
     let values = graph_values(&board_of(&g, &start));
     assert_eq!(values[&(board_of(&g, &start).cells, true)], WIN);
-    let tt = SolveTable::new(4).expect("table");
+    let tt = SolverTt::new(4).expect("table");
     let mut tally = [0usize; 3];
     for ((cells, white), expected) in &values {
         let board = Board {
@@ -584,10 +584,10 @@ fn endgame_tables_are_exact_leaves_of_the_proof() {
     );
     assert!(run.success, "{}{}", run.stdout, run.stderr);
     let g = fanorona(Size::Dimy, &["quiet-limit=12"]);
-    let tables = sowfan::tablebase::Tables::open(&g, &dir)
+    let tables = sowfan::tables::Tables::open(&g, &dir)
         .expect("tables")
         .expect("some layers");
-    let tt = SolveTable::new(16).expect("table");
+    let tt = SolverTt::new(16).expect("table");
     let with_tables = SolveSettings {
         tables: Some(&tables),
         ..settings(None)

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use sowfan::game::Game;
 use sowfan::games::fanorona::Size;
-use sowfan::tablebase::Tables;
-use sowfan::tablebase::format;
+use sowfan::tables::Tables;
+use sowfan::tables::format;
 
 use super::text;
 use crate::support::games::{afrika, fanorona};

@@ -27,8 +27,8 @@ use std::time::{Duration, Instant};
 
 use sowfan::game::Game;
 use sowfan::games::kalah::{Kalah, KalahPosition};
-use sowfan::tablebase::Tables;
-use sowfan::tablebase::format;
+use sowfan::tables::Tables;
+use sowfan::tables::format;
 
 use super::{kalah, mkfifo, text};
 use crate::support::rng::Rng;

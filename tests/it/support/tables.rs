@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use sowfan::game::Game;
-use sowfan::tablebase::Tables;
-use sowfan::tablebase::build::{self, BuildOptions};
-use sowfan::tablebase::format;
+use sowfan::tables::Tables;
+use sowfan::tables::build::{self, BuildOptions};
+use sowfan::tables::format;
 
 /// Build `game`'s tables with up to `in_play` stones or seeds in play into `dir`, with
 /// `threads` threads, all layers or one `shard` (`Some((k, n))`: the k-th of n) of each;

@@ -1,4 +1,4 @@
-//! What a solve asks for, apart from the solve itself ([`super::solve`]) and the keeping
+//! What a solve asks for, apart from the solve itself ([`super::solving`]) and the keeping
 //! of its proof file ([`super::keep`]), which both read it.
 
 use std::path::PathBuf;

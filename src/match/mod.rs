@@ -2,7 +2,7 @@
 //!
 //! The runner starts every engine as a child process and speaks the protocol to it (the
 //! engine client, [`crate::client`]); a [`Session`] of the game referees every move
-//! ([`play`]). Games run on `--concurrency`
+//! ([`referee`]). Games run on `--concurrency`
 //! worker threads, each with its own engine processes; the main thread collects finished
 //! games in the order they end, writes their records, keeps the statistics ([`stats`]) and
 //! the progress bar, and stops the match when the SPRT decides.
@@ -13,7 +13,7 @@
 //! Nothing here knows a game's rules: any game in the registry can be played.
 
 pub mod config;
-pub mod play;
+pub mod referee;
 pub mod report;
 pub mod resume;
 pub mod stats;
@@ -32,7 +32,7 @@ use crate::registry;
 use crate::session::Session;
 
 use config::{MatchConfig, Slice};
-use play::{Played, Referee, Seat, Termination};
+use referee::{Played, Referee, Seat, Termination};
 use resume::Identity;
 use stats::{SprtVerdict, Tally};
 
@@ -456,7 +456,7 @@ fn work(
                 needs_restart: false,
             },
         ];
-        let played = play::play(&referee, &openings[job.round], &mut seats);
+        let played = referee::play(&referee, &openings[job.round], &mut seats);
         for seat in seats {
             if seat.needs_restart || seat.spec.restart {
                 // Dropping the process kills it; the next game starts a fresh one.

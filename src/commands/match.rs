@@ -9,9 +9,9 @@ use crate::cli::{cancel_on_interrupt, exit_status};
 use crate::client::process::Reaper;
 use crate::client::spec::parse_engine;
 
-use crate::tournament;
-use crate::tournament::config::{self, MatchConfig, TournamentKind};
-use crate::tournament::report::ReportState;
+use crate::r#match;
+use crate::r#match::config::{self, MatchConfig, TournamentKind};
+use crate::r#match::report::ReportState;
 
 /// Play engines against each other, refereeing every move with sowfan's rules.
 ///
@@ -243,7 +243,7 @@ pub fn run(args: MatchArgs) -> ExitCode {
     if !args.options.report.is_empty() {
         let report = args.into_config().and_then(|config| {
             let cancel = cancel_on_interrupt("match");
-            tournament::report::run(&config, &cancel)
+            r#match::report::run(&config, &cancel)
         });
         return match report {
             Ok(report) if report.state == ReportState::Running => ExitCode::from(3),
@@ -254,7 +254,7 @@ pub fn run(args: MatchArgs) -> ExitCode {
         let cancel = cancel_on_interrupt("match");
         // Processes the engines start outside their process groups end with the run.
         let _reaper = Reaper::adopt_orphans();
-        tournament::run(&config, &cancel)
+        r#match::run(&config, &cancel)
     });
     match summary {
         Ok(summary) if summary.interrupted => ExitCode::from(130),

@@ -4,7 +4,7 @@
 //!
 //! - [`input`] reads games in every form sowfan writes or accepts, line by line;
 //! - [`evaluate`] searches each position once and judges the moves;
-//! - [`output`] prints text or JSON Lines; [`chart`] draws the SVG chart.
+//! - [`render`] prints text or JSON Lines; [`chart`] draws the SVG chart.
 //!
 //! Positions are searched by `--threads` workers at once, each search on one thread with a
 //! fresh transposition table, so that with `--depth` or `--nodes` the output depends only
@@ -21,7 +21,7 @@
 pub mod chart;
 pub mod evaluate;
 pub mod input;
-pub mod output;
+pub mod render;
 
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
@@ -41,10 +41,10 @@ use crate::registry;
 use crate::search::SearchControl;
 use crate::search::limits::Limits;
 use crate::session::Session;
-use crate::tablebase::{TableError, Tables};
+use crate::tables::{TableError, Tables};
 use evaluate::{MoveAnalysis, PositionResult, SearchSpec};
 use input::{GameError, InputGame, Parser};
-pub use output::OutputFormat;
+pub use render::OutputFormat;
 
 /// The default search of each position when no limit is given.
 pub const DEFAULT_DEPTH: u32 = 10;
@@ -542,8 +542,8 @@ impl Printer {
             self.bar.suspend(|| eprintln!("sowfan analyse: {error}"));
         }
         match self.format {
-            OutputFormat::Text => self.write(&output::text_error(error)),
-            OutputFormat::Jsonl => self.line(&output::json_error(error)),
+            OutputFormat::Text => self.write(&render::text_error(error)),
+            OutputFormat::Jsonl => self.line(&render::json_error(error)),
         }
     }
 
@@ -555,7 +555,7 @@ impl Printer {
         if !pending.header_done {
             pending.header_done = true;
             if self.format == OutputFormat::Text {
-                self.write(&output::text_header(game, &self.limits, pending.width))
+                self.write(&render::text_header(game, &self.limits, pending.width))
                     .map_err(io)?;
             }
         }
@@ -566,8 +566,8 @@ impl Printer {
             };
             let m = evaluate::judge_move(i + 1, &game.moves[i], i < game.opening, before, after);
             match self.format {
-                OutputFormat::Text => self.line(&output::text_move(&m, pending.width)),
-                OutputFormat::Jsonl => self.line(&output::json_move(game.number, &m)),
+                OutputFormat::Text => self.line(&render::text_move(&m, pending.width)),
+                OutputFormat::Jsonl => self.line(&render::json_move(game.number, &m)),
             }
             .map_err(io)?;
             pending.moves.push(m);
@@ -622,10 +622,10 @@ impl Printer {
         match self.format {
             OutputFormat::Text => {
                 let footer =
-                    output::text_footer(game, &summary, &pending.moves, chart_text.as_deref());
+                    render::text_footer(game, &summary, &pending.moves, chart_text.as_deref());
                 self.write(&format!("{footer}\n"))
             }
-            OutputFormat::Jsonl => self.line(&output::json_game(
+            OutputFormat::Jsonl => self.line(&render::json_game(
                 game,
                 &summary,
                 &pending.moves,
@@ -826,7 +826,7 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
                 printer.bar.inc_length(game.moves.len() as u64 + 1);
                 let number = game.number;
                 order.push_back(number);
-                let width = output::move_width(&game);
+                let width = render::move_width(&game);
                 let positions = game.moves.len() + 1;
                 slots.insert(
                     number,

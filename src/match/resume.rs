@@ -20,7 +20,7 @@ use crate::records::lines::{BoundedLines, ends_in_newline};
 use crate::records::{GameRecord, RecordError};
 
 use super::config::Slice;
-use super::play::Termination;
+use super::referee::Termination;
 
 /// What a scheduled game's record must say: the game, who played it with which limits, and
 /// from where it started.

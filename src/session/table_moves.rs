@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use super::GameSession;
 use super::go::SearchSummary;
-use super::info::{Info, InfoLine, ScoreBound, Work};
+use super::go_info::{Info, InfoLine, ScoreBound, Work};
 use crate::game::{Game, TableValues};
 
 /// A table's word on the current position (`d`).
@@ -87,7 +87,7 @@ impl<G: Game> GameSession<G> {
     }
 
     /// Check the tables' value of the current position against its moves before it decides
-    /// anything ([`crate::tablebase::Tables::check_consistent`]): damaged tables are marked
+    /// anything ([`crate::tables::Tables::check_consistent`]): damaged tables are marked
     /// so, say why through their failure, and answer nothing from then on.
     pub(super) fn check_tables_at_root(&self) {
         if let Some(tables) = self.tables.as_ref() {

@@ -31,7 +31,7 @@ use crate::search::tt::TranspositionTable;
 pub use crate::search::value::{DECIDED, Value};
 use crate::search::{SearchControl, SearchSettings};
 use crate::session::Session;
-use crate::solver::tt::SolveTable;
+use crate::solver::tt::SolverTt;
 
 /// A loss of at least this many points is marked `?!`.
 pub const INACCURACY: f64 = 1.0;
@@ -135,7 +135,7 @@ pub fn analyse_position(
     let search = |limits: &Limits| {
         let tt = TranspositionTable::new(spec.hash_mb)?;
         let solve_tt = match session.tables() {
-            Some(_) => Some(SolveTable::new(spec.hash_mb)?),
+            Some(_) => Some(SolverTt::new(spec.hash_mb)?),
             None => None,
         };
         let summary = session.search(

@@ -4,13 +4,13 @@
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use super::info::Work;
+use super::go_info::Work;
 use super::keep::Keeper;
-use super::request::SolveRequest;
+use super::solve_request::SolveRequest;
 use super::{GameSession, Session};
 use crate::game::Game;
 use crate::solver::save::{ProofIdentity, ProofWork};
-use crate::solver::{self, SolveSettings, tt::SolveTable};
+use crate::solver::{self, SolveSettings, tt::SolverTt};
 
 /// The bounds of a report when nothing is proven of the root (a part of a split proof
 /// proves only its moves): beyond any value, shown as `unknown`.
@@ -75,7 +75,7 @@ impl SolveReport {
 
 impl Work {
     /// What the solver has done so far, with the fill of its table.
-    pub(super) fn solver(tt: &SolveTable, nodes: u64, tbhits: u64, time: Duration) -> Work {
+    pub(super) fn solver(tt: &SolverTt, nodes: u64, tbhits: u64, time: Duration) -> Work {
         Work {
             nodes,
             time,
@@ -215,7 +215,7 @@ impl<G: Game> GameSession<G> {
     pub(super) fn solve_position(
         &self,
         request: &SolveRequest,
-        tt: &SolveTable,
+        tt: &SolverTt,
         stop: &AtomicBool,
         progress: &(dyn Fn(&SolveProgress) + Sync),
     ) -> Result<SolveReport, String> {
