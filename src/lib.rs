@@ -33,7 +33,7 @@
 //!     its run, its exit status), none importing another;
 //! 12. `main.rs`: parses the command line and dispatches.
 //!
-//! Names: a tool's module is named as its subcommand (`match` is a keyword, hence `r#match`),
+//! Names: a tool's module is named as its subcommand (`match`, a keyword, as a raw identifier),
 //! and its command line is `commands/<subcommand>.rs`; `tt` is a transposition table, `tables`
 //! and `tablebase` are endgame tables only; no module name stands in two layers.
 

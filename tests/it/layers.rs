@@ -138,7 +138,12 @@ fn module_of(relative: &str) -> Vec<String> {
 /// is a module: the rest are items).
 fn file_of(segments: &[String]) -> Option<String> {
     for len in (0..=segments.len()).rev() {
-        let stem = segments[..len].join("/");
+        // A raw identifier (`r#match`) names the file without its `r#`.
+        let stem: Vec<&str> = segments[..len]
+            .iter()
+            .map(|s| s.strip_prefix("r#").unwrap_or(s))
+            .collect();
+        let stem = stem.join("/");
         let candidates = if len == 0 {
             vec!["lib.rs".to_string()]
         } else {
@@ -369,7 +374,7 @@ fn imports(code: &str, module: &[String]) -> Vec<Vec<String>> {
             let before = rest[..i].chars().last();
             let tail = &rest[i..];
             let len = tail
-                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':' || c == '#'))
                 .unwrap_or(tail.len());
             if !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
                 paths.push(tail[..len].to_string());
@@ -554,6 +559,13 @@ fn the_checker_sees_what_it_must() {
     let want: BTreeSet<String> = ["tune::A", "play::B"].map(String::from).into();
     assert_eq!(found, want, "{code}");
     assert!(code.contains("<'a>"), "a lifetime is code: {code}");
+    // A raw identifier is a module like any other: `r#match` is the file match/mod.rs.
+    let code = code_only("use crate::r#match::MatchArgs;\nlet s = crate::r#match::run(c);");
+    let found = imports(&code, &["commands".to_string(), "r#match".to_string()]);
+    assert_eq!(found.len(), 3, "{found:?}");
+    for path in &found {
+        assert_eq!(file_of(path).as_deref(), Some("match/mod.rs"), "{found:?}");
+    }
     // A glob of the root, from a top-level file, is seen as one.
     let found = imports("use super::*;", &["registry".to_string()]);
     assert!(found.contains(&vec!["*".to_string()]), "{found:?}");
@@ -597,8 +609,17 @@ fn lib_rs_gives_the_same_layers_and_declares_only_modules() {
     );
     let mut named = BTreeSet::new();
     for (rank, item) in items.iter().enumerate() {
-        for link in item.split("[`").skip(1) {
-            let name = link.split('`').next().unwrap_or_default().to_string();
+        // Modules are named as links, [`name`]; a raw identifier, which rustdoc cannot link,
+        // as code, `r#name`.
+        let links = item.split("[`").skip(1);
+        let raw = item.split("`r#").skip(1).map(|rest| rest);
+        for (link, is_raw) in links.map(|l| (l, false)).chain(raw.map(|r| (r, true))) {
+            let name = link.split('`').next().unwrap_or_default();
+            let name = if is_raw {
+                format!("r#{name}")
+            } else {
+                name.to_string()
+            };
             let file = file_of(std::slice::from_ref(&name)).expect("a module of the crate");
             assert_eq!(
                 place(&file).map(|p| p.0),
