@@ -612,7 +612,7 @@ fn lib_rs_gives_the_same_layers_and_declares_only_modules() {
         // Modules are named as links, [`name`]; a raw identifier, which rustdoc cannot link,
         // as code, `r#name`.
         let links = item.split("[`").skip(1);
-        let raw = item.split("`r#").skip(1).map(|rest| rest);
+        let raw = item.split("`r#").skip(1);
         for (link, is_raw) in links.map(|l| (l, false)).chain(raw.map(|r| (r, true))) {
             let name = link.split('`').next().unwrap_or_default();
             let name = if is_raw {
