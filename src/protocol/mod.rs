@@ -1,12 +1,17 @@
 //! The text protocol: commands in on one thread, a search on another, output flushed by line.
 //!
 //! `run` reads lines on a reader thread and feeds them, with "search finished" notices, to
-//! one event loop ([`server::Server`]). `isready`, `stop`, `ponderhit` and `quit` are served
+//! one event loop ([`server::Server`], the command loop), which drives the engine's
+//! resources ([`engine::Engine`]: the game, the hash table, the tables, the evaluation, the
+//! jobs) and reads its options by their one declaration ([`engine_options`]). `isready`, `stop`, `ponderhit` and `quit` are served
 //! at once, also while a search runs; read-only commands too. Commands that change state
 //! wait (in order) until the running search has ended, so a script may pipe
 //! `go depth 12` and `position …` back to back.
 
+pub mod engine;
+pub mod engine_options;
 pub mod info;
+pub mod job_thread;
 pub mod output;
 pub mod request;
 pub mod server;

@@ -348,3 +348,65 @@ fn named_paths_are_the_projects_own() {
         ["tests/it/kalah.rs", "fixtures/perft/kalah.txt", "docs/a.md"]
     );
 }
+
+/// protocol.md's `setoption` table lists exactly the engine's options, in the order `uci`
+/// gives them, each with the type, default and range it is declared with
+/// (`sowfan::protocol::engine_options::ENGINE_OPTIONS`): the docs cannot drift from the
+/// engine.
+#[test]
+fn protocol_md_option_table_is_the_declared_options() {
+    use sowfan::protocol::engine_options::{ENGINE_OPTIONS, Kind};
+
+    let text = std::fs::read_to_string(root().join("protocol.md")).expect("read protocol.md");
+    let section = text
+        .split("### `setoption name <name> [value <value>]`")
+        .nth(1)
+        .expect("protocol.md has a setoption section");
+    let documented: Vec<Vec<String>> = section
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2) // the header and its rule
+        .map(|row| {
+            row.split('|')
+                .skip(1)
+                .take(4)
+                .map(|cell| cell.trim().to_string())
+                .collect()
+        })
+        .collect();
+    let code = |text: &str| format!("`{text}`");
+    let list = |values: &[&str]| {
+        values
+            .iter()
+            .map(|v| code(v))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let declared: Vec<Vec<String>> = ENGINE_OPTIONS
+        .iter()
+        .map(|option| {
+            let default = option.default_text();
+            let range = match option.kind {
+                Kind::Spin(spin) => code(&format!("{}..{}", spin.min, spin.max)),
+                Kind::Check { .. } => list(&["true", "false"]),
+                Kind::Combo { vars, .. } => list(&vars.names()),
+                Kind::Text { .. } | Kind::Button { .. } => String::new(),
+            };
+            vec![
+                code(option.name),
+                option.type_name().to_string(),
+                if default.is_empty() {
+                    default
+                } else {
+                    code(&default)
+                },
+                range,
+            ]
+        })
+        .collect();
+    assert_eq!(
+        documented, declared,
+        "protocol.md's setoption table (name, type, default, range)"
+    );
+}

@@ -554,3 +554,37 @@ fn a_new_game_searches_as_a_new_process_would() {
         assert_eq!(after_a_game, fresh, "{game}");
     }
 }
+
+/// A fixture of fixtures/protocol/, with what depends on the build and the machine filled
+/// in: the version, and the `max` of `Hash` (what this machine lets the process have).
+fn protocol_fixture(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/protocol")
+        .join(name);
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .replace("<version>", env!("CARGO_PKG_VERSION"))
+        .replace("<max_hash_mb>", &sowfan::memory::max_hash_mb().to_string())
+}
+
+/// The `uci` and `ugi` answers, byte for byte as they were before the options were declared
+/// in one table (fixtures/protocol/handshake.<game>.txt, taken from that build): GUIs and
+/// match runners parse these lines.
+#[test]
+fn handshake_is_byte_for_byte_the_fixture_for_every_game() {
+    for game in sowfan::registry::GAMES.iter().map(|g| g.name) {
+        let out = run_script(&["--game", game], "uci\nugi\n", LONG);
+        let expected = protocol_fixture(&format!("handshake.{game}.txt"));
+        assert_eq!(out, expected, "{game}");
+    }
+}
+
+/// `setoption` of every option, with good and bad values (missing, empty, out of range,
+/// any case, unknown names), and the `uci` answers after, byte for byte as before the
+/// options were declared in one table (fixtures/protocol/setoption.in and .out).
+#[test]
+fn setoption_answers_are_byte_for_byte_the_fixture() {
+    let script = protocol_fixture("setoption.in");
+    let out = run_script(&[], &script, LONG);
+    assert_eq!(out, protocol_fixture("setoption.out"));
+}
