@@ -15,8 +15,8 @@ use std::fmt::Write;
 
 use crate::compositions::Compositions;
 use crate::game::{
-    BenchSpec, EvalTerm, Game, GameResult, MoveError, Outcome, Player, Points, PositionError,
-    eval_weights,
+    BenchSpec, EvalTerm, Evaluation, ExactValues, GameResult, MoveError, NetworkFeatures, Notation,
+    Outcome, Player, Points, PositionError, Rules, SearchHints, TableIndexing, eval_weights,
 };
 use crate::games::mancala::{self, Side};
 use crate::games::sowing_network::{SowingFeatures, SowingNetwork, SowingView};
@@ -332,8 +332,9 @@ eval_weights! {
         "the side to sow after the captures due (+1 us, −1 them)";
 }
 
-impl Game for Afrika {
+impl Rules for Afrika {
     type Position = AfrikaPosition;
+
     type Move = AfrikaMove;
 
     fn spec(&self) -> String {
@@ -406,79 +407,6 @@ impl Game for Afrika {
         ]
     }
 
-    /// With a network: the network's judgement of the position after the captures due,
-    /// for the side then to move (negated when that is the opponent).
-    fn evaluate(&self, pos: &AfrikaPosition) -> i32 {
-        if self.network.network.is_some() {
-            let quiet = self.after_captures_due(pos);
-            let mover = quiet.side;
-            let views = [
-                Afrika::network_view(&quiet, mover),
-                Afrika::network_view(&quiet, mover.other()),
-            ];
-            if let Some(score) = self.network.evaluate(views) {
-                return if mover == pos.side { score } else { -score };
-            }
-        }
-        WEIGHTS.score(&self.features(pos))
-    }
-
-    /// Each pit's stones and the captures, from each side's view (`sowing_network`).
-    fn network_inputs(&self) -> usize {
-        NETWORK_LAYOUT.inputs()
-    }
-
-    fn network_id(&self) -> String {
-        self.network.id.clone()
-    }
-
-    fn network_features(&self, pos: &AfrikaPosition, view: Player, out: &mut Vec<u16>) {
-        let side = match view {
-            Player::P1 => Side::North,
-            Player::P2 => Side::South,
-        };
-        self.network
-            .push_features(Afrika::network_view(pos, side), out);
-    }
-
-    /// Under the default rules (no komi, no target): trained by `sowfan train` on `sowfan
-    /// datagen` games (docs/nnue.md).
-    fn default_network(&self) -> Option<&'static [u8]> {
-        self.options.non_default().is_empty().then_some(NETWORK)
-    }
-
-    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
-        self.network.set(bytes)
-    }
-
-    fn eval_terms(&self) -> &'static [EvalTerm] {
-        &TERMS
-    }
-
-    fn eval_features(&self, pos: &AfrikaPosition, features: &mut [i32]) {
-        features.copy_from_slice(&self.features(pos));
-    }
-
-    fn stones_in_play(&self, pos: &AfrikaPosition) -> Option<u32> {
-        Some(pos.stones_on_board())
-    }
-
-    /// No capture due (captures are compulsory: the mover's options are forced).
-    fn is_quiet(&self, pos: &AfrikaPosition) -> bool {
-        pos.smallest_capture(pos.side).is_none()
-    }
-
-    /// A pass when no capture is due (a capture is compulsory): the other side moves on
-    /// the same board.
-    fn null_move(&self, pos: &AfrikaPosition) -> Option<AfrikaPosition> {
-        if !self.is_quiet(pos) {
-            return None;
-        }
-        let mut passed = *pos;
-        passed.side = passed.side.other();
-        Some(passed)
-    }
-
     fn hash(&self, pos: &AfrikaPosition) -> u64 {
         let mut counts = [0u16; CELLS + 2];
         for (count, &c) in counts.iter_mut().zip(pos.cells.iter().chain(&pos.captured)) {
@@ -487,38 +415,21 @@ impl Game for Afrika {
         mancala::hash_counts(&counts, pos.side.index() as u64)
     }
 
-    fn history_key(&self, _pos: &AfrikaPosition, mv: AfrikaMove) -> Option<usize> {
-        Some(match mv {
-            AfrikaMove::Sow(i) => i as usize,
-            AfrikaMove::Capture(i) => PITS + i as usize,
-        })
+    fn bench(&self) -> BenchSpec {
+        BenchSpec {
+            depth: 14,
+            positions: &[
+                // From the published De Leo - Gering game after 10, 20, 26 and 40 plies.
+                "1,13,12,11,0,0,4,3,11/14,13,12,1,4,13,2,1,13 N",
+                "0,1,13,0,0,0,4,3,28/14,13,0,0,0,14,0,0,38 N",
+                "1,1,0,3,2,2,0,5,44/15,0,2,2,2,0,2,2,45 N",
+                "1,3,0,3,1,4,1,0,49/0,2,4,0,3,3,2,0,52 N",
+            ],
+        }
     }
+}
 
-    fn order_hint(&self, pos: &AfrikaPosition, mv: AfrikaMove) -> i32 {
-        // The hand-written evaluation after the move, forced replies included. It costs an
-        // evaluation per move but halves the nodes of a fixed-depth search (measured on the
-        // published game). Also with the network chosen: ordering by the network's dearer
-        // evaluation lost 46 Elo at equal time (docs/strength.md, Afrika).
-        let mut after = *pos;
-        self.play(&mut after, mv);
-        -WEIGHTS.score(&self.features(&after))
-    }
-
-    /// Every sowing is quiet (a capture is a move of its own, compulsory, and is the only
-    /// kind of move where one is due): the hint ranks the sowings by the evaluation after
-    /// them, and the late ones are reduced (+26 at equal time, docs/strength.md).
-    fn hint_ranks_quiet_moves(&self) -> bool {
-        true
-    }
-
-    /// Afrika's first root move holds most of an iteration's nodes (80–98 % in seven of
-    /// eight iterations of the position measured), so two threads splitting the rest gain
-    /// little, while a thread a depth ahead fills the table for the next: 1.72× against
-    /// 1.04× in time to depth over the same positions.
-    fn threads_split_root_moves(&self) -> bool {
-        false
-    }
-
+impl Notation for Afrika {
     fn parse_position(&self, text: &str) -> Result<AfrikaPosition, PositionError> {
         let usage = "an Afrika position is '<South pits A..H>,<South's captured stones>/\
                      <North pits a..h>,<North's captured stones> <N|S>', e.g. \
@@ -742,7 +653,120 @@ impl Game for Afrika {
         }
         out
     }
+}
 
+impl Evaluation for Afrika {
+    /// With a network: the network's judgement of the position after the captures due,
+    /// for the side then to move (negated when that is the opponent).
+    fn evaluate(&self, pos: &AfrikaPosition) -> i32 {
+        if self.network.network.is_some() {
+            let quiet = self.after_captures_due(pos);
+            let mover = quiet.side;
+            let views = [
+                Afrika::network_view(&quiet, mover),
+                Afrika::network_view(&quiet, mover.other()),
+            ];
+            if let Some(score) = self.network.evaluate(views) {
+                return if mover == pos.side { score } else { -score };
+            }
+        }
+        WEIGHTS.score(&self.features(pos))
+    }
+
+    fn eval_terms(&self) -> &'static [EvalTerm] {
+        &TERMS
+    }
+
+    fn eval_features(&self, pos: &AfrikaPosition, features: &mut [i32]) {
+        features.copy_from_slice(&self.features(pos));
+    }
+
+    fn stones_in_play(&self, pos: &AfrikaPosition) -> Option<u32> {
+        Some(pos.stones_on_board())
+    }
+
+    /// No capture due (captures are compulsory: the mover's options are forced).
+    fn is_quiet(&self, pos: &AfrikaPosition) -> bool {
+        pos.smallest_capture(pos.side).is_none()
+    }
+}
+
+impl NetworkFeatures for Afrika {
+    /// Each pit's stones and the captures, from each side's view (`sowing_network`).
+    fn network_inputs(&self) -> usize {
+        NETWORK_LAYOUT.inputs()
+    }
+
+    fn network_id(&self) -> String {
+        self.network.id.clone()
+    }
+
+    fn network_features(&self, pos: &AfrikaPosition, view: Player, out: &mut Vec<u16>) {
+        let side = match view {
+            Player::P1 => Side::North,
+            Player::P2 => Side::South,
+        };
+        self.network
+            .push_features(Afrika::network_view(pos, side), out);
+    }
+
+    /// Under the default rules (no komi, no target): trained by `sowfan train` on `sowfan
+    /// datagen` games (docs/nnue.md).
+    fn default_network(&self) -> Option<&'static [u8]> {
+        self.options.non_default().is_empty().then_some(NETWORK)
+    }
+
+    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
+        self.network.set(bytes)
+    }
+}
+
+impl SearchHints for Afrika {
+    /// A pass when no capture is due (a capture is compulsory): the other side moves on
+    /// the same board.
+    fn null_move(&self, pos: &AfrikaPosition) -> Option<AfrikaPosition> {
+        if !self.is_quiet(pos) {
+            return None;
+        }
+        let mut passed = *pos;
+        passed.side = passed.side.other();
+        Some(passed)
+    }
+
+    fn history_key(&self, _pos: &AfrikaPosition, mv: AfrikaMove) -> Option<usize> {
+        Some(match mv {
+            AfrikaMove::Sow(i) => i as usize,
+            AfrikaMove::Capture(i) => PITS + i as usize,
+        })
+    }
+
+    fn order_hint(&self, pos: &AfrikaPosition, mv: AfrikaMove) -> i32 {
+        // The hand-written evaluation after the move, forced replies included. It costs an
+        // evaluation per move but halves the nodes of a fixed-depth search (measured on the
+        // published game). Also with the network chosen: ordering by the network's dearer
+        // evaluation lost 46 Elo at equal time (docs/strength.md, Afrika).
+        let mut after = *pos;
+        self.play(&mut after, mv);
+        -WEIGHTS.score(&self.features(&after))
+    }
+
+    /// Every sowing is quiet (a capture is a move of its own, compulsory, and is the only
+    /// kind of move where one is due): the hint ranks the sowings by the evaluation after
+    /// them, and the late ones are reduced (+26 at equal time, docs/strength.md).
+    fn hint_ranks_quiet_moves(&self) -> bool {
+        true
+    }
+
+    /// Afrika's first root move holds most of an iteration's nodes (80–98 % in seven of
+    /// eight iterations of the position measured), so two threads splitting the rest gain
+    /// little, while a thread a depth ahead fills the table for the next: 1.72× against
+    /// 1.04× in time to depth over the same positions.
+    fn threads_split_root_moves(&self) -> bool {
+        false
+    }
+}
+
+impl ExactValues for Afrika {
     /// The mover's score minus the opponent's (komi included): captured stones are banked.
     fn banked_value(&self, pos: &AfrikaPosition) -> i32 {
         (self.side_points(pos, pos.side) - self.side_points(pos, pos.side.other())).halves()
@@ -772,7 +796,9 @@ impl Game for Afrika {
         }
         mancala::exact_key(&self.index, &view, false)
     }
+}
 
+impl TableIndexing for Afrika {
     /// Tables hold the stones on the board; scores and komi stay outside. With a target the
     /// scores decide when the game ends, so no table applies.
     fn table_rules(&self) -> Option<String> {
@@ -821,19 +847,6 @@ impl Game for Afrika {
             captured: [0, 0],
             side: Side::South,
         })
-    }
-
-    fn bench(&self) -> BenchSpec {
-        BenchSpec {
-            depth: 14,
-            positions: &[
-                // From the published De Leo - Gering game after 10, 20, 26 and 40 plies.
-                "1,13,12,11,0,0,4,3,11/14,13,12,1,4,13,2,1,13 N",
-                "0,1,13,0,0,0,4,3,28/14,13,0,0,0,14,0,0,38 N",
-                "1,1,0,3,2,2,0,5,44/15,0,2,2,2,0,2,2,45 N",
-                "1,3,0,3,1,4,1,0,49/0,2,4,0,3,3,2,0,52 N",
-            ],
-        }
     }
 }
 

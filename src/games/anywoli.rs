@@ -14,8 +14,9 @@
 use std::fmt::Write;
 
 use crate::game::{
-    BenchSpec, EvalTerm, Game, GameResult, MAX_PLY, MoveError, Outcome, Player, Points,
-    PositionError, eval_weights,
+    BenchSpec, EvalTerm, Evaluation, ExactValues, GameResult, MAX_PLY, MoveError, NetworkFeatures,
+    Notation, Outcome, Player, Points, PositionError, Rules, SearchHints, TableIndexing,
+    eval_weights,
 };
 use crate::games::mancala::{self, Side};
 use crate::games::sowing_network::{SowingFeatures, SowingNetwork, SowingView};
@@ -477,8 +478,9 @@ impl Anywoli {
     }
 }
 
-impl Game for Anywoli {
+impl Rules for Anywoli {
     type Position = AnywoliPosition;
+
     type Move = AnywoliMove;
 
     fn spec(&self) -> String {
@@ -552,66 +554,9 @@ impl Game for Anywoli {
         scores.map(|s| Points::whole(s as i32))
     }
 
-    fn evaluate(&self, pos: &AnywoliPosition) -> i32 {
-        let views = [
-            self.network_view(pos, pos.side),
-            self.network_view(pos, pos.side.other()),
-        ];
-        match self.network.evaluate(views) {
-            Some(score) => score,
-            None => WEIGHTS.score(&self.features(pos)),
-        }
-    }
-
-    /// Each house's seeds and the stores, from each side's view (`sowing_network`).
-    fn network_inputs(&self) -> usize {
-        self.network.layout.inputs()
-    }
-
-    fn network_id(&self) -> String {
-        self.network.id.clone()
-    }
-
-    fn network_features(&self, pos: &AnywoliPosition, view: Player, out: &mut Vec<u16>) {
-        let side = match view {
-            Player::P1 => Side::South,
-            Player::P2 => Side::North,
-        };
-        self.network
-            .push_features(self.network_view(pos, side), out);
-    }
-
-    /// 12 houses of 4 seeds under the default rules: trained by `sowfan train` on `sowfan
-    /// datagen` games (docs/nnue.md). Other boards and rules evaluate by hand.
-    fn default_network(&self) -> Option<&'static [u8]> {
-        self.options.non_default().is_empty().then_some(NETWORK)
-    }
-
-    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
-        self.network.set(bytes)
-    }
-
-    fn eval_terms(&self) -> &'static [EvalTerm] {
-        &TERMS
-    }
-
-    fn eval_features(&self, pos: &AnywoliPosition, features: &mut [i32]) {
-        features.copy_from_slice(&self.features(pos));
-    }
-
-    fn stones_in_play(&self, pos: &AnywoliPosition) -> Option<u32> {
-        Some(self.board_seeds(pos))
-    }
-
-    /// The mover cannot end a lap on a three (no four and extra move at hand).
-    fn is_quiet(&self, pos: &AnywoliPosition) -> bool {
-        self.features(pos)[3] == 0
-    }
-
     // No `null_move`: null-move pruning (a pass when no lap ends on a three) was about
     // +11 over 463 games with the hand-written evaluation, and −72.3 ± 43.4 over 190 games
     // with the network (docs/strength.md, Anywoli).
-
     fn hash(&self, pos: &AnywoliPosition) -> u64 {
         // The last capturer only matters once four seeds are left, when the game is over;
         // the first final capturer only under last-four=first-final-capture.
@@ -625,21 +570,6 @@ impl Game for Anywoli {
             | first_final << 17
             | self.quiet_bucket(pos) << 19;
         mancala::hash_bytes(&pos.houses[..self.width], state)
-    }
-
-    fn history_key(&self, _pos: &AnywoliPosition, mv: AnywoliMove) -> Option<usize> {
-        Some(mv.0 as usize) // the house sown (pass: 255)
-    }
-
-    fn order_hint(&self, pos: &AnywoliPosition, mv: AnywoliMove) -> i32 {
-        if mv == AnywoliMove::PASS {
-            return 0;
-        }
-        let start = self.house_index(pos.side, mv.0 as usize);
-        match self.first_lap_gain(pos, start) {
-            (true, net) => 1000 + net,
-            (false, net) => 10 * net,
-        }
     }
 
     fn repetition_limit(&self) -> Option<u32> {
@@ -663,6 +593,22 @@ impl Game for Anywoli {
         )
     }
 
+    fn bench(&self) -> BenchSpec {
+        // From engine self-play: an opening, a middle game, an ending; and houses of 30 and
+        // 26 seeds, whose laps pass over their own house.
+        BenchSpec {
+            depth: 10,
+            positions: &[
+                "1,7,3,7,1,8,0,7,7,0,1,2,0/7,2,1,9,0,9,0,8,8,1,7,0,0 S 4 - -",
+                "3,1,1,12,2,1,0,3,0,1,0,1,28/1,0,2,3,2,0,2,12,2,3,3,1,12 N 0 N S",
+                "0,1,0,0,1,3,2,1,1,2,1,2,32/1,2,1,1,1,1,0,1,0,1,0,1,40 N 1 S S",
+                "30,0,3,1,0,5,2,0,3,1,0,0,4/0,3,2,0,1,26,0,3,1,0,2,3,6 S 0 N S",
+            ],
+        }
+    }
+}
+
+impl Notation for Anywoli {
     fn parse_position(&self, text: &str) -> Result<AnywoliPosition, PositionError> {
         let fields: Vec<&str> = text.split_whitespace().collect();
         let usage = format!(
@@ -834,21 +780,88 @@ impl Game for Anywoli {
         );
         out
     }
+}
 
-    fn bench(&self) -> BenchSpec {
-        // From engine self-play: an opening, a middle game, an ending; and houses of 30 and
-        // 26 seeds, whose laps pass over their own house.
-        BenchSpec {
-            depth: 10,
-            positions: &[
-                "1,7,3,7,1,8,0,7,7,0,1,2,0/7,2,1,9,0,9,0,8,8,1,7,0,0 S 4 - -",
-                "3,1,1,12,2,1,0,3,0,1,0,1,28/1,0,2,3,2,0,2,12,2,3,3,1,12 N 0 N S",
-                "0,1,0,0,1,3,2,1,1,2,1,2,32/1,2,1,1,1,1,0,1,0,1,0,1,40 N 1 S S",
-                "30,0,3,1,0,5,2,0,3,1,0,0,4/0,3,2,0,1,26,0,3,1,0,2,3,6 S 0 N S",
-            ],
+impl Evaluation for Anywoli {
+    fn evaluate(&self, pos: &AnywoliPosition) -> i32 {
+        let views = [
+            self.network_view(pos, pos.side),
+            self.network_view(pos, pos.side.other()),
+        ];
+        match self.network.evaluate(views) {
+            Some(score) => score,
+            None => WEIGHTS.score(&self.features(pos)),
+        }
+    }
+
+    fn eval_terms(&self) -> &'static [EvalTerm] {
+        &TERMS
+    }
+
+    fn eval_features(&self, pos: &AnywoliPosition, features: &mut [i32]) {
+        features.copy_from_slice(&self.features(pos));
+    }
+
+    fn stones_in_play(&self, pos: &AnywoliPosition) -> Option<u32> {
+        Some(self.board_seeds(pos))
+    }
+
+    /// The mover cannot end a lap on a three (no four and extra move at hand).
+    fn is_quiet(&self, pos: &AnywoliPosition) -> bool {
+        self.features(pos)[3] == 0
+    }
+}
+
+impl NetworkFeatures for Anywoli {
+    /// Each house's seeds and the stores, from each side's view (`sowing_network`).
+    fn network_inputs(&self) -> usize {
+        self.network.layout.inputs()
+    }
+
+    fn network_id(&self) -> String {
+        self.network.id.clone()
+    }
+
+    fn network_features(&self, pos: &AnywoliPosition, view: Player, out: &mut Vec<u16>) {
+        let side = match view {
+            Player::P1 => Side::South,
+            Player::P2 => Side::North,
+        };
+        self.network
+            .push_features(self.network_view(pos, side), out);
+    }
+
+    /// 12 houses of 4 seeds under the default rules: trained by `sowfan train` on `sowfan
+    /// datagen` games (docs/nnue.md). Other boards and rules evaluate by hand.
+    fn default_network(&self) -> Option<&'static [u8]> {
+        self.options.non_default().is_empty().then_some(NETWORK)
+    }
+
+    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
+        self.network.set(bytes)
+    }
+}
+
+impl SearchHints for Anywoli {
+    fn history_key(&self, _pos: &AnywoliPosition, mv: AnywoliMove) -> Option<usize> {
+        Some(mv.0 as usize) // the house sown (pass: 255)
+    }
+
+    fn order_hint(&self, pos: &AnywoliPosition, mv: AnywoliMove) -> i32 {
+        if mv == AnywoliMove::PASS {
+            return 0;
+        }
+        let start = self.house_index(pos.side, mv.0 as usize);
+        match self.first_lap_gain(pos, start) {
+            (true, net) => 1000 + net,
+            (false, net) => 10 * net,
         }
     }
 }
+
+impl ExactValues for Anywoli {}
+
+impl TableIndexing for Anywoli {}
 
 #[cfg(test)]
 mod tests {

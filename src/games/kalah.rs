@@ -9,8 +9,9 @@ use std::fmt::Write;
 
 use crate::compositions::Compositions;
 use crate::game::{
-    BenchSpec, EvalTerm, Game, GameResult, Horizon, MoveError, Outcome, Player, Points,
-    PositionError, eval_weights,
+    BenchSpec, EvalTerm, Evaluation, ExactValues, GameResult, Horizon, MoveError, NetworkFeatures,
+    Notation, Outcome, Player, Points, PositionError, Rules, SearchHints, TableIndexing,
+    eval_weights,
 };
 use crate::games::mancala::{self, Side};
 use crate::games::sowing_network::{SowingFeatures, SowingNetwork, SowingView};
@@ -177,8 +178,8 @@ impl Kalah {
 
     /// The rules with the pit count read from the game (the paths that are not hot).
     #[inline]
-    fn rules(&self) -> Rules<'_, 0> {
-        Rules(self)
+    fn rules(&self) -> PitRules<'_, 0> {
+        PitRules(self)
     }
 }
 
@@ -186,9 +187,9 @@ impl Kalah {
 /// the game (`P` = 0). With a constant count the loops over the pits unroll and lose their
 /// bounds checks; the solver and the search spend most of their time here.
 #[derive(Clone, Copy)]
-struct Rules<'k, const P: usize>(&'k Kalah);
+struct PitRules<'k, const P: usize>(&'k Kalah);
 
-impl<const P: usize> std::ops::Deref for Rules<'_, P> {
+impl<const P: usize> std::ops::Deref for PitRules<'_, P> {
     type Target = Kalah;
 
     fn deref(&self) -> &Kalah {
@@ -196,23 +197,23 @@ impl<const P: usize> std::ops::Deref for Rules<'_, P> {
     }
 }
 
-/// `$body` with `$r` the game's [`Rules`]: the constant pit count when it is 6.
+/// `$body` with `$r` the game's [`PitRules`]: the constant pit count when it is 6.
 macro_rules! with_rules {
     ($game:expr, $r:ident => $body:expr) => {
         match $game.pits {
             6 => {
-                let $r = Rules::<6>($game);
+                let $r = PitRules::<6>($game);
                 $body
             }
             _ => {
-                let $r = Rules::<0>($game);
+                let $r = PitRules::<0>($game);
                 $body
             }
         }
     };
 }
 
-impl<const P: usize> Rules<'_, P> {
+impl<const P: usize> PitRules<'_, P> {
     /// Pits a side.
     #[inline(always)]
     fn n(&self) -> usize {
@@ -591,7 +592,7 @@ impl<const P: usize> Rules<'_, P> {
     }
 
     /// What is at stake, narrowed by the seeds each player is sure to bank
-    /// ([`Rules::sure_gains`]). The waiting player's seed counts only when leftovers go to
+    /// ([`PitRules::sure_gains`]). The waiting player's seed counts only when leftovers go to
     /// their owner (else the game may end with it lost to both, as the mover's on a
     /// finished game); nothing is sure while a swap is still to come (it trades the sides).
     fn value_range(&self, pos: &KalahPosition) -> Option<(i32, i32)> {
@@ -650,8 +651,9 @@ impl<const P: usize> Rules<'_, P> {
     }
 }
 
-impl Game for Kalah {
+impl Rules for Kalah {
     type Position = KalahPosition;
+
     type Move = KalahMove;
 
     fn spec(&self) -> String {
@@ -697,101 +699,28 @@ impl Game for Kalah {
         with_rules!(self, r => r.final_scores(pos, r.is_over(pos)))
     }
 
-    fn evaluate(&self, pos: &KalahPosition) -> i32 {
-        let views = [
-            self.network_view(pos, pos.side),
-            self.network_view(pos, pos.side.other()),
-        ];
-        match self.network.evaluate(views) {
-            Some(score) => score,
-            None => with_rules!(self, r => WEIGHTS.score(&r.features(pos))),
-        }
-    }
-
-    /// Each pit's seeds and the stores, from each side's view (`sowing_network`).
-    fn network_inputs(&self) -> usize {
-        self.network.layout.inputs()
-    }
-
-    fn network_id(&self) -> String {
-        self.network.id.clone()
-    }
-
-    fn network_features(&self, pos: &KalahPosition, view: Player, out: &mut Vec<u16>) {
-        let side = if (view == Player::P1) != pos.swapped {
-            Side::South
-        } else {
-            Side::North
-        };
-        self.network
-            .push_features(self.network_view(pos, side), out);
-    }
-
-    /// Kalah(6,4) under the default rules: trained by `sowfan train` on `sowfan datagen`
-    /// games (docs/nnue.md). Other boards and rules evaluate by hand.
-    fn default_network(&self) -> Option<&'static [u8]> {
-        self.options.non_default().is_empty().then_some(NETWORK)
-    }
-
-    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
-        self.network.set(bytes)
-    }
-
-    fn eval_terms(&self) -> &'static [EvalTerm] {
-        &TERMS
-    }
-
-    fn eval_features(&self, pos: &KalahPosition, features: &mut [i32]) {
-        features.copy_from_slice(&self.rules().features(pos));
-    }
-
-    fn stones_in_play(&self, pos: &KalahPosition) -> Option<u32> {
-        with_rules!(self, r => r.stones_in_play(pos))
-    }
-
-    /// No extra move and no capture at hand.
-    fn is_quiet(&self, pos: &KalahPosition) -> bool {
-        self.horizon(pos) == Horizon::Quiet
-    }
-
-    /// [`Rules::horizon`].
-    fn horizon(&self, pos: &KalahPosition) -> Horizon {
-        with_rules!(self, r => r.horizon(pos))
-    }
-
-    fn is_forcing(&self, pos: &KalahPosition, mv: KalahMove) -> bool {
-        self.order_hint(pos, mv) != 0
-    }
-
-    /// Late-move and futility pruning won its SPRT at equal time here with the network,
-    /// +26.1 ± 33.5 (docs/strength.md, Kalah): a sowing's order hint singles out the
-    /// captures and extra moves, so the pruned moves are the quiet ones.
-    fn prunes_late_moves(&self) -> bool {
-        true
-    }
-
     // No `null_move`: null-move pruning lost 74 Elo at equal nodes (docs/strength.md, Kalah):
     // a Kalah position is often one where any sowing costs, so a pass is no test.
-
     fn hash(&self, pos: &KalahPosition) -> u64 {
         let state =
             pos.side.index() as u64 | (pos.pie_open as u64) << 1 | (pos.swapped as u64) << 2;
         mancala::hash_counts(&pos.cells[..self.rules().cell_count()], state)
     }
 
-    fn history_key(&self, _pos: &KalahPosition, mv: KalahMove) -> Option<usize> {
-        Some(mv.0 as usize) // the pit sown (swap: 255)
+    fn bench(&self) -> BenchSpec {
+        BenchSpec {
+            depth: 14,
+            positions: &[
+                "0,5,5,5,5,4,2/5,5,0,6,6,5,0 S",
+                "1,0,7,7,1,8,6/7,1,0,1,0,8,1 N",
+                "2,1,0,0,9,2,13/0,3,2,12,1,0,5 S",
+                "0,0,1,2,0,1,21/1,0,2,3,0,4,13 N",
+            ],
+        }
     }
+}
 
-    fn order_hint(&self, pos: &KalahPosition, mv: KalahMove) -> i32 {
-        with_rules!(self, r => r.order_hint(pos, mv))
-    }
-
-    /// [`Rules::proof_order`].
-    fn proof_order(&self, pos: &KalahPosition) -> i32 {
-        with_rules!(self, r => r.proof_order(pos))
-    }
-
+impl Notation for Kalah {
     fn parse_position(&self, text: &str) -> Result<KalahPosition, PositionError> {
         let fields: Vec<&str> = text.split_whitespace().collect();
         let usage = "a Kalah position is '<South pits A..>,<South store>/<North pits a..>,<North store> <S|N> [flags]', e.g. '4,4,4,4,4,4,0/4,4,4,4,4,4,0 S'";
@@ -948,7 +877,101 @@ impl Game for Kalah {
         }
         out
     }
+}
 
+impl Evaluation for Kalah {
+    fn evaluate(&self, pos: &KalahPosition) -> i32 {
+        let views = [
+            self.network_view(pos, pos.side),
+            self.network_view(pos, pos.side.other()),
+        ];
+        match self.network.evaluate(views) {
+            Some(score) => score,
+            None => with_rules!(self, r => WEIGHTS.score(&r.features(pos))),
+        }
+    }
+
+    fn eval_terms(&self) -> &'static [EvalTerm] {
+        &TERMS
+    }
+
+    fn eval_features(&self, pos: &KalahPosition, features: &mut [i32]) {
+        features.copy_from_slice(&self.rules().features(pos));
+    }
+
+    fn stones_in_play(&self, pos: &KalahPosition) -> Option<u32> {
+        with_rules!(self, r => r.stones_in_play(pos))
+    }
+
+    /// No extra move and no capture at hand.
+    fn is_quiet(&self, pos: &KalahPosition) -> bool {
+        self.horizon(pos) == Horizon::Quiet
+    }
+
+    /// [`PitRules::horizon`].
+    fn horizon(&self, pos: &KalahPosition) -> Horizon {
+        with_rules!(self, r => r.horizon(pos))
+    }
+}
+
+impl NetworkFeatures for Kalah {
+    /// Each pit's seeds and the stores, from each side's view (`sowing_network`).
+    fn network_inputs(&self) -> usize {
+        self.network.layout.inputs()
+    }
+
+    fn network_id(&self) -> String {
+        self.network.id.clone()
+    }
+
+    fn network_features(&self, pos: &KalahPosition, view: Player, out: &mut Vec<u16>) {
+        let side = if (view == Player::P1) != pos.swapped {
+            Side::South
+        } else {
+            Side::North
+        };
+        self.network
+            .push_features(self.network_view(pos, side), out);
+    }
+
+    /// Kalah(6,4) under the default rules: trained by `sowfan train` on `sowfan datagen`
+    /// games (docs/nnue.md). Other boards and rules evaluate by hand.
+    fn default_network(&self) -> Option<&'static [u8]> {
+        self.options.non_default().is_empty().then_some(NETWORK)
+    }
+
+    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
+        self.network.set(bytes)
+    }
+}
+
+impl SearchHints for Kalah {
+    fn is_forcing(&self, pos: &KalahPosition, mv: KalahMove) -> bool {
+        self.order_hint(pos, mv) != 0
+    }
+
+    /// Late-move and futility pruning won its SPRT at equal time here with the network,
+    /// +26.1 ± 33.5 (docs/strength.md, Kalah): a sowing's order hint singles out the
+    /// captures and extra moves, so the pruned moves are the quiet ones.
+    fn prunes_late_moves(&self) -> bool {
+        true
+    }
+
+    fn history_key(&self, _pos: &KalahPosition, mv: KalahMove) -> Option<usize> {
+        Some(mv.0 as usize) // the pit sown (swap: 255)
+    }
+
+    fn order_hint(&self, pos: &KalahPosition, mv: KalahMove) -> i32 {
+        with_rules!(self, r => r.order_hint(pos, mv))
+    }
+
+    /// [`PitRules::proof_order`].
+    fn proof_order(&self, pos: &KalahPosition) -> i32 {
+        with_rules!(self, r => r.proof_order(pos))
+    }
+}
+
+impl ExactValues for Kalah {
     fn banked_value(&self, pos: &KalahPosition) -> i32 {
         with_rules!(self, r => r.banked_value(pos))
     }
@@ -963,17 +986,19 @@ impl Game for Kalah {
         with_rules!(self, r => r.value_at_stake(pos))
     }
 
-    /// [`Rules::value_range`].
+    /// [`PitRules::value_range`].
     fn value_range(&self, pos: &KalahPosition) -> Option<(i32, i32)> {
         with_rules!(self, r => r.value_range(pos))
     }
 
-    /// [`Rules::exact_key`].
+    /// [`PitRules::exact_key`].
     #[inline]
     fn exact_key(&self, pos: &KalahPosition) -> u64 {
         with_rules!(self, r => r.exact_key(pos))
     }
+}
 
+impl TableIndexing for Kalah {
     fn table_rules(&self) -> Option<String> {
         Some(format!(
             "kalah pits={} empty-capture={} end={} leftovers={}",
@@ -996,7 +1021,7 @@ impl Game for Kalah {
         with_rules!(self, r => r.table_index(pos, max_layer))
     }
 
-    /// [`Rules::table_index_or_key`].
+    /// [`PitRules::table_index_or_key`].
     #[inline]
     fn table_index_or_key(
         &self,
@@ -1025,18 +1050,6 @@ impl Game for Kalah {
             pie_open: false,
             swapped: false,
         })
-    }
-
-    fn bench(&self) -> BenchSpec {
-        BenchSpec {
-            depth: 14,
-            positions: &[
-                "0,5,5,5,5,4,2/5,5,0,6,6,5,0 S",
-                "1,0,7,7,1,8,6/7,1,0,1,0,8,1 N",
-                "2,1,0,0,9,2,13/0,3,2,12,1,0,5 S",
-                "0,0,1,2,0,1,21/1,0,2,3,0,4,13 N",
-            ],
-        }
     }
 }
 
@@ -1075,7 +1088,7 @@ mod tests {
 
     /// The solver's order among equal moves: eight times the seeds on the mover's side less
     /// the opponent's, less the seeds that face the mover's empty pits, whatever the pit count
-    /// (6 runs `Rules<6>`, 4 the general code).
+    /// (6 runs `PitRules<6>`, 4 the general code).
     #[test]
     fn proof_order_is_the_movers_lead_at_home_less_the_seeds_facing_its_empty_pits() {
         let g = kalah(&[]);

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use sowfan::game::Game;
+use sowfan::game::prelude::*;
 use sowfan::games::kalah::Kalah;
 
 use crate::support::games;
