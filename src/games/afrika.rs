@@ -314,7 +314,7 @@ impl Afrika {
     }
 }
 
-/// Afrika's network (see `Game::default_network`).
+/// Afrika's network (see `NetworkFeatures::default_network`).
 const NETWORK: &[u8] = include_bytes!("afrika.nnue");
 
 eval_weights! {

@@ -429,7 +429,7 @@ impl Anywoli {
     }
 }
 
-/// Anywoli's network (see `Game::default_network`).
+/// Anywoli's network (see `NetworkFeatures::default_network`).
 const NETWORK: &[u8] = include_bytes!("anywoli.nnue");
 
 eval_weights! {

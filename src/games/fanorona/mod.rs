@@ -59,9 +59,9 @@ pub const OPTIONS: &[OptionSpec] = &[
 
 const WHITE: usize = 0;
 const BLACK: usize = 1;
-/// The 9×5 board's network (see `Game::default_network`).
+/// The 9×5 board's network (see `NetworkFeatures::default_network`).
 const TSIVY_NETWORK: &[u8] = include_bytes!("tsivy.nnue");
-/// The size of a position packed for training data (see `Game::pack_position`).
+/// The size of a position packed for training data (see `Notation::pack_position`).
 const PACKED_BYTES: usize = 20;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -227,7 +227,7 @@ impl Fanorona {
         }
     }
 
-    /// The quiet limit, when tables can count it (see [`Game::table_rules`]).
+    /// The quiet limit, when tables can count it (see [`TableIndexing::table_rules`]).
     #[inline(always)]
     fn table_limit(&self) -> Option<u32> {
         self.quiet_limit.filter(|&l| l <= MAX_TABLE_DISTANCE)
@@ -257,7 +257,7 @@ impl Fanorona {
         material.signum() * (ahead & near).count_ones() as i32
     }
 
-    /// The evaluation drawn toward the draw as the quiet limit nears ([`Game::eval_scale`]).
+    /// The evaluation drawn toward the draw as the quiet limit nears ([`Evaluation::eval_scale`]).
     #[inline(always)]
     fn toward_the_quiet_draw(&self, pos: &FanoronaPosition, score: i32) -> i32 {
         let (numerator, denominator) = self.eval_scale(pos);
