@@ -221,7 +221,7 @@ impl<const P: usize> PitRules<'_, P> {
         self.index.rank(view)
     }
 
-    /// The evaluation's features from the mover's view, in the order of [`TERMS`].
+    /// The evaluation's features from the mover's view, in the order of [`TERMS`](evaluation::TERMS).
     #[inline]
     fn features(&self, pos: &KalahPosition) -> [i32; 3] {
         let us = pos.side;
