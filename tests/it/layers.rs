@@ -528,7 +528,7 @@ fn the_checker_sees_what_it_must() {
         place("commands/solve.rs").map(|p| p.0)
     );
     // An upward import is caught: a game naming the registry.
-    let (rank, _) = place("games/kalah.rs").expect("placed");
+    let (rank, _) = place("games/kalah/mod.rs").expect("placed");
     let (target, _) = place(&file_of(&["registry".to_string()]).expect("file")).expect("placed");
     assert!(target > rank);
     let (code, tests) = library_text(
