@@ -4,7 +4,8 @@
 //! Layers, bottom to top; every import points down, never up, and never sideways between two
 //! units of one layer (tests/it/layers.rs keeps this true):
 //!
-//! 1. the contract: [`game`] (the `Game` trait, `Points`, `Outcome`, `MAX_PLY`);
+//! 1. the contract: [`game`] (the `Game` trait in parts, one file each: the rules, the
+//!    notation, and the opt-in capabilities; `Points`, `Outcome`, `MAX_PLY`);
 //! 2. generic utilities: [`options`] (game options), [`compositions`] (ranking of pit
 //!    contents), [`memory`] (big zeroed tables, memory limits, prefetch), [`cli`] (Ctrl-C
 //!    token, exit status, game words), [`nnue`] (a learned evaluation: its network file and

@@ -9,7 +9,7 @@
 //!     20     4  value kind: 1 = one signed byte per position, the mover's final margin
 //!               minus the banked margin, in whole points; 2 = one signed byte per
 //!               position, win/draw/loss with the turns it needs (`TableValues::Distance`
-//!               in src/game.rs: `+d` a win in d turns, `-(d+1)` a loss in d, 0 a draw)
+//!               in src/game/table_indexing.rs: `+d` a win in d turns, `-(d+1)` a loss in d, 0 a draw)
 //!     24     8  entries in the whole layer
 //!     32     8  first index held by this file (0 for a whole layer)
 //!     40     8  count of entries held by this file

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use serde_json::Value;
-use sowfan::game::Game;
+use sowfan::game::prelude::*;
 
 use crate::support::run::{self, Run};
 use crate::support::walk::game_minimax;

@@ -421,7 +421,7 @@ fn analyse_twice_gives_byte_identical_output_whatever_the_threads() {
 
 #[test]
 fn analyse_with_tables_gives_exact_values_losses_and_only_moves() {
-    use sowfan::game::Game;
+    use sowfan::game::prelude::*;
     use sowfan::games::kalah::Kalah;
     use sowfan::tables::Tables;
 
@@ -433,7 +433,7 @@ fn analyse_with_tables_gives_exact_values_losses_and_only_moves() {
     let game = games::kalah(&[]);
     let tables = Tables::open(&game, &dir).expect("tables").expect("present");
     // The mover's exact final margin (half-points).
-    let exact = |pos: &<Kalah as Game>::Position| -> i32 {
+    let exact = |pos: &<Kalah as sowfan::game::Rules>::Position| -> i32 {
         match game.outcome(pos) {
             Some(outcome) => {
                 let me = game.to_move(pos).index();
@@ -443,7 +443,7 @@ fn analyse_with_tables_gives_exact_values_losses_and_only_moves() {
         }
     };
     // Every move's value for the mover.
-    let values = |pos: &<Kalah as Game>::Position| -> Vec<(String, i32)> {
+    let values = |pos: &<Kalah as sowfan::game::Rules>::Position| -> Vec<(String, i32)> {
         let mut moves = Vec::new();
         game.legal_moves(pos, &mut moves);
         moves

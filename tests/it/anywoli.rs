@@ -11,7 +11,8 @@
 
 use std::cell::RefCell;
 
-use sowfan::game::{Game, GameResult, Outcome, Points};
+use sowfan::game::prelude::*;
+use sowfan::game::{GameResult, Outcome, Points};
 use sowfan::games::anywoli::{self, Anywoli, AnywoliPosition};
 use sowfan::registry;
 use sowfan::search::limits::Limits;

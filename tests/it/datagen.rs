@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use sowfan::game::Game;
+use sowfan::game::prelude::*;
 use sowfan::registry;
 use sowfan::training_data::{GameBlock, Reader};
 

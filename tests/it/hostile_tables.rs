@@ -10,7 +10,7 @@ mod fuzz;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use sowfan::game::Game;
+use sowfan::game::prelude::*;
 use sowfan::tables::Tables;
 use sowfan::tables::format;
 

@@ -3,14 +3,14 @@
 //! Why the perft numbers in `fixtures/perft/kalah.txt` are trusted: `Reference` below is a
 //! deliberately plain second implementation of Kalah (protocol.md, *Kalah*) (rows as vectors, one
 //! seed at a time, an explicit "next place" function, no tables, no lap arithmetic), written apart
-//! from `src/games/kalah.rs`. Every fixture line is checked against both implementations at every
+//! from `src/games/kalah/`. Every fixture line is checked against both implementations at every
 //! depth the reference can reach within a node budget, and the engine's positions are compared with
 //! the reference's, string by string, over whole trees.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
-use sowfan::game::Game;
+use sowfan::game::prelude::*;
 use sowfan::games::kalah::Kalah;
 
 use crate::support::games;

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// Bottom to top: (layer, [(path under src/, unit)]). A path ending in `/` covers its folder;
 /// the longest matching path decides.
 const LAYERS: &[(&str, &[(&str, &str)])] = &[
-    ("contract", &[("lib.rs", "lib"), ("game.rs", "game")]),
+    ("contract", &[("lib.rs", "lib"), ("game/", "game")]),
     (
         "utilities",
         &[
@@ -533,7 +533,7 @@ fn the_checker_sees_what_it_must() {
         place("commands/solve.rs").map(|p| p.0)
     );
     // An upward import is caught: a game naming the registry.
-    let (rank, _) = place("games/kalah.rs").expect("placed");
+    let (rank, _) = place("games/kalah/mod.rs").expect("placed");
     let (target, _) = place(&file_of(&["registry".to_string()]).expect("file")).expect("placed");
     assert!(target > rank);
     let (code, tests) = library_text(

@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use sowfan::game::{Accumulator, Game};
+use sowfan::game::Accumulator;
+use sowfan::game::prelude::*;
 use sowfan::games::fanorona::Size;
 use sowfan::nnue::{HIDDEN, MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_CP, MAX_OUTPUT_Q, Network};
 

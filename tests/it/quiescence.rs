@@ -6,7 +6,8 @@
 //! captures: `Forced`) and Kalah (captures and extra moves the mover may decline:
 //! `Optional`, with extra moves that keep the mover).
 
-use sowfan::game::{Accumulator, Game, Horizon, QUIESCENCE_PLIES};
+use sowfan::game::prelude::*;
+use sowfan::game::{Accumulator, Horizon, QUIESCENCE_PLIES};
 use sowfan::games::fanorona::Size;
 use sowfan::search::limits::Limits;
 use sowfan::search::tt::TranspositionTable;

@@ -3,7 +3,7 @@
 //! deeper in the tree, reads; it once held the first move searched in the last iteration,
 //! which differs from the best whenever that iteration changed its mind.
 
-use sowfan::game::Game;
+use sowfan::game::prelude::*;
 use sowfan::games::fanorona::Size;
 use sowfan::search::limits::Limits;
 use sowfan::search::tt::{Bound, TranspositionTable};

@@ -4,7 +4,7 @@
 //! search's, and a value is called proven only if no thread's moves rested on a heuristic
 //! leaf.
 
-use sowfan::game::Game;
+use sowfan::game::prelude::*;
 use sowfan::games::fanorona::Size;
 use sowfan::search::limits::Limits;
 use sowfan::search::tt::TranspositionTable;

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use sowfan::game::Game;
+use sowfan::game::prelude::*;
 use sowfan::solver::save::{self, ProofFileError, ProofIdentity, ProofWork, RootProof};
 use sowfan::solver::tt::SolverTt;
 use sowfan::solver::{self, SolveSettings};

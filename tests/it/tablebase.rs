@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use sowfan::game::Game;
+use sowfan::game::prelude::*;
 use sowfan::games::kalah::Kalah;
 use sowfan::solver::tt::SolverTt;
 use sowfan::solver::{self, SolveSettings};
@@ -87,7 +87,7 @@ fn every_entry_of_small_layers_equals_plain_minimax() {
 fn value_range_bounds_plain_minimax() {
     fn check(
         game: &Kalah,
-        pos: &<Kalah as Game>::Position,
+        pos: &<Kalah as sowfan::game::Rules>::Position,
         memo: &mut HashMap<u64, Option<i64>>,
     ) -> bool {
         let stake = game.value_at_stake(pos).expect("stake");

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use sowfan::game::Game;
+use sowfan::game::prelude::*;
 use sowfan::games::fanorona::Size;
 use sowfan::registry;
 

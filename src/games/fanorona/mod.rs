@@ -17,8 +17,9 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 use crate::game::{
-    Accumulator, BenchSpec, EvalTerm, Game, GameResult, Horizon, MAX_TABLE_DISTANCE, MoveError,
-    Outcome, Player, Points, PositionError, TableValues, eval_weights,
+    Accumulator, BenchSpec, EvalTerm, Evaluation, ExactValues, GameResult, Horizon,
+    MAX_TABLE_DISTANCE, MoveError, NetworkFeatures, Notation, Outcome, Player, Points,
+    PositionError, Rules, SearchHints, TableIndexing, TableValues, eval_weights,
 };
 use crate::memory::mix64 as mix;
 use crate::nnue::Network;
@@ -58,9 +59,9 @@ pub const OPTIONS: &[OptionSpec] = &[
 
 const WHITE: usize = 0;
 const BLACK: usize = 1;
-/// The 9×5 board's network (see `Game::default_network`).
+/// The 9×5 board's network (see `NetworkFeatures::default_network`).
 const TSIVY_NETWORK: &[u8] = include_bytes!("tsivy.nnue");
-/// The size of a position packed for training data (see `Game::pack_position`).
+/// The size of a position packed for training data (see `Notation::pack_position`).
 const PACKED_BYTES: usize = 20;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -226,7 +227,7 @@ impl Fanorona {
         }
     }
 
-    /// The quiet limit, when tables can count it (see [`Game::table_rules`]).
+    /// The quiet limit, when tables can count it (see [`TableIndexing::table_rules`]).
     #[inline(always)]
     fn table_limit(&self) -> Option<u32> {
         self.quiet_limit.filter(|&l| l <= MAX_TABLE_DISTANCE)
@@ -256,7 +257,7 @@ impl Fanorona {
         material.signum() * (ahead & near).count_ones() as i32
     }
 
-    /// The evaluation drawn toward the draw as the quiet limit nears ([`Game::eval_scale`]).
+    /// The evaluation drawn toward the draw as the quiet limit nears ([`Evaluation::eval_scale`]).
     #[inline(always)]
     fn toward_the_quiet_draw(&self, pos: &FanoronaPosition, score: i32) -> i32 {
         let (numerator, denominator) = self.eval_scale(pos);
@@ -583,8 +584,9 @@ impl Fanorona {
     }
 }
 
-impl Game for Fanorona {
+impl Rules for Fanorona {
     type Position = FanoronaPosition;
+
     type Move = FanoronaMove;
 
     fn spec(&self) -> String {
@@ -677,155 +679,9 @@ impl Game for Fanorona {
         ]
     }
 
-    fn evaluate(&self, pos: &FanoronaPosition) -> i32 {
-        self.toward_the_quiet_draw(pos, WEIGHTS.score(&self.features(pos)))
-    }
-
-    fn eval_terms(&self) -> &'static [EvalTerm] {
-        &TERMS
-    }
-
-    fn eval_features(&self, pos: &FanoronaPosition, features: &mut [i32]) {
-        features.copy_from_slice(&self.features(pos));
-    }
-
-    /// Drawn toward the draw as the quiet limit nears: by half at the limit (linearly in
-    /// the turns without capture). A lead that no capture has turned into stones for many
-    /// turns is likely to end in the quiet-limit draw; and of two lines that keep a lead,
-    /// the one whose capture comes sooner scores more, so the side ahead makes progress
-    /// instead of marking time.
-    #[inline(always)]
-    fn eval_scale(&self, pos: &FanoronaPosition) -> (i64, i64) {
-        match self.quiet_limit {
-            Some(limit) if limit > 0 => {
-                let (limit, quiet) = (i64::from(limit), i64::from(pos.quiet.min(limit)));
-                (2 * limit - quiet, 2 * limit)
-            }
-            _ => (1, 1),
-        }
-    }
-
-    fn stones_in_play(&self, pos: &FanoronaPosition) -> Option<u32> {
-        Some(pos.stones[0].count_ones() + pos.stones[1].count_ones())
-    }
-
-    /// No capture at hand (captures are compulsory).
-    fn is_quiet(&self, pos: &FanoronaPosition) -> bool {
-        self.g.threats(pos.own(), pos.enemy()).longest == 0
-    }
-
-    /// A capture at hand must be played (every legal move is a capture): the search plays
-    /// the captures out before it evaluates.
-    fn horizon(&self, pos: &FanoronaPosition) -> Horizon {
-        if self.is_quiet(pos) {
-            Horizon::Quiet
-        } else {
-            Horizon::Forced
-        }
-    }
-
-    /// One pass over the captures at hand: the feature `strike` (the mover's best capture)
-    /// is positive exactly when a capture is due.
-    fn evaluate_at_horizon(&self, pos: &FanoronaPosition) -> (i32, Horizon) {
-        let features = self.features(pos);
-        let horizon = if features[1] > 0 {
-            Horizon::Forced
-        } else {
-            Horizon::Quiet
-        };
-        (
-            self.toward_the_quiet_draw(pos, WEIGHTS.score(&features)),
-            horizon,
-        )
-    }
-
-    /// A stone of either colour on any point, from each side's view: 2 × points.
-    fn network_inputs(&self) -> usize {
-        2 * self.g.points
-    }
-
-    fn network_id(&self) -> String {
-        format!("fanorona {}x{}", self.g.files, self.g.ranks)
-    }
-
-    fn network_features(&self, pos: &FanoronaPosition, view: Player, out: &mut Vec<u16>) {
-        for colour in [WHITE, BLACK] {
-            for point in bits(pos.stones[colour]) {
-                out.push(self.feature(view.index(), colour, point) as u16);
-            }
-        }
-    }
-
-    /// 9×5: trained by `sowfan train` on `sowfan datagen` games (docs/nnue.md); the
-    /// smaller boards evaluate by hand.
-    fn default_network(&self) -> Option<&'static [u8]> {
-        match self.size {
-            Size::Tsivy => Some(TSIVY_NETWORK),
-            Size::Dimy | Size::Telo => None,
-        }
-    }
-
-    fn accumulates(&self) -> bool {
-        self.network.is_some()
-    }
-
-    fn refresh_accumulator(&self, pos: &FanoronaPosition, acc: &mut Accumulator) {
-        if let Some(net) = &self.network {
-            for view in [WHITE, BLACK] {
-                self.refresh_view(net, pos, view, acc);
-            }
-        }
-    }
-
-    /// The stones a turn moved and captured: one stone leaves a point and arrives on
-    /// another, and the captured stones leave theirs.
-    fn update_accumulator(
-        &self,
-        before: &FanoronaPosition,
-        _mv: FanoronaMove,
-        after: &FanoronaPosition,
-        parent: &Accumulator,
-        child: &mut Accumulator,
-    ) {
-        let Some(net) = &self.network else {
-            return;
-        };
-        *child = *parent;
-        for view in [WHITE, BLACK] {
-            for colour in [WHITE, BLACK] {
-                let (old, new) = (before.stones[colour], after.stones[colour]);
-                for point in bits(old & !new) {
-                    net.sub(&mut child.views[view], self.feature(view, colour, point));
-                }
-                for point in bits(new & !old) {
-                    net.add(&mut child.views[view], self.feature(view, colour, point));
-                }
-            }
-        }
-    }
-
-    fn evaluate_accumulated(&self, pos: &FanoronaPosition, acc: &Accumulator) -> (i32, Horizon) {
-        let Some(net) = &self.network else {
-            return self.evaluate_at_horizon(pos);
-        };
-        let horizon = if self.is_quiet(pos) {
-            Horizon::Quiet
-        } else {
-            Horizon::Forced
-        };
-        let score = net.output(acc, pos.side.index());
-        (self.toward_the_quiet_draw(pos, score), horizon)
-    }
-
-    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
-        self.network = Network::load(bytes, &self.network_id(), self.network_inputs())?;
-        Ok(())
-    }
-
     // No `null_move`: null-move pruning lost 35 to 82 Elo (docs/strength.md, Fanorona):
     // a paika often gives the opponent a capture, so passing would be the best move and is
     // no test of the position.
-
     fn hash(&self, pos: &FanoronaPosition) -> u64 {
         // The quiet counter changes the game only when a limit is set; the points use bits
         // 0..45, so the state fits above them.
@@ -836,24 +692,6 @@ impl Game for Fanorona {
         };
         let state = pos.side.index() as u64 | (pos.first_pending as u64) << 1 | quiet << 3;
         mix(mix(pos.stones[WHITE] ^ 0x9e37_79b9_7f4a_7c15) ^ pos.stones[BLACK] ^ state << 50)
-    }
-
-    fn history_key(&self, _pos: &FanoronaPosition, mv: FanoronaMove) -> Option<usize> {
-        // The stone and its first step: below 45 * 16 = 720.
-        let (d, kind) = mv.step(0);
-        Some(mv.from() * 16 + d * 2 + usize::from(kind == StepKind::Withdrawal))
-    }
-
-    fn order_hint(&self, _pos: &FanoronaPosition, mv: FanoronaMove) -> i32 {
-        if mv.is_capture() {
-            // Bigger captures first; among equals, the longer chain (it ends further on).
-            let captured = mv.captured() as i32;
-            1000 + 32 * captured + mv.len() as i32
-        } else {
-            // Every paika alike: the history heuristic orders them, and the late ones are
-            // searched reduced (a hint would exempt them from the reductions).
-            0
-        }
     }
 
     fn repetition_limit(&self) -> Option<u32> {
@@ -880,6 +718,33 @@ impl Game for Fanorona {
         }
     }
 
+    fn bench(&self) -> BenchSpec {
+        // Positions reached in play (see fixtures/perft/fanorona.txt).
+        match self.size {
+            Size::Tsivy => BenchSpec {
+                depth: 7,
+                positions: &[
+                    "BB2BBBB1/BBBWB1B2/BW4WBW/WWWBWBWW1/WWWW2WWW w 0",
+                    "1B2BBBBB/1B4BBB/W2W1BWBW/4B4/1W1W3WW b 0",
+                    "BB7/1B1B3W1/B1B2W3/1B5WW/6W1W w 5",
+                ],
+            },
+            Size::Dimy => BenchSpec {
+                depth: 9,
+                positions: &[
+                    "BB1B1/BB3/2B1W/W2W1/1WWW1 w 0",
+                    "1B1BB/2BBB/2W1W/2WWW/W2WW b 0",
+                ],
+            },
+            Size::Telo => BenchSpec {
+                depth: 12,
+                positions: &["BB1/BWW/1WW b 0"],
+            },
+        }
+    }
+}
+
+impl Notation for Fanorona {
     fn parse_position(&self, text: &str) -> Result<FanoronaPosition, PositionError> {
         let fields: Vec<&str> = text.split_whitespace().collect();
         let start = self.format_position(&self.start);
@@ -1159,7 +1024,178 @@ impl Game for Fanorona {
         }
         out
     }
+}
 
+impl Evaluation for Fanorona {
+    fn evaluate(&self, pos: &FanoronaPosition) -> i32 {
+        self.toward_the_quiet_draw(pos, WEIGHTS.score(&self.features(pos)))
+    }
+
+    fn eval_terms(&self) -> &'static [EvalTerm] {
+        &TERMS
+    }
+
+    fn eval_features(&self, pos: &FanoronaPosition, features: &mut [i32]) {
+        features.copy_from_slice(&self.features(pos));
+    }
+
+    /// Drawn toward the draw as the quiet limit nears: by half at the limit (linearly in
+    /// the turns without capture). A lead that no capture has turned into stones for many
+    /// turns is likely to end in the quiet-limit draw; and of two lines that keep a lead,
+    /// the one whose capture comes sooner scores more, so the side ahead makes progress
+    /// instead of marking time.
+    #[inline(always)]
+    fn eval_scale(&self, pos: &FanoronaPosition) -> (i64, i64) {
+        match self.quiet_limit {
+            Some(limit) if limit > 0 => {
+                let (limit, quiet) = (i64::from(limit), i64::from(pos.quiet.min(limit)));
+                (2 * limit - quiet, 2 * limit)
+            }
+            _ => (1, 1),
+        }
+    }
+
+    fn stones_in_play(&self, pos: &FanoronaPosition) -> Option<u32> {
+        Some(pos.stones[0].count_ones() + pos.stones[1].count_ones())
+    }
+
+    /// No capture at hand (captures are compulsory).
+    fn is_quiet(&self, pos: &FanoronaPosition) -> bool {
+        self.g.threats(pos.own(), pos.enemy()).longest == 0
+    }
+
+    /// A capture at hand must be played (every legal move is a capture): the search plays
+    /// the captures out before it evaluates.
+    fn horizon(&self, pos: &FanoronaPosition) -> Horizon {
+        if self.is_quiet(pos) {
+            Horizon::Quiet
+        } else {
+            Horizon::Forced
+        }
+    }
+
+    /// One pass over the captures at hand: the feature `strike` (the mover's best capture)
+    /// is positive exactly when a capture is due.
+    fn evaluate_at_horizon(&self, pos: &FanoronaPosition) -> (i32, Horizon) {
+        let features = self.features(pos);
+        let horizon = if features[1] > 0 {
+            Horizon::Forced
+        } else {
+            Horizon::Quiet
+        };
+        (
+            self.toward_the_quiet_draw(pos, WEIGHTS.score(&features)),
+            horizon,
+        )
+    }
+}
+
+impl NetworkFeatures for Fanorona {
+    /// A stone of either colour on any point, from each side's view: 2 × points.
+    fn network_inputs(&self) -> usize {
+        2 * self.g.points
+    }
+
+    fn network_id(&self) -> String {
+        format!("fanorona {}x{}", self.g.files, self.g.ranks)
+    }
+
+    fn network_features(&self, pos: &FanoronaPosition, view: Player, out: &mut Vec<u16>) {
+        for colour in [WHITE, BLACK] {
+            for point in bits(pos.stones[colour]) {
+                out.push(self.feature(view.index(), colour, point) as u16);
+            }
+        }
+    }
+
+    /// 9×5: trained by `sowfan train` on `sowfan datagen` games (docs/nnue.md); the
+    /// smaller boards evaluate by hand.
+    fn default_network(&self) -> Option<&'static [u8]> {
+        match self.size {
+            Size::Tsivy => Some(TSIVY_NETWORK),
+            Size::Dimy | Size::Telo => None,
+        }
+    }
+
+    fn accumulates(&self) -> bool {
+        self.network.is_some()
+    }
+
+    fn refresh_accumulator(&self, pos: &FanoronaPosition, acc: &mut Accumulator) {
+        if let Some(net) = &self.network {
+            for view in [WHITE, BLACK] {
+                self.refresh_view(net, pos, view, acc);
+            }
+        }
+    }
+
+    /// The stones a turn moved and captured: one stone leaves a point and arrives on
+    /// another, and the captured stones leave theirs.
+    fn update_accumulator(
+        &self,
+        before: &FanoronaPosition,
+        _mv: FanoronaMove,
+        after: &FanoronaPosition,
+        parent: &Accumulator,
+        child: &mut Accumulator,
+    ) {
+        let Some(net) = &self.network else {
+            return;
+        };
+        *child = *parent;
+        for view in [WHITE, BLACK] {
+            for colour in [WHITE, BLACK] {
+                let (old, new) = (before.stones[colour], after.stones[colour]);
+                for point in bits(old & !new) {
+                    net.sub(&mut child.views[view], self.feature(view, colour, point));
+                }
+                for point in bits(new & !old) {
+                    net.add(&mut child.views[view], self.feature(view, colour, point));
+                }
+            }
+        }
+    }
+
+    fn evaluate_accumulated(&self, pos: &FanoronaPosition, acc: &Accumulator) -> (i32, Horizon) {
+        let Some(net) = &self.network else {
+            return self.evaluate_at_horizon(pos);
+        };
+        let horizon = if self.is_quiet(pos) {
+            Horizon::Quiet
+        } else {
+            Horizon::Forced
+        };
+        let score = net.output(acc, pos.side.index());
+        (self.toward_the_quiet_draw(pos, score), horizon)
+    }
+
+    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
+        self.network = Network::load(bytes, &self.network_id(), self.network_inputs())?;
+        Ok(())
+    }
+}
+
+impl SearchHints for Fanorona {
+    fn history_key(&self, _pos: &FanoronaPosition, mv: FanoronaMove) -> Option<usize> {
+        // The stone and its first step: below 45 * 16 = 720.
+        let (d, kind) = mv.step(0);
+        Some(mv.from() * 16 + d * 2 + usize::from(kind == StepKind::Withdrawal))
+    }
+
+    fn order_hint(&self, _pos: &FanoronaPosition, mv: FanoronaMove) -> i32 {
+        if mv.is_capture() {
+            // Bigger captures first; among equals, the longer chain (it ends further on).
+            let captured = mv.captured() as i32;
+            1000 + 32 * captured + mv.len() as i32
+        } else {
+            // Every paika alike: the history heuristic orders them, and the late ones are
+            // searched reduced (a hint would exempt them from the reductions).
+            0
+        }
+    }
+}
+
+impl ExactValues for Fanorona {
     /// Fanorona is won or lost, not scored: for the exact solver a win is worth one point,
     /// a loss minus one, a draw nothing (`sowfan solve` says `Value: win`, `draw`, `loss`).
     fn final_value(&self, outcome: &Outcome, mover: Player) -> i32 {
@@ -1178,6 +1214,12 @@ impl Game for Fanorona {
         2
     }
 
+    fn win_draw_loss(&self) -> bool {
+        true
+    }
+}
+
+impl TableIndexing for Fanorona {
     /// Tables exist under a quiet limit a byte can count (the distance semantics, see
     /// [`TableValues::Distance`]); they hold positions after both first turns. Neither the
     /// repetition rule (it cannot change the value of a position reached without repeating,
@@ -1277,35 +1319,6 @@ impl Game for Fanorona {
                     first_pending: 0,
                 });
             }
-        }
-    }
-
-    fn win_draw_loss(&self) -> bool {
-        true
-    }
-
-    fn bench(&self) -> BenchSpec {
-        // Positions reached in play (see fixtures/perft/fanorona.txt).
-        match self.size {
-            Size::Tsivy => BenchSpec {
-                depth: 7,
-                positions: &[
-                    "BB2BBBB1/BBBWB1B2/BW4WBW/WWWBWBWW1/WWWW2WWW w 0",
-                    "1B2BBBBB/1B4BBB/W2W1BWBW/4B4/1W1W3WW b 0",
-                    "BB7/1B1B3W1/B1B2W3/1B5WW/6W1W w 5",
-                ],
-            },
-            Size::Dimy => BenchSpec {
-                depth: 9,
-                positions: &[
-                    "BB1B1/BB3/2B1W/W2W1/1WWW1 w 0",
-                    "1B1BB/2BBB/2W1W/2WWW/W2WW b 0",
-                ],
-            },
-            Size::Telo => BenchSpec {
-                depth: 12,
-                positions: &["BB1/BWW/1WW b 0"],
-            },
         }
     }
 }

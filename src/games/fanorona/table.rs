@@ -380,7 +380,7 @@ mod tests {
         assert_eq!(top_layer(1), None);
     }
 
-    /// `Game::table_layer_stage` is the total of a layer's material: the totals never go
+    /// `TableIndexing::table_layer_stage` is the total of a layer's material: the totals never go
     /// down as the layers go up, and every material a capture leads to (a stone or more
     /// fewer on one side) is a layer below, of a smaller total.
     #[test]

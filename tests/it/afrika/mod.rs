@@ -9,7 +9,7 @@ mod reference;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use sowfan::game::Game;
+use sowfan::game::prelude::*;
 use sowfan::games::afrika::{self, Afrika, AfrikaPosition};
 
 use crate::support::games;

@@ -1,5 +1,5 @@
 //! A deliberately simple second implementation of Afrika (protocol.md, *Afrika*), written from the
-//! rules text alone and sharing nothing with `src/games/afrika.rs`: two rows of counts lettered
+//! rules text alone and sharing nothing with `src/games/afrika/`: two rows of counts lettered
 //! from their owners' left, moves as text, sowing one stone at a time along the cycle the rules
 //! describe, new boards by cloning. Slow on purpose; the engine is checked against it.
 

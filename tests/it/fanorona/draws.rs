@@ -2,7 +2,8 @@
 //! of the game, which the session keeps (protocol.md, section *Fanorona*), and the
 //! turns-without-capture limit counted over played moves.
 
-use sowfan::game::{Game, GameResult};
+use sowfan::game::GameResult;
+use sowfan::game::prelude::*;
 use sowfan::games::fanorona::{Fanorona, Size};
 use sowfan::session::{GameSession, Session};
 

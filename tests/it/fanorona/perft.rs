@@ -4,7 +4,7 @@
 //! parse back to the same move, and playing it must give the position the brute force
 //! computed. Depths beyond the brute force's budget are checked with the fast generator.
 
-use sowfan::game::Game;
+use sowfan::game::prelude::*;
 use sowfan::games::fanorona::{Fanorona, OPTIONS, Size};
 use sowfan::options::GameOptions;
 

@@ -13,7 +13,8 @@
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
-use sowfan::game::{Game, GameResult};
+use sowfan::game::GameResult;
+use sowfan::game::prelude::*;
 use sowfan::games::fanorona::{Fanorona, FanoronaPosition, Size};
 use sowfan::session::{GameSession, Session};
 use sowfan::solver::pn::file::{self, ProofFileError, ProofIdentity, ProofWork};

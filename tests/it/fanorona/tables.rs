@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use sowfan::game::Game;
+use sowfan::game::prelude::*;
 use sowfan::games::fanorona::{Fanorona, Size};
 
 use crate::support::fresh_dir;
@@ -357,7 +357,7 @@ fn game_entries(layer: u32) -> u64 {
 fn the_repetition_rule_does_not_change_a_table_value() {
     fn search(
         game: &Fanorona,
-        pos: &<Fanorona as Game>::Position,
+        pos: &<Fanorona as sowfan::game::Rules>::Position,
         path: &mut Vec<u64>,
         mut alpha: i32,
         beta: i32,

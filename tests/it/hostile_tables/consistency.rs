@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sowfan::game::Game;
+use sowfan::game::prelude::*;
 use sowfan::games::fanorona::Size;
 use sowfan::tables::Tables;
 use sowfan::tables::format;

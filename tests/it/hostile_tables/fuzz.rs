@@ -25,7 +25,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use sowfan::game::Game;
+use sowfan::game::prelude::*;
 use sowfan::games::kalah::{Kalah, KalahPosition};
 use sowfan::tables::Tables;
 use sowfan::tables::format;

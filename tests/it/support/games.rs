@@ -3,7 +3,7 @@
 //! sorted texts, a position after random turns. Options or position strings a test writes
 //! wrongly fail the test at once.
 
-use sowfan::game::Game;
+use sowfan::game::prelude::*;
 use sowfan::games::afrika::{self, Afrika};
 use sowfan::games::anywoli::{self, Anywoli};
 use sowfan::games::fanorona::{self, Fanorona, Size};

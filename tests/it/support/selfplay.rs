@@ -3,7 +3,7 @@
 //! (the rules alone). Each loop is here once; what a test checks or how it picks its moves
 //! is the closure it passes.
 
-use sowfan::game::Game;
+use sowfan::game::prelude::*;
 use sowfan::session::Session;
 
 use super::Engine;

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use sowfan::game::Game;
+use sowfan::game::prelude::*;
 use sowfan::tables::Tables;
 use sowfan::tables::build::{self, BuildOptions};
 use sowfan::tables::format;

@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use std::fmt::Debug;
 use std::hash::Hash;
 
-use sowfan::game::{Game, Outcome};
+use sowfan::game::Outcome;
+use sowfan::game::prelude::*;
 
 /// A second implementation of a game's rules, as plain as possible; only the text formats
 /// (position strings, move texts) are the engine's, so that the two can be compared as text.
