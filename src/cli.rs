@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 /// A request to stop, shared by whoever asks (Ctrl-C, a test) and whatever must end (a
-/// solve, a table build, a match's waits). Cloning shares the same request.
+/// solve, a table build, a match's waits): the one stop token, which every layer that can be
+/// stopped takes. Cloning shares the same request.
 #[derive(Debug, Clone, Default)]
 pub struct CancelToken(Arc<AtomicBool>);
 
@@ -29,7 +30,9 @@ impl CancelToken {
         self.0.load(Ordering::Relaxed)
     }
 
-    /// The flag itself, for the library's loops that poll an `&AtomicBool`.
+    /// The flag itself, for the solver, perft and a session's search, solve and divide: the
+    /// protocol drives them too, stopped by its `SearchControl` (the stop of one search, not
+    /// a request of the whole run), so they take the bare flag that both lend.
     pub fn flag(&self) -> &AtomicBool {
         &self.0
     }

@@ -10,8 +10,7 @@ use crate::cli::cancel_on_interrupt;
 /// it waits for its input).
 pub fn run(args: AnalyseArgs) -> ExitCode {
     let cancel = cancel_on_interrupt("analyse");
-    let stop = cancel.flag();
-    match analyse::run(&args, stop) {
+    match analyse::run(&args, &cancel) {
         Ok(report) if report.interrupted || cancel.is_cancelled() => {
             eprintln!("sowfan analyse: interrupted");
             ExitCode::from(130)

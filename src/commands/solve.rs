@@ -11,7 +11,7 @@ use crate::solve::{Solved, solve_position};
 /// 1 on an error.
 pub fn run(args: SolveArgs) -> ExitCode {
     let stop = cancel_on_interrupt("solve");
-    match solve_position(&args, stop.flag()) {
+    match solve_position(&args, &stop) {
         Ok(Solved::Complete) => ExitCode::SUCCESS,
         Ok(Solved::Interrupted) => ExitCode::from(130),
         Err(message) => exit_status(Err(message)),

@@ -3,9 +3,8 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
 
-use crate::cli::{cancel_on_interrupt, exit_status};
+use crate::cli::{CancelToken, cancel_on_interrupt, exit_status};
 use crate::tablebase::{bench, build, info, merge, plan, verify};
 
 /// Build, check and list endgame tables.
@@ -113,7 +112,7 @@ pub enum TablebaseCommand {
 /// error, 130 when interrupted.
 pub fn run(command: TablebaseCommand) -> ExitCode {
     let stop = cancel_on_interrupt("tablebase");
-    let result = execute(command, stop.flag());
+    let result = execute(command, &stop);
     if stop.is_cancelled() {
         eprintln!("sowfan: interrupted");
         return ExitCode::from(130);
@@ -121,7 +120,7 @@ pub fn run(command: TablebaseCommand) -> ExitCode {
     exit_status(result)
 }
 
-pub fn execute(command: TablebaseCommand, stop: &AtomicBool) -> Result<(), String> {
+pub fn execute(command: TablebaseCommand, stop: &CancelToken) -> Result<(), String> {
     match command {
         TablebaseCommand::Build {
             game,

@@ -454,7 +454,7 @@ fn work(
             args.seed,
             number as usize,
             &probe_tt,
-            stop.flag(),
+            stop,
         ) {
             Ok(opening) => opening,
             Err(_) if !shared.go_on(stop) => return Ok(()),

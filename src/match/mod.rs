@@ -301,7 +301,7 @@ fn prepare(
         rounds,
         config.seed,
         config.concurrency,
-        cancel.flag(),
+        cancel,
     )?;
     // A report starts no engine that has a name= (the machine reading the records may not
     // have the engines).

@@ -5,9 +5,8 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::cli::OutputLock;
+use crate::cli::{CancelToken, OutputLock};
 use crate::registry;
 use crate::session::Session;
 use crate::tables::build::{BuildOptions, LayerReport};
@@ -58,7 +57,7 @@ pub fn build(
     layer: Option<u32>,
     shard: Option<&str>,
     memory_mb: Option<u64>,
-    stop: &AtomicBool,
+    stop: &CancelToken,
 ) -> Result<(), String> {
     let (name, options) = game.split_first().ok_or("no game given")?;
     let options: Vec<&str> = options.iter().map(String::as_str).collect();
@@ -306,7 +305,7 @@ struct Found {
 /// `.` would count every file again, two would loop); a symlinked file is listed like a
 /// file (it is read only if it is a regular file). Depth and entries are bounded, and a
 /// Ctrl-C stops the walk.
-fn walk(dir: &Path, stop: &AtomicBool) -> Result<Found, String> {
+fn walk(dir: &Path, stop: &CancelToken) -> Result<Found, String> {
     if !dir.is_dir() {
         return Err(format!("no table directory '{}'", dir.display()));
     }
@@ -323,7 +322,7 @@ fn walk(dir: &Path, stop: &AtomicBool) -> Result<Found, String> {
             }
         };
         for entry in entries.flatten() {
-            if stop.load(Ordering::Relaxed) {
+            if stop.is_cancelled() {
                 return Err(INTERRUPTED.to_string());
             }
             seen += 1;
@@ -425,14 +424,14 @@ fn print_leftovers(found: &Found) {
     }
 }
 
-pub fn verify(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
+pub fn verify(dir: &Path, stop: &CancelToken) -> Result<(), String> {
     let found = walk(dir, stop)?;
     let mut bad = 0;
     let mut unloadable = 0;
     // The table directories and rules seen, for the loader's own look at each.
     let mut sets: BTreeMap<(PathBuf, String), Box<dyn Session>> = BTreeMap::new();
     for path in &found.tables {
-        if stop.load(Ordering::Relaxed) {
+        if stop.is_cancelled() {
             return Err(INTERRUPTED.to_string());
         }
         match check_file(path) {
@@ -457,7 +456,7 @@ pub fn verify(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
     }
     // The loader itself, as the engine and the tools open the tables.
     for ((base, rules), session) in &sets {
-        if stop.load(Ordering::Relaxed) {
+        if stop.is_cancelled() {
             return Err(INTERRUPTED.to_string());
         }
         match session.open_tables(base) {
@@ -501,11 +500,11 @@ struct Listed {
     len: u64,
 }
 
-pub fn info(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
+pub fn info(dir: &Path, stop: &CancelToken) -> Result<(), String> {
     let found = walk(dir, stop)?;
     let mut sets: BTreeMap<String, Vec<Listed>> = BTreeMap::new();
     for path in found.tables {
-        if stop.load(Ordering::Relaxed) {
+        if stop.is_cancelled() {
             return Err(INTERRUPTED.to_string());
         }
         match tables::open_alone(&path) {
@@ -621,7 +620,7 @@ fn file_name(path: &Path) -> String {
 /// layer is written atomically and checked through, then its slices are removed. A whole
 /// layer already there and sound is kept (its slices, when they hold its bytes, are
 /// removed). `.tmp-PID` files of writers killed are ignored and listed.
-pub fn merge(dir: &Path, layer: Option<u32>, stop: &AtomicBool) -> Result<(), String> {
+pub fn merge(dir: &Path, layer: Option<u32>, stop: &CancelToken) -> Result<(), String> {
     let found = walk(dir, stop)?;
     // Every layer: the folder alone. One layer: the folder shared with the builds and merges
     // of other layers; its layer file alone (taken in each rules folder below).
@@ -639,7 +638,7 @@ pub fn merge(dir: &Path, layer: Option<u32>, stop: &AtomicBool) -> Result<(), St
     }
     let mut groups: BTreeMap<(PathBuf, u32), Vec<Slice>> = BTreeMap::new();
     for path in found.tables {
-        if stop.load(Ordering::Relaxed) {
+        if stop.is_cancelled() {
             return Err(INTERRUPTED.to_string());
         }
         let name = file_name(&path);
@@ -688,7 +687,7 @@ pub fn merge(dir: &Path, layer: Option<u32>, stop: &AtomicBool) -> Result<(), St
         };
     }
     for ((folder, number), slices) in groups {
-        if stop.load(Ordering::Relaxed) {
+        if stop.is_cancelled() {
             return Err(INTERRUPTED.to_string());
         }
         merge_layer(&folder, number, slices, layer.is_some(), stop)?;
@@ -703,7 +702,7 @@ fn merge_layer(
     layer: u32,
     mut slices: Vec<Slice>,
     hold: bool,
-    stop: &AtomicBool,
+    stop: &CancelToken,
 ) -> Result<(), String> {
     let target = format::layer_file(folder, layer);
     let _own = if hold {
@@ -740,7 +739,7 @@ fn merge_layer(
     }
     let mut checked: Vec<(Header, PathBuf)> = Vec::new();
     for slice in &slices {
-        if stop.load(Ordering::Relaxed) {
+        if stop.is_cancelled() {
             return Err(INTERRUPTED.to_string());
         }
         let (header, _) = check_file(&slice.path).map_err(|e| {

@@ -118,7 +118,7 @@ pub fn tune(args: &TuneArgs, stop: &CancelToken) -> Result<(), String> {
             iterations: args.iterations,
             rate: args.rate,
         },
-        stop.flag(),
+        stop,
     )
     .ok_or_else(|| INTERRUPTED.to_string())?;
     println!(
