@@ -17,7 +17,7 @@ use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::seq::SliceRandom;
 
-use crate::cli::CancelToken;
+use crate::cli::{CancelToken, Interrupted};
 use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::value::Value;
@@ -384,7 +384,7 @@ fn balanced_opening(
     let mut session = base.clone_box();
     for _ in 0..Balance::MAX_TRIES {
         if stop.is_cancelled() {
-            return Err("interrupted".to_string());
+            return Err(Interrupted.to_string());
         }
         let opening = random_opening(base, plies, &mut rng)?;
         let texts: Vec<&str> = opening.moves.iter().map(String::as_str).collect();

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::cli::{CancelToken, cancel_on_interrupt, exit_status};
+use crate::cli::{CancelToken, Exit, cancel_on_interrupt, exit_status};
 use crate::tablebase::{bench, build, info, merge, plan, verify};
 
 /// Build, check and list endgame tables.
@@ -115,7 +115,7 @@ pub fn run(command: TablebaseCommand) -> ExitCode {
     let result = execute(command, &stop);
     if stop.is_cancelled() {
         eprintln!("sowfan: interrupted");
-        return ExitCode::from(130);
+        return Exit::Interrupted.into();
     }
     exit_status(result)
 }

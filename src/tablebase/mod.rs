@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::cli::{CancelToken, OutputLock};
+use crate::cli::{CancelToken, Interrupted, OutputLock};
 use crate::registry;
 use crate::session::Session;
 use crate::tables::build::{BuildOptions, LayerReport};
@@ -323,7 +323,7 @@ fn walk(dir: &Path, stop: &CancelToken) -> Result<Found, String> {
         };
         for entry in entries.flatten() {
             if stop.is_cancelled() {
-                return Err(INTERRUPTED.to_string());
+                return Err(Interrupted.to_string());
             }
             seen += 1;
             if seen > MAX_ENTRIES {
@@ -378,9 +378,6 @@ fn table_dir(file: &Path) -> Option<PathBuf> {
     }
 }
 
-/// What an interrupted tool says (and its status is 130).
-const INTERRUPTED: &str = "interrupted";
-
 /// The game whose rules a table's header names (the rules string is a game and its
 /// options), to check the file against.
 /// What layers `0..=top` hold, for people: every position with at most so many in play.
@@ -432,7 +429,7 @@ pub fn verify(dir: &Path, stop: &CancelToken) -> Result<(), String> {
     let mut sets: BTreeMap<(PathBuf, String), Box<dyn Session>> = BTreeMap::new();
     for path in &found.tables {
         if stop.is_cancelled() {
-            return Err(INTERRUPTED.to_string());
+            return Err(Interrupted.to_string());
         }
         match check_file(path) {
             Ok((h, session)) => {
@@ -457,7 +454,7 @@ pub fn verify(dir: &Path, stop: &CancelToken) -> Result<(), String> {
     // The loader itself, as the engine and the tools open the tables.
     for ((base, rules), session) in &sets {
         if stop.is_cancelled() {
-            return Err(INTERRUPTED.to_string());
+            return Err(Interrupted.to_string());
         }
         match session.open_tables(base) {
             Ok(Some(tables)) => say!(
@@ -505,7 +502,7 @@ pub fn info(dir: &Path, stop: &CancelToken) -> Result<(), String> {
     let mut sets: BTreeMap<String, Vec<Listed>> = BTreeMap::new();
     for path in found.tables {
         if stop.is_cancelled() {
-            return Err(INTERRUPTED.to_string());
+            return Err(Interrupted.to_string());
         }
         match tables::open_alone(&path) {
             Ok((header, file)) => {
@@ -639,7 +636,7 @@ pub fn merge(dir: &Path, layer: Option<u32>, stop: &CancelToken) -> Result<(), S
     let mut groups: BTreeMap<(PathBuf, u32), Vec<Slice>> = BTreeMap::new();
     for path in found.tables {
         if stop.is_cancelled() {
-            return Err(INTERRUPTED.to_string());
+            return Err(Interrupted.to_string());
         }
         let name = file_name(&path);
         let Some(number) = layer_number(&name).filter(|&n| wanted(n)) else {
@@ -688,7 +685,7 @@ pub fn merge(dir: &Path, layer: Option<u32>, stop: &CancelToken) -> Result<(), S
     }
     for ((folder, number), slices) in groups {
         if stop.is_cancelled() {
-            return Err(INTERRUPTED.to_string());
+            return Err(Interrupted.to_string());
         }
         merge_layer(&folder, number, slices, layer.is_some(), stop)?;
     }
@@ -740,7 +737,7 @@ fn merge_layer(
     let mut checked: Vec<(Header, PathBuf)> = Vec::new();
     for slice in &slices {
         if stop.is_cancelled() {
-            return Err(INTERRUPTED.to_string());
+            return Err(Interrupted.to_string());
         }
         let (header, _) = check_file(&slice.path).map_err(|e| {
             format!(

@@ -18,7 +18,8 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 
 use crate::cli::{
-    CancelToken, OutputLock, refuse_irregular, refuse_output_over_input, write_atomically,
+    CancelToken, Interrupted, OutputLock, refuse_irregular, refuse_output_over_input,
+    write_atomically,
 };
 use crate::nnue::{
     HIDDEN, MAX_FIRST_Q, MAX_FIRST_WEIGHT, MAX_OUTPUT_BIAS, MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_Q,
@@ -71,8 +72,28 @@ pub struct TrainArgs {
     pub checkpoint: Option<PathBuf>,
 }
 
-/// What stopped the training early.
-pub const INTERRUPTED: &str = "interrupted";
+/// Why a training wrote no network.
+#[derive(Debug, thiserror::Error)]
+pub enum TrainError {
+    /// Ctrl-C (or SIGTERM) stopped it.
+    #[error(transparent)]
+    Interrupted(#[from] Interrupted),
+    /// Anything else, said as it is shown to the user.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for TrainError {
+    fn from(message: String) -> TrainError {
+        TrainError::Failed(message)
+    }
+}
+
+impl From<&str> for TrainError {
+    fn from(message: &str) -> TrainError {
+        TrainError::Failed(message.to_string())
+    }
+}
 
 /// The most `--epochs`: far more than any fit needs.
 pub const MAX_EPOCHS: usize = 1_000_000;
@@ -259,14 +280,14 @@ pub struct TrainSummary {
 }
 
 /// Read the data: `(training, validation)`.
-fn read(args: &TrainArgs, stop: &CancelToken) -> Result<(Samples, Samples, usize, String), String> {
+fn read(
+    args: &TrainArgs,
+    stop: &CancelToken,
+) -> Result<(Samples, Samples, usize, String), TrainError> {
     let session = registry::create_from_spec(&args.game.join(" ")).map_err(|e| e.to_string())?;
     let inputs = session.network_inputs();
     if inputs == 0 {
-        return Err(format!(
-            "{} has no learned evaluation to train",
-            session.spec()
-        ));
+        return Err(format!("{} has no learned evaluation to train", session.spec()).into());
     }
     let mut sets = [Samples::default(), Samples::default()];
     for set in &mut sets {
@@ -284,11 +305,12 @@ fn read(args: &TrainArgs, stop: &CancelToken) -> Result<(Samples, Samples, usize
                 "'{}' holds data of '{made_for}', not of {}",
                 path.display(),
                 session.network_id()
-            ));
+            )
+            .into());
         }
         while let Some(game) = reader.next_game().map_err(|e| format!("--data: {e}"))? {
             if stop.is_cancelled() {
-                return Err(INTERRUPTED.into());
+                return Err(Interrupted.into());
             }
             let set = &mut sets[usize::from(game.number % 20 == 0)];
             for sample in &game.samples {
@@ -300,7 +322,8 @@ fn read(args: &TrainArgs, stop: &CancelToken) -> Result<(Samples, Samples, usize
                         "'{}' game {}: a feature out of range",
                         path.display(),
                         game.number
-                    ));
+                    )
+                    .into());
                 }
                 let mover = usize::from(sample.mover & 1);
                 set.features.extend_from_slice(&views[mover]);
@@ -502,7 +525,7 @@ fn read_checkpoint(path: &std::path::Path, size: u64) -> Result<Vec<u8>, String>
     Ok(bytes)
 }
 
-pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, String> {
+pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, TrainError> {
     if args.batch == 0 || args.epochs == 0 {
         return Err("--batch and --epochs must be at least 1".into());
     }
@@ -515,7 +538,7 @@ pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, Strin
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let threads = crate::memory::check_threads("--threads", threads)?;
     if args.epochs > MAX_EPOCHS {
-        return Err(format!("--epochs {}: at most {MAX_EPOCHS}", args.epochs));
+        return Err(format!("--epochs {}: at most {MAX_EPOCHS}", args.epochs).into());
     }
     let _locks = check_outputs(args)?;
     let started = Instant::now();
@@ -555,7 +578,8 @@ pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, Strin
                     state.epoch,
                     args.epochs,
                     state.epoch
-                ));
+                )
+                .into());
             }
             eprintln!(
                 "going on from '{}' after epoch {}",
@@ -617,7 +641,7 @@ pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, Strin
         let mut train_loss = 0f64;
         for batch in order.chunks(args.batch) {
             if stop.is_cancelled() {
-                return Err(INTERRUPTED.into());
+                return Err(Interrupted.into());
             }
             train_loss += pass(
                 &state.params,
