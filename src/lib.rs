@@ -4,7 +4,9 @@
 //! Layers, bottom to top; every import points down, never up, and never sideways between two
 //! units of one layer (tests/it/layers.rs keeps this true):
 //!
-//! 1. the contract: [`game`] (the `Game` trait, `Points`, `Outcome`, `MAX_PLY`);
+//! 1. the contract: [`game`] (the `Game` trait, `Points`, `Outcome`, `MAX_PLY`); and at
+//!    the bottom with it, [`file_header`] (the magic, version and checksum of every binary
+//!    file, read and checked in one place);
 //! 2. generic utilities: [`options`] (game options), [`compositions`] (ranking of pit
 //!    contents), [`memory`] (big zeroed tables, memory limits, prefetch), [`cli`] (Ctrl-C
 //!    token, exit status, game words), [`nnue`] (a learned evaluation: its network file and
@@ -46,6 +48,7 @@ pub mod client;
 pub mod commands;
 pub mod compositions;
 pub mod datagen;
+pub mod file_header;
 pub mod game;
 pub mod games;
 pub mod r#match;

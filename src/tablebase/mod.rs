@@ -845,7 +845,7 @@ fn merge_layer(
         kind,
         first: 0,
         count: entries,
-        checksum: format::checksum(&data),
+        checksum: crate::file_header::checksum(&data),
     };
     format::write_atomically(&target, &header, &data)
         .map_err(|e| format!("'{}': {e}", target.display()))?;

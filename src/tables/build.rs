@@ -440,7 +440,7 @@ fn make_layer<G: Game>(
         entries,
         first,
         count,
-        checksum: format::checksum(data),
+        checksum: crate::file_header::checksum(data),
     };
     format::write_atomically(target, &header, data).map_err(|error| BuildError::Io {
         path: target.to_path_buf(),

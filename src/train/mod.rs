@@ -21,6 +21,7 @@ use crate::cli::{
     CancelToken, Interrupted, OutputLock, refuse_irregular, refuse_output_over_input,
     write_atomically,
 };
+use crate::file_header::{self, Magic};
 use crate::nnue::{
     HIDDEN, MAX_FIRST_Q, MAX_FIRST_WEIGHT, MAX_OUTPUT_BIAS, MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_Q,
     MAX_OUTPUT_WEIGHT, Network, QA, QB,
@@ -409,7 +410,7 @@ struct State {
     epoch: usize,
 }
 
-const CHECKPOINT_MAGIC: &[u8; 8] = b"SOWFANCK";
+const CHECKPOINT_MAGIC: &Magic = b"SOWFANCK";
 
 impl State {
     fn to_bytes(&self, args_key: &str) -> Vec<u8> {
@@ -425,8 +426,7 @@ impl State {
                 }
             }
         }
-        let sum = xxhash_rust::xxh3::xxh3_64(&out);
-        out.extend_from_slice(&sum.to_le_bytes());
+        file_header::append_checksum(&mut out);
         out
     }
 
@@ -438,13 +438,10 @@ impl State {
 
     fn from_bytes(bytes: &[u8], args_key: &str, inputs: usize) -> Result<State, String> {
         let bad = |why: &str| format!("the checkpoint {why}");
-        if bytes.len() < 20 || &bytes[..8] != CHECKPOINT_MAGIC {
+        if bytes.len() < 20 || file_header::check_magic(bytes, CHECKPOINT_MAGIC).is_err() {
             return Err(bad("is not a sowfan training checkpoint"));
         }
-        let (body, sum) = bytes.split_at(bytes.len() - 8);
-        if xxhash_rust::xxh3::xxh3_64(body).to_le_bytes() != sum {
-            return Err(bad("fails its checksum"));
-        }
+        let body = file_header::split_checksum(bytes).map_err(|_| bad("fails its checksum"))?;
         let key_len = u32::from_le_bytes(body[8..12].try_into().unwrap_or([0; 4])) as usize;
         let key = body
             .get(12..12 + key_len)
