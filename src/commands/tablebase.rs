@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::cli::{CancelToken, Exit, cancel_on_interrupt, exit_status};
-use crate::tablebase::{bench, build, info, merge, plan, verify};
+use crate::tablebase::{TablebaseError, bench, build, info, merge, plan, verify};
 
 /// Build, check and list endgame tables.
 #[derive(Debug, Clone, clap::Subcommand)]
@@ -120,7 +120,7 @@ pub fn run(command: TablebaseCommand) -> ExitCode {
     exit_status(result)
 }
 
-pub fn execute(command: TablebaseCommand, stop: &CancelToken) -> Result<(), String> {
+pub fn execute(command: TablebaseCommand, stop: &CancelToken) -> Result<(), TablebaseError> {
     match command {
         TablebaseCommand::Build {
             game,
@@ -145,7 +145,7 @@ pub fn execute(command: TablebaseCommand, stop: &CancelToken) -> Result<(), Stri
             seeds,
             dir,
             slices,
-        } => plan(&game, seeds, &dir, slices),
+        } => plan(&game, seeds, &dir, slices).map_err(TablebaseError::from),
         TablebaseCommand::Verify { dir } => verify(&dir, stop),
         TablebaseCommand::Info { dir } => info(&dir, stop),
         TablebaseCommand::Merge { dir, layer } => merge(&dir, layer, stop),
@@ -154,6 +154,6 @@ pub fn execute(command: TablebaseCommand, stop: &CancelToken) -> Result<(), Stri
             dir,
             positions,
             seed,
-        } => bench(&game, &dir, positions, seed),
+        } => bench(&game, &dir, positions, seed).map_err(TablebaseError::from),
     }
 }
