@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 /// A request to stop, shared by whoever asks (Ctrl-C, a test) and whatever must end (a
-/// solve, a table build, a match's waits). Cloning shares the same request.
+/// solve, a table build, a match's waits): the one stop token, which every layer that can be
+/// stopped takes. Cloning shares the same request.
 #[derive(Debug, Clone, Default)]
 pub struct CancelToken(Arc<AtomicBool>);
 
@@ -29,9 +30,40 @@ impl CancelToken {
         self.0.load(Ordering::Relaxed)
     }
 
-    /// The flag itself, for the library's loops that poll an `&AtomicBool`.
+    /// The flag itself, for the solver, perft and a session's search, solve and divide: the
+    /// protocol drives them too, stopped by its `SearchControl` (the stop of one search, not
+    /// a request of the whole run), so they take the bare flag that both lend.
     pub fn flag(&self) -> &AtomicBool {
         &self.0
+    }
+}
+
+/// Work stopped by a request ([`CancelToken`]) before its end: the one interruption error.
+/// A tool's own error wraps it, and its command answers it with [`Exit::Interrupted`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("interrupted")]
+pub struct Interrupted;
+
+/// The exit statuses of the tools: the one place their numbers are written. Each command
+/// (src/commands/) says which of them it gives, and when.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Exit {
+    Success = 0,
+    /// An error (said on stderr), or work that did not pass: a failed check, a game that
+    /// could not be read.
+    Failure = 1,
+    /// A configuration that leaves nothing to do (`sowfan check` without an engine).
+    Usage = 2,
+    /// Not decided yet (`sowfan match --report` while games are still to come).
+    Running = 3,
+    /// Stopped by Ctrl-C or SIGTERM: the shell's convention for a run ended by SIGINT.
+    Interrupted = 130,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> ExitCode {
+        ExitCode::from(exit as u8)
     }
 }
 
@@ -45,7 +77,7 @@ extern "C" fn on_interrupt(_: libc::c_int) {
     // cancel_on_interrupt, so it lives as long as the process.
     if !flag.is_null() && unsafe { (*flag).swap(true, Ordering::SeqCst) } {
         // SAFETY: `_exit` is async-signal-safe and ends the process at once.
-        unsafe { libc::_exit(130) };
+        unsafe { libc::_exit(Exit::Interrupted as libc::c_int) };
     }
 }
 
@@ -355,12 +387,12 @@ impl Drop for OutputLock {
 
 /// The exit status of a tool whose only failure is an error message: printed as
 /// `sowfan: <message>` on stderr, status 1.
-pub fn exit_status(result: Result<(), String>) -> ExitCode {
+pub fn exit_status<E: std::fmt::Display>(result: Result<(), E>) -> ExitCode {
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => Exit::Success.into(),
         Err(message) => {
             eprintln!("sowfan: {message}");
-            ExitCode::FAILURE
+            Exit::Failure.into()
         }
     }
 }

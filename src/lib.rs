@@ -5,7 +5,9 @@
 //! units of one layer (tests/it/layers.rs keeps this true):
 //!
 //! 1. the contract: [`game`] (the `Game` trait in parts, one file each: the rules, the
-//!    notation, and the opt-in capabilities; `Points`, `Outcome`, `MAX_PLY`);
+//!    notation, and the opt-in capabilities; `Points`, `Outcome`, `MAX_PLY`); and at the
+//!    bottom with it, [`file_header`] (the magic, version and checksum of every binary file,
+//!    read and checked in one place);
 //! 2. generic utilities: [`options`] (game options), [`compositions`] (ranking of pit
 //!    contents), [`memory`] (big zeroed tables, memory limits, prefetch), [`cli`] (Ctrl-C
 //!    token, exit status, game words), [`nnue`] (a learned evaluation: its network file and
@@ -47,6 +49,7 @@ pub mod client;
 pub mod commands;
 pub mod compositions;
 pub mod datagen;
+pub mod file_header;
 pub mod game;
 pub mod games;
 pub mod r#match;

@@ -28,8 +28,8 @@
 use std::sync::Arc;
 
 use thiserror::Error;
-use xxhash_rust::xxh3::xxh3_64;
 
+use crate::file_header::{self, Magic};
 use crate::game::{ACCUMULATOR_WIDTH, Accumulator};
 
 /// The hidden layer's width: the accumulator's.
@@ -64,7 +64,7 @@ pub const MAX_INPUTS: usize = 4096;
 /// The largest network file read: far above any network of these games.
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
 
-const MAGIC: &[u8; 8] = b"SOWFANNN";
+const MAGIC: &Magic = b"SOWFANNN";
 pub const VERSION: u16 = 1;
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -167,14 +167,13 @@ impl Network {
             out.extend_from_slice(&w.to_le_bytes());
         }
         out.extend_from_slice(&self.b1.to_le_bytes());
-        let sum = xxh3_64(&out);
-        out.extend_from_slice(&sum.to_le_bytes());
+        file_header::append_checksum(&mut out);
         out
     }
 
     /// The first bytes: the magic, and a header (version, id length) after it.
     fn check_head(bytes: &[u8]) -> Result<(), NetworkError> {
-        if !bytes.starts_with(MAGIC) {
+        if file_header::check_magic(bytes, MAGIC).is_err() {
             return Err(NetworkError::NotNetwork);
         }
         if bytes.len() < 14 {
@@ -208,9 +207,9 @@ impl Network {
                 .map(|b| u16::from_le_bytes([b[0], b[1]]))
         };
         let version = u16_at(8).unwrap_or(0);
-        if version != VERSION {
-            return Err(NetworkError::Version(version));
-        }
+        let (found, only) = (u32::from(version), u32::from(VERSION));
+        file_header::check_version(found, only, only)
+            .map_err(|_| NetworkError::Version(version))?;
         let id_len = usize::from(u16_at(10).unwrap_or(0));
         let short = |expected: usize| NetworkError::Length {
             found: bytes.len(),
@@ -243,10 +242,7 @@ impl Network {
         if bytes.len() != expected {
             return Err(short(expected));
         }
-        let (body, sum) = bytes.split_at(expected - 8);
-        if xxh3_64(body).to_le_bytes() != sum {
-            return Err(NetworkError::Checksum);
-        }
+        let body = file_header::split_checksum(bytes).map_err(|_| NetworkError::Checksum)?;
         let mut values = body[at + 4..at + 4 + 2 * weights]
             .chunks_exact(2)
             .map(|b| i16::from_le_bytes([b[0], b[1]]));

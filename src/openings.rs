@@ -17,6 +17,7 @@ use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::seq::SliceRandom;
 
+use crate::cli::{CancelToken, Interrupted};
 use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::value::Value;
@@ -106,7 +107,7 @@ pub fn build(
     count: usize,
     seed: u64,
     workers: usize,
-    stop: &AtomicBool,
+    stop: &CancelToken,
 ) -> Result<Vec<Opening>, String> {
     let mut rng = rng(seed);
     match spec {
@@ -275,7 +276,7 @@ pub fn opening_number(
     seed: u64,
     index: usize,
     tt: &TranspositionTable,
-    stop: &AtomicBool,
+    stop: &CancelToken,
 ) -> Result<Opening, String> {
     match spec {
         OpeningsSpec::Random {
@@ -307,7 +308,7 @@ fn balanced_openings(
     count: usize,
     seed: u64,
     workers: usize,
-    stop: &AtomicBool,
+    stop: &CancelToken,
 ) -> Result<Vec<Opening>, String> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<Opening, String>>>> = Mutex::new(vec![None; count]);
@@ -322,7 +323,7 @@ fn balanced_openings(
         let tt = TranspositionTable::new(2)?;
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= count || stop.load(Ordering::Relaxed) || failed.load(Ordering::Relaxed) {
+            if i >= count || stop.is_cancelled() || failed.load(Ordering::Relaxed) {
                 return Ok(());
             }
             let result = balanced_opening(session.as_ref(), plies, balance, seed, i, &tt, stop);
@@ -353,7 +354,7 @@ fn balanced_openings(
     });
     progress.finish_and_clear();
     outcome?;
-    if stop.load(Ordering::Relaxed) {
+    if stop.is_cancelled() {
         return Err("interrupted while searching balanced openings".to_string());
     }
     let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -372,7 +373,7 @@ fn balanced_opening(
     seed: u64,
     index: usize,
     tt: &TranspositionTable,
-    stop: &AtomicBool,
+    stop: &CancelToken,
 ) -> Result<Opening, String> {
     let mut rng = rng(index_seed(seed, index));
     let limits = Limits {
@@ -382,8 +383,8 @@ fn balanced_opening(
     let settings = SearchSettings::default();
     let mut session = base.clone_box();
     for _ in 0..Balance::MAX_TRIES {
-        if stop.load(Ordering::Relaxed) {
-            return Err("interrupted".to_string());
+        if stop.is_cancelled() {
+            return Err(Interrupted.to_string());
         }
         let opening = random_opening(base, plies, &mut rng)?;
         let texts: Vec<&str> = opening.moves.iter().map(String::as_str).collect();
@@ -586,7 +587,7 @@ mod tests {
             20,
             7,
             1,
-            &AtomicBool::new(false),
+            &CancelToken::new(),
         )
         .unwrap();
         let b = build(
@@ -598,7 +599,7 @@ mod tests {
             20,
             7,
             1,
-            &AtomicBool::new(false),
+            &CancelToken::new(),
         )
         .unwrap();
         let c = build(
@@ -610,7 +611,7 @@ mod tests {
             20,
             8,
             1,
-            &AtomicBool::new(false),
+            &CancelToken::new(),
         )
         .unwrap();
         assert_eq!(a, b);
@@ -636,7 +637,7 @@ mod tests {
                 6,
                 3,
                 workers,
-                &AtomicBool::new(false),
+                &CancelToken::new(),
             )
             .unwrap()
         };
@@ -689,7 +690,8 @@ mod tests {
                 nodes: 1,
             }),
         };
-        let stop = AtomicBool::new(true);
+        let stop = CancelToken::new();
+        stop.cancel();
         let e = build(Some(&spec), base.as_ref(), 4, 1, 2, &stop).unwrap_err();
         assert!(e.contains("interrupted"), "{e}");
     }

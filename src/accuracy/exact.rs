@@ -8,11 +8,12 @@ use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions};
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::cli::CancelToken;
 use crate::cli::progress_bar;
 use crate::records::lines::{BoundedLines, ends_in_newline};
 use crate::session::{Session, SolveRequest};
@@ -119,7 +120,7 @@ impl ExactValues {
         tt: &SolverTt,
         threads: usize,
         limit: Duration,
-        stop: &AtomicBool,
+        stop: &CancelToken,
     ) -> Result<Vec<Solved>, String> {
         // A cache line is a file's word: checked against its position before use; a damaged
         // one is dropped, and its position proven again with the others.
@@ -150,7 +151,7 @@ impl ExactValues {
         let mut given_up = 0usize;
         for position in positions {
             let fen = &position.fen;
-            if stop.load(Ordering::Relaxed) {
+            if stop.is_cancelled() {
                 break;
             }
             if !self.known.contains_key(fen) {
@@ -162,7 +163,7 @@ impl ExactValues {
                         self.add(fen, values)?;
                     }
                     None => {
-                        if !stop.load(Ordering::Relaxed) {
+                        if !stop.is_cancelled() {
                             given_up += 1;
                             bar.suspend(|| {
                                 eprintln!(
@@ -235,7 +236,7 @@ fn prove(
     tt: &SolverTt,
     threads: usize,
     limit: Duration,
-    stop: &AtomicBool,
+    stop: &CancelToken,
 ) -> Result<Option<BTreeMap<String, i32>>, String> {
     let request = SolveRequest {
         threads,
@@ -249,7 +250,7 @@ fn prove(
         deadline: Some(Instant::now() + limit),
         node_limit: None,
     };
-    let report = session.solve(&request, tt, stop, &|_| {})?;
+    let report = session.solve(&request, tt, stop.flag(), &|_| {})?;
     // Every move proven, or the position is left out.
     let values: Option<BTreeMap<String, i32>> = report
         .moves

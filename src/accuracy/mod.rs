@@ -16,7 +16,6 @@ pub mod positions;
 pub mod totals;
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 
 use crate::cli::CancelToken;
 use crate::client::spec::{EngineSpec, parse_engine};
@@ -182,7 +181,6 @@ pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, 
         None => None,
     };
     let tt = SolverTt::new(args.hash_mb)?;
-    let stop: &AtomicBool = cancel.flag();
     let mut exact = ExactValues::open(args.cache.as_deref(), &picked.spec)?;
     let solved = exact.solve_all(
         session.as_mut(),
@@ -190,7 +188,7 @@ pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, 
         &tt,
         args.threads,
         std::time::Duration::from_secs(args.solve_limit),
-        stop,
+        cancel,
     )?;
     let interrupted = || cancel.is_cancelled();
     if interrupted() {

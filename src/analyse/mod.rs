@@ -27,13 +27,14 @@ use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::cli::CancelToken;
 use crate::game::Player;
 use crate::memory;
 use crate::records::lines::BoundedLines;
@@ -149,12 +150,12 @@ impl InFlight {
     }
 
     /// Wait for a place; false when `stop` came first.
-    fn take(&self, stop: &AtomicBool) -> bool {
+    fn take(&self, stop: &CancelToken) -> bool {
         let Ok(mut count) = self.count.lock() else {
             return false;
         };
         while *count >= MAX_GAMES_IN_FLIGHT {
-            if stop.load(Ordering::Relaxed) {
+            if stop.is_cancelled() {
                 return false;
             }
             count = match self.freed.wait_timeout(count, Duration::from_millis(50)) {
@@ -334,7 +335,7 @@ struct Reading {
     events: Sender<Event>,
     jobs: SyncSender<Job>,
     in_flight: Arc<InFlight>,
-    stop: Arc<AtomicBool>,
+    stop: CancelToken,
     threads: usize,
 }
 
@@ -361,7 +362,7 @@ impl Reading {
         let run = run_length(positions, self.threads);
         let mut start = 0;
         while start < positions {
-            if self.stop.load(Ordering::Relaxed) {
+            if self.stop.is_cancelled() {
                 return false;
             }
             let end = (start + run).min(positions);
@@ -400,7 +401,7 @@ fn read_games(reader: Box<dyn BufRead + Send>, mut reading: Reading) {
     let mut error = None;
     let mut lines = BoundedLines::new(reader);
     'lines: while let Some(line) = lines.next_line() {
-        if reading.stop.load(Ordering::Relaxed) {
+        if reading.stop.is_cancelled() {
             break;
         }
         let items = match line {
@@ -417,7 +418,7 @@ fn read_games(reader: Box<dyn BufRead + Send>, mut reading: Reading) {
             }
         }
     }
-    if !reading.stop.load(Ordering::Relaxed) {
+    if !reading.stop.is_cancelled() {
         for item in parser.finish() {
             if !reading.handle(item) {
                 break;
@@ -436,10 +437,10 @@ fn work(
     events: Sender<Event>,
     spec: SearchSpec,
     control: Arc<SearchControl>,
-    stop: Arc<AtomicBool>,
+    stop: CancelToken,
 ) {
     loop {
-        if stop.load(Ordering::Relaxed) {
+        if stop.is_cancelled() {
             return;
         }
         let next = match jobs.lock() {
@@ -453,7 +454,7 @@ fn work(
         };
         let moves = &job.game.moves;
         for index in job.start..job.end {
-            if stop.load(Ordering::Relaxed) {
+            if stop.is_cancelled() {
                 return;
             }
             let next = moves.get(index).map(String::as_str);
@@ -653,7 +654,7 @@ fn progress_bar() -> ProgressBar {
 
 /// Analyse every game of the input and print as each move is done. `stop` (Ctrl-C) ends
 /// the run after the searches in progress.
-pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, String> {
+pub fn run(args: &AnalyseArgs, stop: &CancelToken) -> Result<AnalyseReport, String> {
     let limits = Limits {
         depth: args
             .depth
@@ -730,7 +731,8 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
     // Fail early on a hash size that cannot be had.
     crate::search::tt::TranspositionTable::new(spec.hash_mb)?;
 
-    let flag = Arc::new(AtomicBool::new(false));
+    // The run's own stop for its threads: Ctrl-C, or the end of the run.
+    let halt = CancelToken::new();
     let control = Arc::new(SearchControl::default());
     let (events_tx, events) = mpsc::channel::<Event>();
     // A few runs of positions a worker: the reader waits beyond.
@@ -749,7 +751,7 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
             events: events_tx.clone(),
             jobs: jobs_tx,
             in_flight: Arc::clone(&in_flight),
-            stop: Arc::clone(&flag),
+            stop: halt.clone(),
             threads: args.threads,
         };
         // Detached: it may be blocked reading a terminal when the run ends.
@@ -766,14 +768,14 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
         let events = events_tx.clone();
         let spec = spec.clone();
         let control = Arc::clone(&control);
-        let worker_flag = Arc::clone(&flag);
+        let worker_halt = halt.clone();
         let spawned = std::thread::Builder::new()
             .name(format!("analyse-{}", number + 1))
-            .spawn(move || work(jobs, events, spec, control, worker_flag));
+            .spawn(move || work(jobs, events, spec, control, worker_halt));
         match spawned {
             Ok(worker) => workers.push(worker),
             Err(e) if workers.is_empty() => {
-                flag.store(true, Ordering::Relaxed);
+                halt.cancel();
                 return Err(format!("cannot start a worker thread: {e}"));
             }
             Err(e) => {
@@ -805,12 +807,12 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
     let mut input_done: Option<usize> = None;
     let mut failure: Option<String> = None;
     let mut read_error: Option<String> = None;
-    let finish = |flag: &AtomicBool, control: &SearchControl| {
-        flag.store(true, Ordering::Relaxed);
+    let finish = |halt: &CancelToken, control: &SearchControl| {
+        halt.cancel();
         control.request_stop();
     };
     loop {
-        if stop.load(Ordering::Relaxed) {
+        if stop.is_cancelled() {
             report.interrupted = true;
             break;
         }
@@ -910,10 +912,10 @@ pub fn run(args: &AnalyseArgs, stop: &AtomicBool) -> Result<AnalyseReport, Strin
     }
     // A Ctrl-C that came as the input ended (a terminal's Ctrl-C also ends the program
     // writing into the pipe) still counts: the run did not finish by itself.
-    if stop.load(Ordering::Relaxed) {
+    if stop.is_cancelled() {
         report.interrupted = true;
     }
-    finish(&flag, &control);
+    finish(&halt, &control);
     drop(events);
     for worker in workers {
         let _ = worker.join();

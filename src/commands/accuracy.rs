@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use crate::accuracy::{self, AccuracyArgs, totals};
-use crate::cli::cancel_on_interrupt;
+use crate::cli::{Exit, cancel_on_interrupt};
 
 /// Status 0 when every engine was judged, 1 on an error, 130 after Ctrl-C or SIGTERM (the
 /// cache keeps the proofs made).
@@ -20,14 +20,14 @@ pub fn run(args: AccuracyArgs) -> ExitCode {
             );
             if report.interrupted {
                 eprintln!("sowfan accuracy: interrupted");
-                ExitCode::from(130)
+                Exit::Interrupted.into()
             } else {
-                ExitCode::SUCCESS
+                Exit::Success.into()
             }
         }
         Err(message) => {
             eprintln!("sowfan accuracy: {message}");
-            ExitCode::FAILURE
+            Exit::Failure.into()
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use std::process::ExitCode;
 
+use crate::cli::Exit;
 use crate::protocol::Output;
 use crate::search::SearchControl;
 
@@ -17,5 +18,5 @@ pub fn run(args: BenchArgs) -> ExitCode {
     let out = Output::stdout();
     let control = SearchControl::default();
     crate::bench::run(args.depth, &control, &mut |line| out.line(line));
-    ExitCode::SUCCESS
+    Exit::Success.into()
 }

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::check::{self, CheckConfig};
-use crate::cli::cancel_on_interrupt;
+use crate::cli::{Exit, cancel_on_interrupt};
 use crate::client::process::Reaper;
 use crate::client::spec::parse_engine_keys;
 
@@ -76,12 +76,12 @@ pub fn run(args: CheckArgs) -> ExitCode {
         check::run(&config, &cancel)
     });
     match report {
-        Ok(report) if report.interrupted => ExitCode::from(130),
-        Ok(report) if report.all_passed() => ExitCode::SUCCESS,
-        Ok(_) => ExitCode::from(1),
+        Ok(report) if report.interrupted => Exit::Interrupted.into(),
+        Ok(report) if report.all_passed() => Exit::Success.into(),
+        Ok(_) => Exit::Failure.into(),
         Err(message) => {
             eprintln!("sowfan check: {message}");
-            ExitCode::from(2)
+            Exit::Usage.into()
         }
     }
 }

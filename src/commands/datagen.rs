@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use crate::cli::{cancel_on_interrupt, exit_status};
+use crate::cli::{Exit, cancel_on_interrupt, exit_status};
 pub use crate::datagen::DatagenArgs;
 use crate::datagen::datagen;
 
@@ -16,9 +16,9 @@ pub fn run(args: DatagenArgs) -> ExitCode {
         Ok(summary) => {
             println!("{}", summary.report());
             if summary.interrupted {
-                ExitCode::from(130)
+                Exit::Interrupted.into()
             } else {
-                ExitCode::SUCCESS
+                Exit::Success.into()
             }
         }
         result => exit_status(result.map(|_| ())),

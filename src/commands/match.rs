@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::cli::{cancel_on_interrupt, exit_status};
+use crate::cli::{Exit, cancel_on_interrupt, exit_status};
 use crate::client::process::Reaper;
 use crate::client::spec::parse_engine;
 
@@ -246,7 +246,7 @@ pub fn run(args: MatchArgs) -> ExitCode {
             r#match::report::run(&config, &cancel)
         });
         return match report {
-            Ok(report) if report.state == ReportState::Running => ExitCode::from(3),
+            Ok(report) if report.state == ReportState::Running => Exit::Running.into(),
             other => exit_status(other.map(drop)),
         };
     }
@@ -257,7 +257,7 @@ pub fn run(args: MatchArgs) -> ExitCode {
         r#match::run(&config, &cancel)
     });
     match summary {
-        Ok(summary) if summary.interrupted => ExitCode::from(130),
+        Ok(summary) if summary.interrupted => Exit::Interrupted.into(),
         other => exit_status(other.map(drop)),
     }
 }

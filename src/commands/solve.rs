@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use crate::cli::{cancel_on_interrupt, exit_status};
+use crate::cli::{Exit, cancel_on_interrupt, exit_status};
 pub use crate::solve::SolveArgs;
 use crate::solve::{Solved, solve_position};
 
@@ -11,9 +11,9 @@ use crate::solve::{Solved, solve_position};
 /// 1 on an error.
 pub fn run(args: SolveArgs) -> ExitCode {
     let stop = cancel_on_interrupt("solve");
-    match solve_position(&args, stop.flag()) {
-        Ok(Solved::Complete) => ExitCode::SUCCESS,
-        Ok(Solved::Interrupted) => ExitCode::from(130),
+    match solve_position(&args, &stop) {
+        Ok(Solved::Complete) => Exit::Success.into(),
+        Ok(Solved::Interrupted) => Exit::Interrupted.into(),
         Err(message) => exit_status(Err(message)),
     }
 }

@@ -3,10 +3,9 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
 
-use crate::cli::{cancel_on_interrupt, exit_status};
-use crate::tablebase::{bench, build, info, merge, plan, verify};
+use crate::cli::{CancelToken, Exit, cancel_on_interrupt, exit_status};
+use crate::tablebase::{TablebaseError, bench, build, info, merge, plan, verify};
 
 /// Build, check and list endgame tables.
 #[derive(Debug, Clone, clap::Subcommand)]
@@ -113,15 +112,15 @@ pub enum TablebaseCommand {
 /// error, 130 when interrupted.
 pub fn run(command: TablebaseCommand) -> ExitCode {
     let stop = cancel_on_interrupt("tablebase");
-    let result = execute(command, stop.flag());
+    let result = execute(command, &stop);
     if stop.is_cancelled() {
         eprintln!("sowfan: interrupted");
-        return ExitCode::from(130);
+        return Exit::Interrupted.into();
     }
     exit_status(result)
 }
 
-pub fn execute(command: TablebaseCommand, stop: &AtomicBool) -> Result<(), String> {
+pub fn execute(command: TablebaseCommand, stop: &CancelToken) -> Result<(), TablebaseError> {
     match command {
         TablebaseCommand::Build {
             game,
@@ -146,7 +145,7 @@ pub fn execute(command: TablebaseCommand, stop: &AtomicBool) -> Result<(), Strin
             seeds,
             dir,
             slices,
-        } => plan(&game, seeds, &dir, slices),
+        } => plan(&game, seeds, &dir, slices).map_err(TablebaseError::from),
         TablebaseCommand::Verify { dir } => verify(&dir, stop),
         TablebaseCommand::Info { dir } => info(&dir, stop),
         TablebaseCommand::Merge { dir, layer } => merge(&dir, layer, stop),
@@ -155,6 +154,6 @@ pub fn execute(command: TablebaseCommand, stop: &AtomicBool) -> Result<(), Strin
             dir,
             positions,
             seed,
-        } => bench(&game, &dir, positions, seed),
+        } => bench(&game, &dir, positions, seed).map_err(TablebaseError::from),
     }
 }

@@ -2,9 +2,9 @@
 
 use std::process::ExitCode;
 
-use crate::cli::{cancel_on_interrupt, exit_status};
+use crate::cli::{Exit, cancel_on_interrupt, exit_status};
 pub use crate::train::TrainArgs;
-use crate::train::{INTERRUPTED, train};
+use crate::train::{TrainError, train};
 
 /// `sowfan train`: status 1 with the reason when the data or the settings are unusable, 130
 /// after Ctrl-C (the checkpoint of the last whole epoch is kept).
@@ -26,12 +26,12 @@ pub fn run(args: TrainArgs) -> ExitCode {
                     )),
                 args.output.display()
             );
-            ExitCode::SUCCESS
+            Exit::Success.into()
         }
-        Err(message) if message == INTERRUPTED => {
+        Err(TrainError::Interrupted(_)) => {
             eprintln!("sowfan: train interrupted: no network written");
-            ExitCode::from(130)
+            Exit::Interrupted.into()
         }
-        Err(message) => exit_status(Err(message)),
+        Err(error) => exit_status(Err(error)),
     }
 }

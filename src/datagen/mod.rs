@@ -77,9 +77,6 @@ pub struct DatagenArgs {
     pub network: Option<PathBuf>,
 }
 
-/// What stopped the run early.
-pub const INTERRUPTED: &str = "interrupted";
-
 /// A game longer than this is left out (no game of these rules gets near it).
 const MAX_GAME_PLIES: usize = 4000;
 
@@ -454,7 +451,7 @@ fn work(
             args.seed,
             number as usize,
             &probe_tt,
-            stop.flag(),
+            stop,
         ) {
             Ok(opening) => opening,
             Err(_) if !shared.go_on(stop) => return Ok(()),

@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::cli::CancelToken;
+use crate::cli::{CancelToken, Interrupted};
 use crate::client::process::{CANCEL_POLL, EngineProcess, Failure};
 use crate::game::{GameResult, Player};
 use crate::openings::{self, Opening};
@@ -301,7 +301,7 @@ fn prepare(
         rounds,
         config.seed,
         config.concurrency,
-        cancel.flag(),
+        cancel,
     )?;
     // A report starts no engine that has a name= (the machine reading the records may not
     // have the engines).
@@ -555,7 +555,7 @@ fn resolve_names(
                     spec.command_line()
                 ));
             }
-            Err(Failure::Cancelled) => return Err("interrupted".to_string()),
+            Err(Failure::Cancelled) => return Err(Interrupted.to_string()),
             // One that starts but misbehaves plays, and loses its games by forfeit.
             Err(failure) => {
                 eprintln!(

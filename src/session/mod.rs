@@ -22,6 +22,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+use crate::cli::CancelToken;
 use crate::game::{BenchSpec, EvalTerm, Game, Outcome, Player};
 use crate::perft;
 use crate::search::limits::Limits;
@@ -185,7 +186,7 @@ pub trait Session: Send {
     fn build_tables(
         &self,
         options: &BuildOptions,
-        stop: &AtomicBool,
+        stop: &CancelToken,
         report: &mut dyn FnMut(&LayerReport),
     ) -> Result<Vec<LayerReport>, BuildError>;
 
@@ -408,7 +409,7 @@ impl<G: Game> Session for GameSession<G> {
     fn build_tables(
         &self,
         options: &BuildOptions,
-        stop: &AtomicBool,
+        stop: &CancelToken,
         report: &mut dyn FnMut(&LayerReport),
     ) -> Result<Vec<LayerReport>, BuildError> {
         build::build(&self.game, options, stop, report)

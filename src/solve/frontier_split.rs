@@ -4,13 +4,14 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+
 use std::time::{Duration, Instant};
 
 use super::{
     SolveArgs, Solved, Ticker, bound_text, load_tables, memory_line, move_value_lines, print_lines,
     solve_threads, spinner,
 };
+use crate::cli::CancelToken;
 use crate::memory::check_hash_mb;
 use crate::session::{Session, SolveProgress, SolveRequest};
 use crate::solver::frontier_parts::{
@@ -26,10 +27,10 @@ const MAX_NESTING: usize = 256;
 pub(super) fn print_size(
     session: &dyn Session,
     depth: u32,
-    stop: &AtomicBool,
+    stop: &CancelToken,
 ) -> Result<Solved, String> {
-    let frontier = match session.frontier(depth, stop) {
-        Err(_) if stop.load(Ordering::Relaxed) => return Ok(Solved::Interrupted),
+    let frontier = match session.frontier(depth, stop.flag()) {
+        Err(_) if stop.is_cancelled() => return Ok(Solved::Interrupted),
         walked => walked?,
     };
     print_lines(&[format!(
@@ -48,7 +49,7 @@ pub(super) fn run_part(
     mut session: Box<dyn Session>,
     depth: u32,
     split: &str,
-    stop: &AtomicBool,
+    stop: &CancelToken,
 ) -> Result<Solved, String> {
     check_hash_mb("--hash", args.hash_mb)?;
     let threads = solve_threads(args.threads)?;
@@ -56,8 +57,8 @@ pub(super) fn run_part(
     if args.part_nodes == Some(0) {
         return Err("--part-nodes 0: give a number of nodes of at least 1".to_string());
     }
-    let frontier = match session.frontier(depth, stop) {
-        Err(_) if stop.load(Ordering::Relaxed) => {
+    let frontier = match session.frontier(depth, stop.flag()) {
+        Err(_) if stop.is_cancelled() => {
             eprintln!("sowfan solve: stopped while walking the frontier: no part file written");
             return Ok(Solved::Interrupted);
         }
@@ -106,13 +107,13 @@ pub(super) fn run_part(
                 started.elapsed().as_secs_f64()
             ));
         };
-        let report = at.solve(&request, &tt, stop, &progress)?;
+        let report = at.solve(&request, &tt, stop.flag(), &progress)?;
         nodes += report.nodes;
         tbhits += report.tbhits;
         match report.value() {
             Some(value) => leaves.push((index, Some(value), text.clone())),
             // The budget, not a stop: left open, for a deeper split.
-            None if !stop.load(Ordering::Relaxed) && args.part_nodes.is_some() => {
+            None if !stop.is_cancelled() && args.part_nodes.is_some() => {
                 leaves.push((index, None, text.clone()));
             }
             None => {
@@ -366,7 +367,7 @@ fn move_values_at(
     }
     used.insert(root.to_string());
     chain.push(root.to_string());
-    let frontier = session.frontier(depth, &AtomicBool::new(false))?;
+    let frontier = session.frontier(depth, CancelToken::new().flag())?;
     let values = frontier_parts::combine(
         &session.spec(),
         root,

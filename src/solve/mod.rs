@@ -13,6 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 mod frontier_split;
 
+use crate::cli::CancelToken;
 use crate::game::value_text;
 use crate::memory::{self, check_hash_mb, check_threads, peak_resident_bytes};
 use crate::registry;
@@ -250,7 +251,7 @@ fn value_line(lower: i32, upper: i32, words: bool) -> String {
 
 /// Solve and print `Value:`, `Best:`, `PV:`, `Nodes:`, `Time:`, `Tbhits:` (and a line per
 /// move with `all_moves`). `stop` (Ctrl-C) ends it with the bounds proven so far.
-pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, String> {
+pub fn solve_position(args: &SolveArgs, stop: &CancelToken) -> Result<Solved, String> {
     // Options that size memory or threads are refused before any work, never left to the
     // out-of-memory killer or a failed thread.
     check_hash_mb("--hash", args.hash_mb)?;
@@ -347,7 +348,7 @@ pub fn solve_position(args: &SolveArgs, stop: &AtomicBool) -> Result<Solved, Str
     if let Some(failure) = failed() {
         eprintln!("sowfan solve: {failure}");
     }
-    let report = session.solve(&request, &tt, stop, &progress);
+    let report = session.solve(&request, &tt, stop.flag(), &progress);
     drop(ticker);
     bar.finish_and_clear();
     if let Some(failure) = failed() {

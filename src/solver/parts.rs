@@ -90,7 +90,7 @@ pub(super) fn checksum_of(format: &str, bytes: &[u8]) -> u64 {
     if format == FORMAT_V1 {
         fnv1a(bytes)
     } else {
-        crate::tables::format::checksum(bytes)
+        crate::file_header::checksum(bytes)
     }
 }
 

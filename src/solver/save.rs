@@ -37,6 +37,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use crate::cli::OpenRegularError;
+use crate::file_header::{self, Magic};
 
 pub use super::pn::tt::PnTt;
 pub use super::proof_tt::{BUCKET_WORDS, ProofTt};
@@ -172,7 +173,7 @@ fn solver_name(magic: &[u8; 8]) -> &'static str {
 /// own that versions 1 and 2 were written with.
 enum Checksum {
     Own(u64),
-    Xxh3(Box<xxhash_rust::xxh3::Xxh3>),
+    Xxh3(Box<file_header::StreamingChecksum>),
 }
 
 impl Checksum {
@@ -415,10 +416,11 @@ pub fn load<T: ProofTt>(
             io(e)
         }
     })?;
-    if &magic != SolverTt::MAGIC && &magic != PnTt::MAGIC {
+    let of = |expected: &Magic| file_header::check_magic(&magic, expected).is_ok();
+    if !of(SolverTt::MAGIC) && !of(PnTt::MAGIC) {
         return Err(not_a_proof());
     }
-    if &magic != T::MAGIC {
+    if !of(T::MAGIC) {
         return Err(ProofFileError::OtherSolver {
             path: path.to_path_buf(),
             found: solver_name(&magic),
@@ -426,13 +428,13 @@ pub fn load<T: ProofTt>(
         });
     }
     let version = u32::from_le_bytes(r.exact::<4>().map_err(truncated)?);
-    if !(T::OLDEST_VERSION..=VERSION).contains(&version) {
-        return Err(ProofFileError::Version {
+    file_header::check_version(version, T::OLDEST_VERSION, VERSION).map_err(|_| {
+        ProofFileError::Version {
             path: path.to_path_buf(),
             found: version,
             oldest: T::OLDEST_VERSION,
-        });
-    }
+        }
+    })?;
     r.sum = Checksum::new(version);
     r.sum.bytes(T::MAGIC);
     r.sum.word(u64::from(version));
@@ -514,11 +516,8 @@ pub fn load<T: ProofTt>(
         if count != records {
             return Err(damaged("its record count does not match its size"));
         }
-        if checksum != expected {
-            return Err(damaged(
-                "its checksum does not match (changed or corrupted)",
-            ));
-        }
+        file_header::check_checksum(checksum, expected)
+            .map_err(|_| damaged("its checksum does not match (changed or corrupted)"))?;
         let mut more = [0u8; 1];
         match r.input.read(&mut more) {
             Ok(0) => Ok(()),

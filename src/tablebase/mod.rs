@@ -5,9 +5,8 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::cli::OutputLock;
+use crate::cli::{CancelToken, Interrupted, OutputLock};
 use crate::registry;
 use crate::session::Session;
 use crate::tables::build::{BuildOptions, LayerReport};
@@ -35,6 +34,29 @@ const MAX_SHARDS: u32 = 4096;
 /// what a table can hold (a value must fit a byte), so the builder's own check speaks.
 const MAX_IN_PLAY: u32 = 1000;
 
+/// Why a tablebase command did not do its work.
+#[derive(Debug, thiserror::Error)]
+pub enum TablebaseError {
+    /// Ctrl-C (or SIGTERM) stopped it.
+    #[error(transparent)]
+    Interrupted(#[from] Interrupted),
+    /// Anything else, said as it is shown to the user.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for TablebaseError {
+    fn from(message: String) -> TablebaseError {
+        TablebaseError::Failed(message)
+    }
+}
+
+impl From<&str> for TablebaseError {
+    fn from(message: &str) -> TablebaseError {
+        TablebaseError::Failed(message.to_string())
+    }
+}
+
 /// `I/K` with 1 ≤ I ≤ K.
 pub fn parse_shard(text: &str) -> Result<(u32, u32), String> {
     let usage = format!("--shard {text}: expected I/K with 1 <= I <= K, e.g. --shard 3/8");
@@ -58,17 +80,15 @@ pub fn build(
     layer: Option<u32>,
     shard: Option<&str>,
     memory_mb: Option<u64>,
-    stop: &AtomicBool,
-) -> Result<(), String> {
+    stop: &CancelToken,
+) -> Result<(), TablebaseError> {
     let (name, options) = game.split_first().ok_or("no game given")?;
     let options: Vec<&str> = options.iter().map(String::as_str).collect();
     let session = registry::create(name, &options).map_err(|e| e.to_string())?;
     let shard = shard.map(parse_shard).transpose()?;
     let threads = crate::memory::check_threads("--threads", threads)?;
     if seeds > MAX_IN_PLAY {
-        return Err(format!(
-            "--seeds (--pieces) {seeds}: at most {MAX_IN_PLAY} in play"
-        ));
+        return Err(format!("--seeds (--pieces) {seeds}: at most {MAX_IN_PLAY} in play").into());
     }
     let rules = session
         .table_rules()
@@ -306,9 +326,9 @@ struct Found {
 /// `.` would count every file again, two would loop); a symlinked file is listed like a
 /// file (it is read only if it is a regular file). Depth and entries are bounded, and a
 /// Ctrl-C stops the walk.
-fn walk(dir: &Path, stop: &AtomicBool) -> Result<Found, String> {
+fn walk(dir: &Path, stop: &CancelToken) -> Result<Found, TablebaseError> {
     if !dir.is_dir() {
-        return Err(format!("no table directory '{}'", dir.display()));
+        return Err(format!("no table directory '{}'", dir.display()).into());
     }
     let mut found = Found::default();
     let mut folders = vec![(dir.to_path_buf(), 0usize)];
@@ -316,22 +336,23 @@ fn walk(dir: &Path, stop: &AtomicBool) -> Result<Found, String> {
     while let Some((folder, depth)) = folders.pop() {
         let entries = match std::fs::read_dir(&folder) {
             Ok(entries) => entries,
-            Err(e) if depth == 0 => return Err(format!("'{}': {e}", folder.display())),
+            Err(e) if depth == 0 => return Err(format!("'{}': {e}", folder.display()).into()),
             Err(_) => {
                 found.skipped.push((folder, "unreadable, not looked into"));
                 continue;
             }
         };
         for entry in entries.flatten() {
-            if stop.load(Ordering::Relaxed) {
-                return Err(INTERRUPTED.to_string());
+            if stop.is_cancelled() {
+                return Err(Interrupted.into());
             }
             seen += 1;
             if seen > MAX_ENTRIES {
                 return Err(format!(
                     "'{}' holds more than {MAX_ENTRIES} entries: not a table directory?",
                     dir.display()
-                ));
+                )
+                .into());
             }
             let path = entry.path();
             let name = entry.file_name();
@@ -379,9 +400,6 @@ fn table_dir(file: &Path) -> Option<PathBuf> {
     }
 }
 
-/// What an interrupted tool says (and its status is 130).
-const INTERRUPTED: &str = "interrupted";
-
 /// The game whose rules a table's header names (the rules string is a game and its
 /// options), to check the file against.
 /// What layers `0..=top` hold, for people: every position with at most so many in play.
@@ -425,15 +443,15 @@ fn print_leftovers(found: &Found) {
     }
 }
 
-pub fn verify(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
+pub fn verify(dir: &Path, stop: &CancelToken) -> Result<(), TablebaseError> {
     let found = walk(dir, stop)?;
     let mut bad = 0;
     let mut unloadable = 0;
     // The table directories and rules seen, for the loader's own look at each.
     let mut sets: BTreeMap<(PathBuf, String), Box<dyn Session>> = BTreeMap::new();
     for path in &found.tables {
-        if stop.load(Ordering::Relaxed) {
-            return Err(INTERRUPTED.to_string());
+        if stop.is_cancelled() {
+            return Err(Interrupted.into());
         }
         match check_file(path) {
             Ok((h, session)) => {
@@ -457,8 +475,8 @@ pub fn verify(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
     }
     // The loader itself, as the engine and the tools open the tables.
     for ((base, rules), session) in &sets {
-        if stop.load(Ordering::Relaxed) {
-            return Err(INTERRUPTED.to_string());
+        if stop.is_cancelled() {
+            return Err(Interrupted.into());
         }
         match session.open_tables(base) {
             Ok(Some(tables)) => say!(
@@ -487,9 +505,9 @@ pub fn verify(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
     }
     say!("{summary}");
     if bad + unloadable > 0 {
-        return Err(format!(
-            "{bad} damaged table files, {unloadable} table sets that do not load"
-        ));
+        return Err(
+            format!("{bad} damaged table files, {unloadable} table sets that do not load").into(),
+        );
     }
     Ok(())
 }
@@ -501,12 +519,12 @@ struct Listed {
     len: u64,
 }
 
-pub fn info(dir: &Path, stop: &AtomicBool) -> Result<(), String> {
+pub fn info(dir: &Path, stop: &CancelToken) -> Result<(), TablebaseError> {
     let found = walk(dir, stop)?;
     let mut sets: BTreeMap<String, Vec<Listed>> = BTreeMap::new();
     for path in found.tables {
-        if stop.load(Ordering::Relaxed) {
-            return Err(INTERRUPTED.to_string());
+        if stop.is_cancelled() {
+            return Err(Interrupted.into());
         }
         match tables::open_alone(&path) {
             Ok((header, file)) => {
@@ -621,7 +639,7 @@ fn file_name(path: &Path) -> String {
 /// layer is written atomically and checked through, then its slices are removed. A whole
 /// layer already there and sound is kept (its slices, when they hold its bytes, are
 /// removed). `.tmp-PID` files of writers killed are ignored and listed.
-pub fn merge(dir: &Path, layer: Option<u32>, stop: &AtomicBool) -> Result<(), String> {
+pub fn merge(dir: &Path, layer: Option<u32>, stop: &CancelToken) -> Result<(), TablebaseError> {
     let found = walk(dir, stop)?;
     // Every layer: the folder alone. One layer: the folder shared with the builds and merges
     // of other layers; its layer file alone (taken in each rules folder below).
@@ -639,8 +657,8 @@ pub fn merge(dir: &Path, layer: Option<u32>, stop: &AtomicBool) -> Result<(), St
     }
     let mut groups: BTreeMap<(PathBuf, u32), Vec<Slice>> = BTreeMap::new();
     for path in found.tables {
-        if stop.load(Ordering::Relaxed) {
-            return Err(INTERRUPTED.to_string());
+        if stop.is_cancelled() {
+            return Err(Interrupted.into());
         }
         let name = file_name(&path);
         let Some(number) = layer_number(&name).filter(|&n| wanted(n)) else {
@@ -668,7 +686,8 @@ pub fn merge(dir: &Path, layer: Option<u32>, stop: &AtomicBool) -> Result<(), St
                      files (a copy of a slice?): nothing merged beside it; remove it or give it \
                      its own name (layer-NNN.sftb, layer-NNN.shard-I-of-K.sftb)",
                     path.display()
-                ));
+                )
+                .into());
             }
         }
     }
@@ -680,7 +699,8 @@ pub fn merge(dir: &Path, layer: Option<u32>, stop: &AtomicBool) -> Result<(), St
                  --shard I/K)",
                 dir.display(),
                 dir.display()
-            )),
+            )
+            .into()),
             None => {
                 say!("no shards to merge in '{}'", dir.display());
                 Ok(())
@@ -688,8 +708,8 @@ pub fn merge(dir: &Path, layer: Option<u32>, stop: &AtomicBool) -> Result<(), St
         };
     }
     for ((folder, number), slices) in groups {
-        if stop.load(Ordering::Relaxed) {
-            return Err(INTERRUPTED.to_string());
+        if stop.is_cancelled() {
+            return Err(Interrupted.into());
         }
         merge_layer(&folder, number, slices, layer.is_some(), stop)?;
     }
@@ -703,8 +723,8 @@ fn merge_layer(
     layer: u32,
     mut slices: Vec<Slice>,
     hold: bool,
-    stop: &AtomicBool,
-) -> Result<(), String> {
+    stop: &CancelToken,
+) -> Result<(), TablebaseError> {
     let target = format::layer_file(folder, layer);
     let _own = if hold {
         Some(OutputLock::file(
@@ -736,12 +756,13 @@ fn merge_layer(
              in '{}'), then merge again; nothing merged",
             list.join("; "),
             folder.display()
-        ));
+        )
+        .into());
     }
     let mut checked: Vec<(Header, PathBuf)> = Vec::new();
     for slice in &slices {
-        if stop.load(Ordering::Relaxed) {
-            return Err(INTERRUPTED.to_string());
+        if stop.is_cancelled() {
+            return Err(Interrupted.into());
         }
         let (header, _) = check_file(&slice.path).map_err(|e| {
             format!(
@@ -773,7 +794,8 @@ fn merge_layer(
                      the layers below with 'sowfan tablebase verify')",
                     path.display(),
                     target.display()
-                ));
+                )
+                .into());
             }
         }
         remove_slices(&checked);
@@ -788,7 +810,8 @@ fn merge_layer(
         return Err(format!(
             "{place}: no slices and no whole layer; build the slices first (sowfan tablebase \
              build GAME --seeds N --dir DIR --layer {layer} --shard I/K)"
-        ));
+        )
+        .into());
     };
     let (rules, entries, kind) = (first.rules.clone(), first.entries, first.kind);
     let k = slices[0].shards;
@@ -801,7 +824,8 @@ fn merge_layer(
             "{place}: missing slices: {} (of {k}); build them (sowfan tablebase build GAME \
              --seeds N --dir DIR --layer {layer} --shard I/K), then merge again; nothing merged",
             missing.join(", ")
-        ));
+        )
+        .into());
     }
     let mut next = 0;
     for (h, path) in &checked {
@@ -812,7 +836,8 @@ fn merge_layer(
                 path.display(),
                 h.first,
                 h.first + h.count
-            ));
+            )
+            .into());
         }
         next = h.first + h.count;
     }
@@ -820,14 +845,15 @@ fn merge_layer(
         return Err(format!(
             "{rules}, layer {layer}: the slices cover 0..{next} of {entries} entries; nothing \
              merged"
-        ));
+        )
+        .into());
     }
     let mut data = Vec::with_capacity(entries as usize);
     for (h, path) in &checked {
         let (_, file) = tables::open_alone(path).map_err(|e| e.to_string())?;
         data.extend_from_slice(file.bytes().get(h.len()..).unwrap_or_default());
         if let Some(change) = file.changed() {
-            return Err(format!("{change}; nothing merged"));
+            return Err(format!("{change}; nothing merged").into());
         }
     }
     // Each slice still has its checksum: the files did not change between the check above
@@ -838,7 +864,8 @@ fn merge_layer(
             return Err(format!(
                 "'{}' changed while it was merged; nothing merged",
                 path.display()
-            ));
+            )
+            .into());
         }
     }
     let header = Header {
@@ -849,7 +876,7 @@ fn merge_layer(
         kind,
         first: 0,
         count: entries,
-        checksum: format::checksum(&data),
+        checksum: crate::file_header::checksum(&data),
     };
     format::write_atomically(&target, &header, &data)
         .map_err(|e| format!("'{}': {e}", target.display()))?;

@@ -18,7 +18,7 @@
 //! its slice needs) all write the same bytes as a single-threaded build.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicI8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use std::sync::Arc;
@@ -28,6 +28,7 @@ use super::job::progress_bar;
 pub use super::job::{BuildError, BuildOptions};
 use super::mapped::{Health, MappedFile};
 use super::retro::Counting;
+use crate::cli::CancelToken;
 use crate::game::{Game, TableValues};
 
 /// Marks a position of the layer being built whose value is not known yet.
@@ -149,7 +150,7 @@ fn plan_layer<G: Game>(
 pub fn build<G: Game>(
     game: &G,
     options: &BuildOptions,
-    stop: &AtomicBool,
+    stop: &CancelToken,
     report: &mut dyn FnMut(&LayerReport),
 ) -> Result<Vec<LayerReport>, BuildError> {
     let rules = game
@@ -264,7 +265,7 @@ fn build_one<G: Game>(
     options: &BuildOptions,
     rules: &str,
     layer: u32,
-    stop: &AtomicBool,
+    stop: &CancelToken,
     report: &mut dyn FnMut(&LayerReport),
 ) -> Result<Vec<LayerReport>, BuildError> {
     let folder = format::rules_folder(&options.dir, rules);
@@ -392,10 +393,10 @@ fn make_layer<G: Game>(
     target: &Path,
     budget: &MemoryBudget,
     options: &BuildOptions,
-    stop: &AtomicBool,
+    stop: &CancelToken,
 ) -> Result<LayerReport, BuildError> {
     let layer = plan.layer;
-    if stop.load(Ordering::Relaxed) {
+    if stop.is_cancelled() {
         return Err(BuildError::Stopped);
     }
     let started = Instant::now();
@@ -439,7 +440,7 @@ fn make_layer<G: Game>(
         entries,
         first,
         count,
-        checksum: format::checksum(data),
+        checksum: crate::file_header::checksum(data),
     };
     format::write_atomically(target, &header, data).map_err(|error| BuildError::Io {
         path: target.to_path_buf(),
@@ -507,12 +508,12 @@ fn existing_layer<G: Game>(
     layer: u32,
     path: &Path,
     health: &Arc<Health>,
-    stop: &AtomicBool,
+    stop: &CancelToken,
 ) -> Result<Option<(usize, MappedFile)>, BuildError> {
     if std::fs::symlink_metadata(path).is_err() {
         return Ok(None);
     }
-    if stop.load(Ordering::Relaxed) {
+    if stop.is_cancelled() {
         return Err(BuildError::Stopped);
     }
     let refuse = |e: super::TableError| BuildError::Invalid {
@@ -534,7 +535,7 @@ fn build_layer<G: Game>(
     first: u64,
     count: u64,
     options: &BuildOptions,
-    stop: &AtomicBool,
+    stop: &CancelToken,
 ) -> Result<Vec<AtomicI8>, BuildError> {
     let entries = game.table_layer_size(layer);
     let values: Vec<AtomicI8> = (0..entries).map(|_| AtomicI8::new(UNKNOWN)).collect();
@@ -554,7 +555,7 @@ fn build_layer<G: Game>(
                     frames: Vec::new(),
                 };
                 loop {
-                    if stop.load(Ordering::Relaxed) || lock(&failed).is_some() {
+                    if stop.is_cancelled() || lock(&failed).is_some() {
                         return;
                     }
                     let start = next.fetch_add(CHUNK, Ordering::Relaxed);
@@ -577,7 +578,7 @@ fn build_layer<G: Game>(
     if let Some(e) = lock(&failed).take() {
         return Err(e);
     }
-    if stop.load(Ordering::Relaxed) {
+    if stop.is_cancelled() {
         return Err(BuildError::Stopped);
     }
     Ok(values)

@@ -31,11 +31,12 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+use crate::file_header::{self, HeaderError, Magic};
 use crate::game::TableValues;
 
-pub const MAGIC: &[u8; 8] = b"SOWFANTB";
+pub const MAGIC: &Magic = b"SOWFANTB";
 /// The version written: 2, whose checksum is XXH3-64. Version 1 (a hash of sowfan's own) is
-/// still read, and checked with [`checksum_v1`].
+/// still read, and checked with [`file_header::checksum_v1`].
 pub const VERSION: u32 = 2;
 /// The oldest version read.
 pub const OLDEST_VERSION: u32 = 1;
@@ -104,15 +105,13 @@ impl Header {
 
     /// Read a header from the start of a file's bytes.
     pub fn decode(bytes: &[u8]) -> Result<Header, FormatError> {
-        if bytes.len() < FIXED || &bytes[0..8] != MAGIC {
+        if bytes.len() < FIXED {
             return Err(FormatError::NotATable);
         }
+        file_header::check_magic(bytes, MAGIC)?;
         let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or([0; 4]));
         let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or([0; 8]));
-        let version = u32_at(8);
-        if !(OLDEST_VERSION..=VERSION).contains(&version) {
-            return Err(FormatError::Version(version));
-        }
+        let version = file_header::check_version(u32_at(8), OLDEST_VERSION, VERSION)?;
         let kind = u32_at(20);
         if kind != VALUE_KIND_I8_POINTS && kind != VALUE_KIND_I8_DISTANCE {
             return Err(FormatError::Corrupt(format!(
@@ -166,41 +165,27 @@ pub enum FormatError {
     Corrupt(String),
 }
 
-/// The data checksum of format version 2, and of every file sowfan checks: XXH3-64 (seed 0),
-/// a documented, standard hash that reads many gigabytes a second.
-pub fn checksum(data: &[u8]) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(data)
+/// A table's frame (its magic, its version) as a table's error says it.
+impl From<HeaderError> for FormatError {
+    fn from(error: HeaderError) -> FormatError {
+        match error {
+            HeaderError::WrongMagic | HeaderError::Truncated => FormatError::NotATable,
+            HeaderError::UnsupportedVersion(found) => FormatError::Version(found),
+            HeaderError::ChecksumMismatch => {
+                FormatError::Corrupt("the data fails its checksum".to_string())
+            }
+        }
+    }
 }
 
-/// The data checksum of a file of format `version`: [`checksum_v1`] for version 1,
-/// [`checksum`] after it.
+/// The data checksum of a file of format `version`: [`file_header::checksum_v1`] for version
+/// 1, [`file_header::checksum`] (XXH3-64) after it.
 pub fn checksum_for(version: u32, data: &[u8]) -> u64 {
     if version == 1 {
-        checksum_v1(data)
+        file_header::checksum_v1(data)
     } else {
-        checksum(data)
+        file_header::checksum(data)
     }
-}
-
-/// The data checksum of format version 1, kept to read those files: over the bytes as
-/// little-endian 64-bit words (the last one padded with zeros), `h = (rotl(h, 5) ^ word) ×
-/// 0x9E3779B97F4A7C15`, starting from the byte count, then a final avalanche.
-pub fn checksum_v1(data: &[u8]) -> u64 {
-    let mut h = data.len() as u64 ^ 0x5F0F_A17B_u64;
-    let mut chunks = data.chunks_exact(8);
-    for chunk in &mut chunks {
-        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-        h = (h.rotate_left(5) ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut last = [0u8; 8];
-        last[..rest.len()].copy_from_slice(rest);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(last)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-    h ^ (h >> 33)
 }
 
 /// The folder of one rule set under a table directory: the rules with `_` for blanks.
@@ -302,6 +287,7 @@ pub fn write_atomically(path: &Path, header: &Header, data: &[u8]) -> std::io::R
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::file_header::{checksum, checksum_v1};
 
     #[test]
     fn headers_round_trip_and_reject_damage() {

@@ -33,9 +33,10 @@
 //! "unknown"), counters fall atomically, so the bytes do not depend on the threads.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicI8, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI8, AtomicU8, AtomicU64, Ordering};
 
 use super::job::{BuildError, BuildOptions, progress_bar};
+use crate::cli::CancelToken;
 use crate::game::{Game, TableValues};
 
 /// Marks a position whose value is not known yet.
@@ -92,7 +93,7 @@ pub(super) fn build_layer<G: Game>(
     lower: &[(&[u8], usize)],
     counting: Counting,
     options: &BuildOptions,
-    stop: &AtomicBool,
+    stop: &CancelToken,
 ) -> Result<Vec<AtomicI8>, BuildError> {
     let TableValues::Distance { limit, .. } = game.table_values() else {
         return Err(invalid(layer, "not a distance table"));
@@ -224,7 +225,7 @@ struct Shared<'a, G: Game> {
     /// and the current one's): a step scans only the blocks its distance marked.
     marks: [Marks; 2],
     failed: Mutex<Option<BuildError>>,
-    stop: &'a AtomicBool,
+    stop: &'a CancelToken,
 }
 
 impl<G: Game> Shared<'_, G> {
@@ -234,7 +235,7 @@ impl<G: Game> Shared<'_, G> {
     }
 
     fn ended(&self) -> bool {
-        self.stop.load(Ordering::Relaxed) || lock(&self.failed).is_some()
+        self.stop.is_cancelled() || lock(&self.failed).is_some()
     }
 
     fn fail(&self, error: BuildError) {
@@ -246,7 +247,7 @@ impl<G: Game> Shared<'_, G> {
         if let Some(e) = lock(&self.failed).take() {
             return Err(e);
         }
-        if self.stop.load(Ordering::Relaxed) {
+        if self.stop.is_cancelled() {
             return Err(BuildError::Stopped);
         }
         Ok(())

@@ -18,8 +18,10 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 
 use crate::cli::{
-    CancelToken, OutputLock, refuse_irregular, refuse_output_over_input, write_atomically,
+    CancelToken, Interrupted, OutputLock, refuse_irregular, refuse_output_over_input,
+    write_atomically,
 };
+use crate::file_header::{self, Magic};
 use crate::nnue::{
     HIDDEN, MAX_FIRST_Q, MAX_FIRST_WEIGHT, MAX_OUTPUT_BIAS, MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_Q,
     MAX_OUTPUT_WEIGHT, Network, QA, QB,
@@ -71,8 +73,28 @@ pub struct TrainArgs {
     pub checkpoint: Option<PathBuf>,
 }
 
-/// What stopped the training early.
-pub const INTERRUPTED: &str = "interrupted";
+/// Why a training wrote no network.
+#[derive(Debug, thiserror::Error)]
+pub enum TrainError {
+    /// Ctrl-C (or SIGTERM) stopped it.
+    #[error(transparent)]
+    Interrupted(#[from] Interrupted),
+    /// Anything else, said as it is shown to the user.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for TrainError {
+    fn from(message: String) -> TrainError {
+        TrainError::Failed(message)
+    }
+}
+
+impl From<&str> for TrainError {
+    fn from(message: &str) -> TrainError {
+        TrainError::Failed(message.to_string())
+    }
+}
 
 /// The most `--epochs`: far more than any fit needs.
 pub const MAX_EPOCHS: usize = 1_000_000;
@@ -259,14 +281,14 @@ pub struct TrainSummary {
 }
 
 /// Read the data: `(training, validation)`.
-fn read(args: &TrainArgs, stop: &CancelToken) -> Result<(Samples, Samples, usize, String), String> {
+fn read(
+    args: &TrainArgs,
+    stop: &CancelToken,
+) -> Result<(Samples, Samples, usize, String), TrainError> {
     let session = registry::create_from_spec(&args.game.join(" ")).map_err(|e| e.to_string())?;
     let inputs = session.network_inputs();
     if inputs == 0 {
-        return Err(format!(
-            "{} has no learned evaluation to train",
-            session.spec()
-        ));
+        return Err(format!("{} has no learned evaluation to train", session.spec()).into());
     }
     let mut sets = [Samples::default(), Samples::default()];
     for set in &mut sets {
@@ -284,11 +306,12 @@ fn read(args: &TrainArgs, stop: &CancelToken) -> Result<(Samples, Samples, usize
                 "'{}' holds data of '{made_for}', not of {}",
                 path.display(),
                 session.network_id()
-            ));
+            )
+            .into());
         }
         while let Some(game) = reader.next_game().map_err(|e| format!("--data: {e}"))? {
             if stop.is_cancelled() {
-                return Err(INTERRUPTED.into());
+                return Err(Interrupted.into());
             }
             let set = &mut sets[usize::from(game.number % 20 == 0)];
             for sample in &game.samples {
@@ -300,7 +323,8 @@ fn read(args: &TrainArgs, stop: &CancelToken) -> Result<(Samples, Samples, usize
                         "'{}' game {}: a feature out of range",
                         path.display(),
                         game.number
-                    ));
+                    )
+                    .into());
                 }
                 let mover = usize::from(sample.mover & 1);
                 set.features.extend_from_slice(&views[mover]);
@@ -386,7 +410,7 @@ struct State {
     epoch: usize,
 }
 
-const CHECKPOINT_MAGIC: &[u8; 8] = b"SOWFANCK";
+const CHECKPOINT_MAGIC: &Magic = b"SOWFANCK";
 
 impl State {
     fn to_bytes(&self, args_key: &str) -> Vec<u8> {
@@ -402,8 +426,7 @@ impl State {
                 }
             }
         }
-        let sum = xxhash_rust::xxh3::xxh3_64(&out);
-        out.extend_from_slice(&sum.to_le_bytes());
+        file_header::append_checksum(&mut out);
         out
     }
 
@@ -415,13 +438,10 @@ impl State {
 
     fn from_bytes(bytes: &[u8], args_key: &str, inputs: usize) -> Result<State, String> {
         let bad = |why: &str| format!("the checkpoint {why}");
-        if bytes.len() < 20 || &bytes[..8] != CHECKPOINT_MAGIC {
+        if bytes.len() < 20 || file_header::check_magic(bytes, CHECKPOINT_MAGIC).is_err() {
             return Err(bad("is not a sowfan training checkpoint"));
         }
-        let (body, sum) = bytes.split_at(bytes.len() - 8);
-        if xxhash_rust::xxh3::xxh3_64(body).to_le_bytes() != sum {
-            return Err(bad("fails its checksum"));
-        }
+        let body = file_header::split_checksum(bytes).map_err(|_| bad("fails its checksum"))?;
         let key_len = u32::from_le_bytes(body[8..12].try_into().unwrap_or([0; 4])) as usize;
         let key = body
             .get(12..12 + key_len)
@@ -502,7 +522,7 @@ fn read_checkpoint(path: &std::path::Path, size: u64) -> Result<Vec<u8>, String>
     Ok(bytes)
 }
 
-pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, String> {
+pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, TrainError> {
     if args.batch == 0 || args.epochs == 0 {
         return Err("--batch and --epochs must be at least 1".into());
     }
@@ -515,7 +535,7 @@ pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, Strin
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let threads = crate::memory::check_threads("--threads", threads)?;
     if args.epochs > MAX_EPOCHS {
-        return Err(format!("--epochs {}: at most {MAX_EPOCHS}", args.epochs));
+        return Err(format!("--epochs {}: at most {MAX_EPOCHS}", args.epochs).into());
     }
     let _locks = check_outputs(args)?;
     let started = Instant::now();
@@ -555,7 +575,8 @@ pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, Strin
                     state.epoch,
                     args.epochs,
                     state.epoch
-                ));
+                )
+                .into());
             }
             eprintln!(
                 "going on from '{}' after epoch {}",
@@ -617,7 +638,7 @@ pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, Strin
         let mut train_loss = 0f64;
         for batch in order.chunks(args.batch) {
             if stop.is_cancelled() {
-                return Err(INTERRUPTED.into());
+                return Err(Interrupted.into());
             }
             train_loss += pass(
                 &state.params,

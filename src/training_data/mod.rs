@@ -38,9 +38,10 @@ use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use thiserror::Error;
-use xxhash_rust::xxh3::xxh3_64;
 
-const MAGIC: &[u8; 8] = b"SOWFANTD";
+use crate::file_header::{self, Magic};
+
+const MAGIC: &Magic = b"SOWFANTD";
 const BLOCK_MAGIC: &[u8; 4] = b"GAME";
 /// The version written.
 pub const VERSION: u16 = 2;
@@ -134,7 +135,7 @@ impl Header {
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.extend_from_slice(&(text.len() as u32).to_le_bytes());
         out.extend_from_slice(text.as_bytes());
-        out.extend_from_slice(&xxh3_64(text.as_bytes()).to_le_bytes());
+        out.extend_from_slice(&file_header::checksum(text.as_bytes()).to_le_bytes());
         out
     }
 }
@@ -197,11 +198,11 @@ impl GameBlock {
         out.extend_from_slice(&count.to_le_bytes());
         out.extend_from_slice(&length.to_le_bytes());
         if version >= 2 {
-            let head = xxh3_64(&out);
+            let head = file_header::checksum(&out);
             out.extend_from_slice(&head.to_le_bytes());
         }
         out.extend_from_slice(&payload);
-        let sum = xxh3_64(&out);
+        let sum = file_header::checksum(&out);
         out.extend_from_slice(&sum.to_le_bytes());
         Some(out)
     }
@@ -288,7 +289,7 @@ fn whole_v1_block_at(bytes: &[u8]) -> bool {
     }
     let end = BLOCK_FIELDS + length as usize;
     match (bytes.get(..end), bytes.get(end..end + 8)) {
-        (Some(body), Some(sum)) => xxh3_64(body).to_le_bytes() == sum,
+        (Some(body), Some(sum)) => file_header::checksum(body).to_le_bytes() == sum,
         _ => false,
     }
 }
@@ -384,7 +385,8 @@ impl Reader {
             return Ok(None);
         }
         if self.version >= 2
-            && xxh3_64(&head[..BLOCK_FIELDS]).to_le_bytes() != head[BLOCK_FIELDS..head_len]
+            && file_header::checksum(&head[..BLOCK_FIELDS]).to_le_bytes()
+                != head[BLOCK_FIELDS..head_len]
         {
             return Err(self.damaged(
                 "its head fails its checksum (a damaged game number, count or length)".into(),
@@ -411,7 +413,7 @@ impl Reader {
             return Ok(None);
         }
         let (payload, sum) = rest.split_at(length as usize);
-        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        let mut hasher = file_header::StreamingChecksum::new();
         hasher.update(&head[..head_len]);
         hasher.update(payload);
         if hasher.digest().to_le_bytes() != sum {
@@ -430,7 +432,7 @@ impl Reader {
         if let Some(actual) = tail.len().checked_sub(8) {
             let mut fixed = head.to_vec();
             fixed[15..19].copy_from_slice(&(actual as u32).to_le_bytes());
-            let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+            let mut hasher = file_header::StreamingChecksum::new();
             hasher.update(&fixed);
             hasher.update(&tail[..actual]);
             if hasher.digest().to_le_bytes() == tail[actual..] {
@@ -479,8 +481,7 @@ fn read_header(input: &mut impl Read, path: &str) -> Result<(Header, u16, u64), 
     };
     let mut fixed = [0u8; 14];
     let got = read_up_to(input, &mut fixed).map_err(io)?;
-    let magic = got.min(8);
-    if got == 0 || fixed[..magic] != MAGIC[..magic] {
+    if got == 0 || !file_header::begins_like(&fixed[..got], MAGIC) {
         return Err(DataError::NotData {
             path: path.to_string(),
             why: if got == 0 {
@@ -496,12 +497,13 @@ fn read_header(input: &mut impl Read, path: &str) -> Result<(Header, u16, u64), 
         )));
     }
     let version = u16::from_le_bytes([fixed[8], fixed[9]]);
-    if !(OLDEST_VERSION..=VERSION).contains(&version) {
-        return Err(DataError::Version {
+    let range = (u32::from(OLDEST_VERSION), u32::from(VERSION));
+    file_header::check_version(u32::from(version), range.0, range.1).map_err(|_| {
+        DataError::Version {
             path: path.to_string(),
             found: version,
-        });
-    }
+        }
+    })?;
     let length = u32::from_le_bytes(fixed[10..14].try_into().unwrap_or([0; 4]));
     if length > MAX_HEADER_TEXT {
         return Err(corrupt(format!(
@@ -514,9 +516,9 @@ fn read_header(input: &mut impl Read, path: &str) -> Result<(Header, u16, u64), 
         return Err(corrupt("the header is cut short".into()));
     }
     let (text, sum) = text.split_at(length as usize);
-    if xxh3_64(text).to_le_bytes() != sum {
-        return Err(corrupt("the header fails its checksum".into()));
-    }
+    file_header::read_u64(sum, 0)
+        .and_then(|stored| file_header::check_checksum(stored, file_header::checksum(text)))
+        .map_err(|_| corrupt("the header fails its checksum".into()))?;
     let header = std::str::from_utf8(text)
         .ok()
         .and_then(Header::parse)

@@ -12,7 +12,7 @@
 pub mod records;
 pub mod run;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::cli::CancelToken;
 
 /// One labelled position: its features from the mover's view and the result for the mover.
 #[derive(Debug, Clone, PartialEq)]
@@ -104,7 +104,7 @@ pub fn fit(
     initial: &[f64],
     fixed: &[bool],
     options: &FitOptions,
-    stop: &AtomicBool,
+    stop: &CancelToken,
 ) -> Option<Fit> {
     let scale = fit_scale(samples, initial);
     let loss_before = loss(samples, initial, scale);
@@ -114,7 +114,7 @@ pub fn fit(
     let (beta1, beta2, epsilon) = (0.9f64, 0.999f64, 1e-12);
     let count = samples.len().max(1) as f64;
     for step in 1..=options.iterations {
-        if stop.load(Ordering::Relaxed) {
+        if stop.is_cancelled() {
             return None;
         }
         let mut gradient = vec![0.0; n];
@@ -180,7 +180,7 @@ mod tests {
                 &[100.0, 0.0, 0.0],
                 &[true, false, false],
                 &options,
-                &AtomicBool::new(false),
+                &CancelToken::new(),
             )
             .expect("not stopped")
         };

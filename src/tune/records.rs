@@ -10,7 +10,7 @@ use rand::{RngExt, SeedableRng};
 use thiserror::Error;
 
 use super::Sample;
-use crate::cli::CancelToken;
+use crate::cli::{CancelToken, Interrupted};
 use crate::game::Player;
 use crate::records::jsonl;
 use crate::records::lines::BoundedLines;
@@ -26,8 +26,8 @@ pub enum RecordsError {
         line: usize,
         message: String,
     },
-    #[error("interrupted")]
-    Interrupted,
+    #[error(transparent)]
+    Interrupted(#[from] Interrupted),
 }
 
 /// What to take from the records.
@@ -167,7 +167,7 @@ pub fn read_samples(
         stats.games += 1;
     }
     if stop.is_cancelled() {
-        return Err(RecordsError::Interrupted);
+        return Err(Interrupted.into());
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use crate::cli::CancelToken;
+use crate::cli::{CancelToken, Interrupted};
 use crate::game::EvalTerm;
 use crate::registry;
 use crate::tune::records::{RecordsError, SampleOptions, SampleSet, SampleStats, read_samples};
@@ -44,8 +44,31 @@ pub struct TuneArgs {
     pub output: Option<PathBuf>,
 }
 
-/// What stopped a tune early.
-pub const INTERRUPTED: &str = "interrupted";
+/// Why a tune wrote no weights.
+#[derive(Debug, thiserror::Error)]
+pub enum TuneError {
+    /// Ctrl-C (or SIGTERM) stopped it.
+    #[error(transparent)]
+    Interrupted(#[from] Interrupted),
+    /// Anything else, said as it is shown to the user.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for TuneError {
+    fn from(message: String) -> TuneError {
+        TuneError::Failed(message)
+    }
+}
+
+impl From<RecordsError> for TuneError {
+    fn from(error: RecordsError) -> TuneError {
+        match error {
+            RecordsError::Interrupted(interrupted) => TuneError::Interrupted(interrupted),
+            other => TuneError::Failed(other.to_string()),
+        }
+    }
+}
 
 /// The weights in the form of the game's `WEIGHTS` constant.
 pub fn source_form(terms: &[EvalTerm], values: &[i32]) -> String {
@@ -57,15 +80,17 @@ pub fn source_form(terms: &[EvalTerm], values: &[i32]) -> String {
     text
 }
 
-pub fn tune(args: &TuneArgs, stop: &CancelToken) -> Result<(), String> {
+pub fn tune(args: &TuneArgs, stop: &CancelToken) -> Result<(), TuneError> {
     let session = registry::create_from_spec(&args.game.join(" ")).map_err(|e| e.to_string())?;
     let name = args.game.first().cloned().unwrap_or_default();
     let terms = session.eval_terms();
     if terms.is_empty() {
-        return Err(format!("{name}'s evaluation has no tunable terms"));
+        return Err(format!("{name}'s evaluation has no tunable terms").into());
     }
     if args.records.is_empty() {
-        return Err("give at least one --records file (from sowfan match --records)".into());
+        return Err(TuneError::Failed(
+            "give at least one --records file (from sowfan match --records)".into(),
+        ));
     }
     if let Some(output) = &args.output {
         crate::cli::refuse_irregular("--output", output)?;
@@ -89,10 +114,7 @@ pub fn tune(args: &TuneArgs, stop: &CancelToken) -> Result<(), String> {
     let mut set = SampleSet::new(args.max_positions, args.seed);
     let mut stats = SampleStats::default();
     for path in &args.records {
-        read_samples(path, &options, &mut set, &mut stats, stop).map_err(|e| match e {
-            RecordsError::Interrupted => INTERRUPTED.to_string(),
-            e => e.to_string(),
-        })?;
+        read_samples(path, &options, &mut set, &mut stats, stop)?;
     }
     let samples = set.samples;
     println!(
@@ -106,7 +128,7 @@ pub fn tune(args: &TuneArgs, stop: &CancelToken) -> Result<(), String> {
         samples.len()
     );
     if samples.is_empty() {
-        return Err("no positions to learn from".into());
+        return Err(TuneError::Failed("no positions to learn from".into()));
     }
     let initial: Vec<f64> = terms.iter().map(|t| t.value as f64).collect();
     let fixed: Vec<bool> = terms.iter().map(|t| t.unit).collect();
@@ -118,9 +140,9 @@ pub fn tune(args: &TuneArgs, stop: &CancelToken) -> Result<(), String> {
             iterations: args.iterations,
             rate: args.rate,
         },
-        stop.flag(),
+        stop,
     )
-    .ok_or_else(|| INTERRUPTED.to_string())?;
+    .ok_or(Interrupted)?;
     println!(
         "Scale k: {:.4} (p = 1 / (1 + e^(-k * eval / 100)))",
         result.scale

@@ -13,7 +13,14 @@ use std::path::{Path, PathBuf};
 /// Bottom to top: (layer, [(path under src/, unit)]). A path ending in `/` covers its folder;
 /// the longest matching path decides.
 const LAYERS: &[(&str, &[(&str, &str)])] = &[
-    ("contract", &[("lib.rs", "lib"), ("game/", "game")]),
+    (
+        "contract",
+        &[
+            ("lib.rs", "lib"),
+            ("game/", "game"),
+            ("file_header.rs", "file header"),
+        ],
+    ),
     (
         "utilities",
         &[

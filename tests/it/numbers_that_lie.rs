@@ -47,7 +47,7 @@ fn text(path: &Path) -> &str {
 fn forge(part: &str, from: &str, to: &str) -> String {
     assert!(part.contains(from), "{part} holds {from}");
     let body = part[..part.find("end: ").expect("an end line")].replace(from, to);
-    let sum = sowfan::tables::format::checksum(body.as_bytes());
+    let sum = sowfan::file_header::checksum(body.as_bytes());
     format!("{body}end: {sum:016x}\n")
 }
 

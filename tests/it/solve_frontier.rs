@@ -180,7 +180,7 @@ fn a_proof_split_at_a_frontier_combines_into_the_all_moves_values() {
 fn forge(part: &str, from: &str, to: &str) -> String {
     assert!(part.contains(from), "{part} holds {from}");
     let body = part[..part.find("end: ").expect("an end line")].replacen(from, to, 1);
-    let sum = sowfan::tables::format::checksum(body.as_bytes());
+    let sum = sowfan::file_header::checksum(body.as_bytes());
     format!("{body}end: {sum:016x}\n")
 }
 

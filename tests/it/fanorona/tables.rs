@@ -333,7 +333,7 @@ fn fanorona_builds_agree_across_threads_and_shards_and_verify_catches_damage() {
     let header = bytes.len() - game_entries(7) as usize;
     bytes[header] = 120; // a win in 120 turns: beyond quiet-limit 100
     let data = &bytes[header..];
-    let sum = sowfan::tables::format::checksum(data); // files are written in version 2
+    let sum = sowfan::file_header::checksum(data); // files are written in version 2
     bytes[48..56].copy_from_slice(&sum.to_le_bytes());
     std::fs::write(&path, &bytes).expect("write");
     let verify = run::output(&["tablebase", "verify", "--dir", &one.display().to_string()]);

@@ -1,8 +1,8 @@
 //! Endgame tables built by the library for a test, in a folder of the test's own.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
+use sowfan::cli::CancelToken;
 use sowfan::game::prelude::*;
 use sowfan::tables::Tables;
 use sowfan::tables::build::{self, BuildOptions};
@@ -27,7 +27,7 @@ pub fn build<G: Game>(
         progress: false,
         memory: None,
     };
-    build::build(game, &options, &AtomicBool::new(false), &mut |_| {}).expect("build");
+    build::build(game, &options, &CancelToken::new(), &mut |_| {}).expect("build");
     format::rules_folder(dir, &game.table_rules().expect("a game with tables"))
 }
 
