@@ -45,6 +45,9 @@ use totals::EngineStats;
 ///   --tablebases tables --cache kalah-exact.jsonl
 ///   --engine "cmd=sowfan name=new movetime=100" --engine "cmd=./old name=old movetime=100"
 #[derive(Debug, Clone, clap::Args)]
+// The arguments' doc comments are the command-line help, where `<k>` is a placeholder, not
+// an HTML tag.
+#[allow(rustdoc::invalid_html_tags)]
 #[command(verbatim_doc_comment)]
 pub struct AccuracyArgs {
     /// The games or positions: match records (JSON Lines) or position strings, a line each.

@@ -66,7 +66,7 @@ fn draw_error<E: std::fmt::Debug>(e: E) -> String {
 }
 
 /// The SVG document: one circle a move (filled for proven values, hollow for heuristic
-/// ones, coloured by mark; see [`height`] for where), the mark written next to it.
+/// ones, coloured by mark; see `height` for where), the mark written next to it.
 pub fn render(spec: &ChartSpec) -> Result<String, String> {
     let limit = LIMIT;
     let n = spec.moves.len();

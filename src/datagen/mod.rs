@@ -38,6 +38,9 @@ use crate::training_data::{self, GameBlock, Header, Sample, Writer};
 /// again goes on with the games it does not hold yet, up to --games. Ctrl-C stops at once:
 /// the games finished are kept, the games under way dropped.
 #[derive(Debug, Clone, clap::Args)]
+// The arguments' doc comments are the command-line help, where `<k>` is a placeholder, not
+// an HTML tag.
+#[allow(rustdoc::invalid_html_tags)]
 #[command(verbatim_doc_comment)]
 pub struct DatagenArgs {
     /// The game (and options), as after `newgame`.
@@ -93,7 +96,7 @@ pub struct DatagenSummary {
     /// Games and positions the file holds now.
     pub file_games: u64,
     pub file_positions: u64,
-    /// Games over [`MAX_GAME_PLIES`], left out.
+    /// Games over `MAX_GAME_PLIES`, left out.
     pub dropped: u64,
     pub interrupted: bool,
 }

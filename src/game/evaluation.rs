@@ -66,7 +66,7 @@ pub enum Horizon {
     Quiet,
     /// Every legal move is forcing and one must be played: search them before evaluating.
     Forced,
-    /// Some moves are forcing ([`SearchHints::is_forcing`]) and the mover may decline them: search
+    /// Some moves are forcing ([`SearchHints::is_forcing`](super::SearchHints::is_forcing)) and the mover may decline them: search
     /// those before evaluating.
     Optional,
 }

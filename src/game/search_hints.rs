@@ -69,7 +69,7 @@ pub trait SearchHints: Rules {
         None
     }
 
-    /// With [`Horizon::Optional`]: is `mv` one of the forcing moves (a capture, an extra
+    /// With [`Horizon::Optional`](super::Horizon::Optional): is `mv` one of the forcing moves (a capture, an extra
     /// move) the quiescence search plays out? The default: none is.
     fn is_forcing(&self, _pos: &Self::Position, _mv: Self::Move) -> bool {
         false

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::{GameRecord, MoveRecord, OpeningRecord, RecordError};
 
-/// How every line [`line`] writes begins: its first field is the game's number (the
+/// How every line `line` writes begins: its first field is the game's number (the
 /// order of [`GameRecord`]'s fields). `match --resume` removes a last line cut off as it
 /// was written only when it begins so.
 pub const RECORD_START: &str = "{\"number\":";

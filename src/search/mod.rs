@@ -11,7 +11,7 @@
 //! Several threads share the table; the first thread reports and decides. With one line
 //! (`multipv` 1) the threads work on one depth and split its root moves after the first
 //! (`RootSplit`), or, in a game whose first root move holds nearly all the work
-//! ([`Game::threads_split_root_moves`](crate::game::Game::threads_split_root_moves)), spread
+//! ([`Game::threads_split_root_moves`](crate::game::SearchHints::threads_split_root_moves)), spread
 //! over the next depths (at most half of them on any one depth). Either way an iteration
 //! another thread has completed is left at once for a deeper one, and the first thread
 //! reports a helper's deeper result as soon as it exists (from inside its own iteration) and

@@ -1,6 +1,6 @@
 //! Move order: the table's move, then the killer (one a ply: the last move that caused a
 //! cut-off there), then the game's hint, then the history score; the history tables, kept
-//! by player and [`Game::history_key`], and their update after a cut-off.
+//! by player and [`SearchHints::history_key`](crate::game::SearchHints::history_key), and their update after a cut-off.
 
 use crate::game::{Game, HISTORY_KEYS};
 

@@ -131,7 +131,7 @@ impl<G: Game> Worker<'_, '_, G> {
         }
     }
 
-    /// [`Game::evaluate_at_horizon`] of `pos` at `ply`, with its accumulator when the
+    /// [`Evaluation::evaluate_at_horizon`](crate::game::Evaluation::evaluate_at_horizon) of `pos` at `ply`, with its accumulator when the
     /// evaluation keeps one.
     #[inline]
     fn evaluate_at_horizon(&self, pos: &G::Position, ply: usize) -> (i32, Horizon) {
@@ -142,9 +142,9 @@ impl<G: Game> Worker<'_, '_, G> {
         }
     }
 
-    /// The search past the horizon ([`Game::evaluate_at_horizon`]): the evaluation is the
+    /// The search past the horizon ([`Evaluation::evaluate_at_horizon`](crate::game::Evaluation::evaluate_at_horizon)): the evaluation is the
     /// mover's floor (stand pat); a position with forcing moves at hand is then searched
-    /// over them (all its moves when [`Horizon::Forced`], those [`Game::is_forcing`] names
+    /// over them (all its moves when [`Horizon::Forced`], those [`SearchHints::is_forcing`](crate::game::SearchHints::is_forcing) names
     /// when [`Horizon::Optional`]), at most [`QUIESCENCE_PLIES`] plies past the horizon.
     /// Without the table and without reductions: these trees are small and their positions
     /// rarely recur.
@@ -414,7 +414,7 @@ impl<G: Game> Worker<'_, '_, G> {
     }
 
     /// Null-move pruning: when the mover, at least `beta` by the evaluation, may pass
-    /// ([`Game::null_move`]), the opponent moves twice in a row in a shallower null-window
+    /// ([`SearchHints::null_move`](crate::game::SearchHints::null_move)), the opponent moves twice in a row in a shallower null-window
     /// search; if the mover still stands at `beta` or more, the node is cut: its value
     /// is that bound (a judgement, never a proof). Never two passes in a row, nor near a
     /// decided `beta`; from [`NULL_VERIFY_DEPTH`] on, a fail-high is checked by a search of

@@ -16,7 +16,7 @@
 
 // ------------------------------------------------------------------ null-move pruning
 
-/// Null-move pruning ([`Game::null_move`](crate::game::Game::null_move)) from this depth
+/// Null-move pruning ([`Game::null_move`](crate::game::SearchHints::null_move)) from this depth
 /// left on. Already at this depth the reduction leaves the pass only a quiescence search;
 /// shallower nodes are cheap enough to search whole. The value measured with the rest of
 /// the rule for Afrika (docs/strength.md), not tuned on its own.
@@ -51,7 +51,7 @@ pub(super) const NULL_VERIFY_NO_PASS_DENOMINATOR: usize = 4;
 // ------------------------------------------------------- late-move and futility pruning
 
 /// Late-move and futility pruning
-/// ([`Game::prunes_late_moves`](crate::game::Game::prunes_late_moves)) at this depth left
+/// ([`Game::prunes_late_moves`](crate::game::SearchHints::prunes_late_moves)) at this depth left
 /// and below, outside the PV: near the leaves, where a move wrongly left out costs least.
 /// As measured in Kalah: +29 Elo at equal nodes, +26 at equal time (docs/strength.md).
 pub(super) const PRUNING_MAX_DEPTH: u32 = 3;

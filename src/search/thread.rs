@@ -21,7 +21,7 @@ use super::{MAX_CONTEMPT, MAX_DEPTH, Report, SearchResult, SearchSettings};
 /// Search `root` until a limit or `control.stop`; `info` receives a report after every
 /// completed iteration (main thread only). `history` holds the repetition keys of the game
 /// from its start up to and including `root`. In games scored by points (not
-/// [`Game::win_draw_loss`]), and in any game with `tables`, game ends and covered positions
+/// [`ExactValues::win_draw_loss`](crate::game::ExactValues::win_draw_loss)), and in any game with `tables`, game ends and covered positions
 /// score their exact final value ([`score::exact_at`](super::score::exact_at)), so that
 /// proven lines are told apart by their margin, not only won or lost.
 #[allow(clippy::too_many_arguments)]
@@ -321,7 +321,7 @@ pub(super) struct Worker<'a, 'i, G: Game> {
     /// verified, so that the verification does not rest on passes itself).
     pub(super) null_min_ply: usize,
     pub(super) frames: Vec<Frame<G::Move>>,
-    /// The evaluation keeps an accumulator ([`Game::accumulates`]): one a ply, the root's
+    /// The evaluation keeps an accumulator ([`NetworkFeatures::accumulates`](crate::game::NetworkFeatures::accumulates)): one a ply, the root's
     /// at 0, each child's updated from its parent's as the move is played (so going back
     /// up needs no undo).
     pub(super) accumulates: bool,

@@ -90,21 +90,21 @@ pub trait Session: Send {
     fn eval_terms(&self) -> &'static [EvalTerm];
 
     /// The current position in the game's compact binary form (see
-    /// [`crate::game::Game::pack_position`]).
+    /// [`Notation::pack_position`](crate::game::Notation::pack_position)).
     fn packed_position(&self) -> Vec<u8>;
 
     /// The position string of a packed position (hostile bytes: an error when they are no
     /// position of this game).
     fn unpack_to_fen(&self, bytes: &[u8]) -> Result<String, crate::game::PositionError>;
 
-    /// Nothing forcing pending in the current position (see [`crate::game::Game::is_quiet`]).
+    /// Nothing forcing pending in the current position (see [`Evaluation::is_quiet`](crate::game::Evaluation::is_quiet)).
     fn is_quiet(&self) -> bool;
 
     /// The features a view of the game's network has (0: none); see
-    /// [`crate::game::Game::network_inputs`].
+    /// [`NetworkFeatures::network_inputs`](crate::game::NetworkFeatures::network_inputs).
     fn network_inputs(&self) -> usize;
 
-    /// What a network file must be made for ([`crate::game::Game::network_id`]).
+    /// What a network file must be made for ([`NetworkFeatures::network_id`](crate::game::NetworkFeatures::network_id)).
     fn network_id(&self) -> String;
 
     /// The network features of a packed position, from P1's view and from P2's (cleared
@@ -116,14 +116,14 @@ pub trait Session: Send {
     ) -> Result<(), crate::game::PositionError>;
 
     /// Evaluate with this network file's bytes from now on, or with the hand-written
-    /// evaluation (`None`); see [`crate::game::Game::set_network`].
+    /// evaluation (`None`); see [`NetworkFeatures::set_network`](crate::game::NetworkFeatures::set_network).
     fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String>;
 
-    /// The game's own network, if it has one ([`crate::game::Game::default_network`]).
+    /// The game's own network, if it has one ([`NetworkFeatures::default_network`](crate::game::NetworkFeatures::default_network)).
     fn default_network(&self) -> Option<&'static [u8]>;
 
     /// The evaluation's features of the current position, if it is quiet and not over,
-    /// scaled by [`crate::game::Game::eval_scale`] (so that the evaluation is their
+    /// scaled by [`Evaluation::eval_scale`](crate::game::Evaluation::eval_scale) (so that the evaluation is their
     /// weighted sum).
     fn eval_sample(&self) -> Option<Vec<f64>>;
 
@@ -140,14 +140,14 @@ pub trait Session: Send {
     /// The rules string of this game's tables (`None`: it has none).
     fn table_rules(&self) -> Option<String>;
 
-    /// Is the game won, drawn or lost, not scored ([`Game::win_draw_loss`])?
+    /// Is the game won, drawn or lost, not scored ([`ExactValues::win_draw_loss`](crate::game::ExactValues::win_draw_loss))?
     fn win_draw_loss(&self) -> bool;
 
     /// Whether `value`, the value of the legal move `mv` for the mover as `solve` reports
     /// it, is one a game can end with after that move: a win, draw or loss
     /// ([`crate::solver::pn::WIN`] …) in a won-or-lost game; in a scored one, a margin within
-    /// what the position after it has at stake ([`Game::value_range`] around its banked
-    /// value) and on its grid ([`Game::value_step`]). False for a move that is not legal.
+    /// what the position after it has at stake ([`ExactValues::value_range`](crate::game::ExactValues::value_range) around its banked
+    /// value) and on its grid ([`ExactValues::value_step`](crate::game::ExactValues::value_step)). False for a move that is not legal.
     /// For numbers read from files (part files, caches).
     fn possible_move_value(&self, mv: &str, value: i32) -> bool;
 
@@ -175,7 +175,7 @@ pub trait Session: Send {
     /// ([`crate::tables::in_play_covered`]).
     fn table_in_play(&self, top: u32) -> Option<u32>;
 
-    /// Stones (seeds) on the board now ([`Game::stones_in_play`]).
+    /// Stones (seeds) on the board now ([`Evaluation::stones_in_play`](crate::game::Evaluation::stones_in_play)).
     fn stones_in_play(&self) -> Option<u32>;
 
     /// Check a table file of this game's rules through and through (see

@@ -1,4 +1,4 @@
-//! `solve` for games that are won, drawn or lost ([`Game::win_draw_loss`]): the
+//! `solve` for games that are won, drawn or lost ([`ExactValues::win_draw_loss`](crate::game::ExactValues::win_draw_loss)): the
 //! proof-number solver, with its proof file (resume a long proof, save it now and then).
 
 use std::sync::atomic::{AtomicBool, AtomicU64};

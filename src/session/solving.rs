@@ -41,7 +41,7 @@ pub struct SolveReport {
     pub nodes: u64,
     pub tbhits: u64,
     pub elapsed: Duration,
-    /// The game is won, drawn or lost ([`Game::win_draw_loss`]): the values are +2 (win), 0
+    /// The game is won, drawn or lost ([`ExactValues::win_draw_loss`](crate::game::ExactValues::win_draw_loss)): the values are +2 (win), 0
     /// (draw) and −2 (loss), best said in words.
     pub win_draw_loss: bool,
     /// The earlier work of the proof file it resumed (with the root's bounds it had proven).

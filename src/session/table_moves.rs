@@ -19,7 +19,7 @@ use crate::game::{Game, TableValues};
 pub struct TableValue {
     /// Half-points for the mover: the final margin, or (won/lost games) the win's value.
     pub value: i32,
-    /// What the position's layer holds ([`Game::table_layer_name`]).
+    /// What the position's layer holds ([`TableIndexing::table_layer_name`](crate::game::TableIndexing::table_layer_name)).
     pub layer: String,
     /// The turns the result needs (distance tables): to the capture, or the end, that
     /// decides it.

@@ -194,7 +194,7 @@ pub enum Solved {
     Interrupted,
 }
 
-/// The threads a solve may use: 1..=[`MAX_THREADS`] asked, at most the processors used
+/// The threads a solve may use: 1..=[`MAX_THREADS`](crate::memory::MAX_THREADS) asked, at most the processors used
 /// (more add nothing to the shared-table search and only slow it, as with the protocol's
 /// `Threads`), with a warning then.
 pub fn solve_threads(requested: usize) -> Result<usize, String> {

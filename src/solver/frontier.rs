@@ -4,7 +4,7 @@
 //! their exact values.
 //!
 //! A position where the game ends before D plies is a frontier position itself. Positions
-//! are told apart by their position string ([`Game::format_position`]): two lines reaching
+//! are told apart by their position string ([`Notation::format_position`](crate::game::Notation::format_position)): two lines reaching
 //! the same string reach the same position, proven once. That is sound because every value
 //! the solver proves is a value of the position alone — scored games with a repetition rule
 //! are refused ([`super::supported`]), and won-drawn-lost games are proven as if the position
@@ -214,8 +214,8 @@ fn value<G: Game>(
 
 /// Whether `value` (half-points, for the mover of `pos`) is one a game from `pos` can end
 /// with: a win, draw or loss in a won-or-lost game; in a scored one the final value when the
-/// game is over, else a margin within what `pos` has at stake ([`Game::value_range`] around
-/// its banked value) on its grid ([`Game::value_step`]). For numbers read from files.
+/// game is over, else a margin within what `pos` has at stake ([`ExactValues::value_range`](crate::game::ExactValues::value_range) around
+/// its banked value) on its grid ([`ExactValues::value_step`](crate::game::ExactValues::value_step)). For numbers read from files.
 pub fn possible_value<G: Game>(game: &G, pos: &G::Position, value: i64) -> bool {
     if game.win_draw_loss() {
         return [LOSS, DRAW, WIN].iter().any(|&v| i64::from(v) == value);

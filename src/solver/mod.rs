@@ -1,13 +1,13 @@
 //! The exact solver: the final margin of a position with perfect play, proven.
 //!
 //! MTD(f) over null-window tests "is the final value at least β?" on the exact value (the
-//! mover's final margin, in half-points; [`crate::game::Game::final_value`]). What the game
+//! mover's final margin, in half-points; [`ExactValues::final_value`](crate::game::ExactValues::final_value)). What the game
 //! tells it makes the search small:
-//! - **banked points** ([`Game::banked_value`]): stores and captures are already decided, so
+//! - **banked points** ([`ExactValues::banked_value`](crate::game::ExactValues::banked_value)): stores and captures are already decided, so
 //!   the transposition table ([`tt::SolverTt`]) is keyed on the rest of the position
-//!   alone ([`Game::exact_key`], mirrored to the mover's view) and holds bounds on
+//!   alone ([`ExactValues::exact_key`](crate::game::ExactValues::exact_key), mirrored to the mover's view) and holds bounds on
 //!   `final − banked`, shared by every store content;
-//! - **what is at stake** ([`Game::value_range`]): the final value lies within banked ±
+//! - **what is at stake** ([`ExactValues::value_range`](crate::game::ExactValues::value_range)): the final value lies within banked ±
 //!   stake, narrowed by what each player is sure to bank (in Kalah a pit that reaches the
 //!   store, a capture at hand), which decides many tests without a move (exact futility
 //!   bounds);
@@ -19,13 +19,13 @@
 //! MTD(f) without a horizon proves the value. Every child of a node is peeked at before any is
 //! searched (game end, stake bounds, tables, transposition table: enhanced transposition
 //! cutoffs and more); the rest are searched table move first, then moves that keep the turn,
-//! then by the points the move banks, the game's hint and its [`Game::proof_order`].
+//! then by the points the move banks, the game's hint and its [`SearchHints::proof_order`](crate::game::SearchHints::proof_order).
 //! Threads share the table (Lazy SMP): all work on the current test, helpers in a perturbed
 //! move order; the first to finish a test moves everyone to the next.
 //!
 //! Nothing here knows a rule. Games with a repetition rule are refused: their values depend
 //! on the history of the game, not on the position alone — except games whose values are
-//! only wins, draws and losses ([`Game::win_draw_loss`], e.g. Fanorona): every function here
+//! only wins, draws and losses ([`ExactValues::win_draw_loss`](crate::game::ExactValues::win_draw_loss), e.g. Fanorona): every function here
 //! hands them to the proof-number solver ([`pn`]), which proves their values whatever the
 //! repetition rule (for a position without earlier occurrences; see there why).
 
@@ -384,7 +384,7 @@ struct MtdState {
     proven_lower: i32,
     proven_upper: i32,
     best: Option<usize>,
-    /// Values lie on `base + k × step` ([`Game::value_step`]).
+    /// Values lie on `base + k × step` ([`ExactValues::value_step`](crate::game::ExactValues::value_step)).
     base: i32,
     step: i32,
 }
@@ -501,7 +501,7 @@ impl Shared<'_> {
 
 /// The rank of an open child in its parent's move order (higher first), from its keys in
 /// order of weight: the mover moves again, the points the move banks (half-points), the
-/// game's [`Game::order_hint`], its [`Game::proof_order`] of the child (from the parent
+/// game's [`SearchHints::order_hint`](crate::game::SearchHints::order_hint), its [`SearchHints::proof_order`](crate::game::SearchHints::proof_order) of the child (from the parent
 /// mover's view), and a helper's noise. Each key is clamped to its own bits, so that a
 /// lighter key only ever breaks ties of the heavier ones.
 #[inline]
@@ -515,7 +515,7 @@ fn move_rank(same: bool, gain: i32, hint: i32, order: i32, noise: u8) -> i64 {
     tier + (gain << 36) + (hint << 20) + (order << 4) + i64::from(noise & 0xF)
 }
 
-/// [`Game::value_range`], or "unbounded".
+/// [`ExactValues::value_range`](crate::game::ExactValues::value_range), or "unbounded".
 #[inline]
 fn value_range<G: Game>(game: &G, pos: &G::Position) -> (i32, i32) {
     game.value_range(pos).unwrap_or((-UNBOUNDED, UNBOUNDED))
@@ -568,9 +568,9 @@ enum Peek {
 #[derive(Clone, Copy)]
 enum Located {
     Unknown,
-    /// Its endgame-table entry ([`Game::table_index`]).
+    /// Its endgame-table entry ([`TableIndexing::table_index`](crate::game::TableIndexing::table_index)).
     Table((u32, u64)),
-    /// Not in the tables; its transposition key ([`Game::exact_key`]), prefetched, and the
+    /// Not in the tables; its transposition key ([`ExactValues::exact_key`](crate::game::ExactValues::exact_key)), prefetched, and the
     /// stake level of its parent, whose [`TableUse`] counts the look-up.
     Key(u64, usize),
     /// Not in the tables, not to be looked up: the transposition table seldom knows such
@@ -583,7 +583,7 @@ enum Located {
 /// ([`Located::Unasked`]). A real key may equal it: it is then only worked out again.
 const KEY_LATER: u64 = 0;
 
-/// Stake levels whose transposition-table use is measured apart ([`Game::value_at_stake`],
+/// Stake levels whose transposition-table use is measured apart ([`ExactValues::value_at_stake`](crate::game::ExactValues::value_at_stake),
 /// larger stakes share the last).
 const STAKE_LEVELS: usize = 256;
 /// Look-ups per stake level before the measure decides anything.
@@ -624,7 +624,7 @@ impl TableUse {
 struct OpenNode {
     key: u64,
     banked: i32,
-    /// The value lies in `lower..=upper` ([`Game::value_range`]).
+    /// The value lies in `lower..=upper` ([`ExactValues::value_range`](crate::game::ExactValues::value_range)).
     lower: i32,
     upper: i32,
     tt_move: Option<u8>,

@@ -113,7 +113,7 @@ pub enum ProofFileError {
 /// What a proof file is a proof of.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProofIdentity {
-    /// The game and its options ([`crate::game::Game::spec`]).
+    /// The game and its options ([`Rules::spec`](crate::game::Rules::spec)).
     pub spec: String,
     /// The root position string and hash.
     pub root: String,

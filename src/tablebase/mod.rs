@@ -632,7 +632,7 @@ fn file_name(path: &Path) -> String {
 
 /// Assemble slices into whole layers: every layer that has slices under `dir`, or `layer`
 /// alone (in every rules folder that has its slices or its file). Every slice is checked
-/// through ([`check_file`]: its header names the rules of the folder it sits in and the
+/// through (`check_file`: its header names the rules of the folder it sits in and the
 /// slice its name says, its checksum holds), the slices of a layer must come from one cut
 /// (one K) and tile the layer, and a file named like one of the layer's but not as sowfan
 /// names its files (a copy of a slice) is refused: nothing is merged beside it. The whole

@@ -11,7 +11,7 @@
 //! checked as it is built; see docs/tablebases.md for what was found.
 //!
 //! Distance tables (a game whose layers can cycle, with a limit on turns inside a layer:
-//! Fanorona) are built by retrograde analysis instead ([`super::retro`]).
+//! Fanorona) are built by retrograde analysis instead (`retro`).
 //!
 //! Values are a pure function of the position, so the threads (which share one array of the
 //! layer and may evaluate a position twice) and the shards (`--shard I/K`, each computing what
@@ -40,7 +40,7 @@ const CHUNK: u64 = 1 << 14;
 #[derive(Debug, Clone)]
 pub struct LayerReport {
     pub layer: u32,
-    /// What the layer holds ([`Game::table_layer_name`]).
+    /// What the layer holds ([`TableIndexing::table_layer_name`](crate::game::TableIndexing::table_layer_name)).
     pub name: String,
     pub entries: u64,
     pub path: PathBuf,
@@ -145,7 +145,7 @@ fn plan_layer<G: Game>(
 }
 
 /// Build the tables of `game` as `options` say, resuming at the first missing layer; with
-/// [`BuildOptions::layer`] (or a shard), that layer alone ([`build_one`]). `report` is told
+/// [`BuildOptions::layer`] (or a shard), that layer alone (`build_one`). `report` is told
 /// about each layer as it is done; `stop` ends the build between chunks.
 pub fn build<G: Game>(
     game: &G,
@@ -247,7 +247,7 @@ fn present<G: Game>(game: &G, layer: u32, path: PathBuf) -> LayerReport {
     }
 }
 
-/// The layers a layer reads: those of lower stages ([`Game::table_layer_stage`]).
+/// The layers a layer reads: those of lower stages ([`TableIndexing::table_layer_stage`](crate::game::TableIndexing::table_layer_stage)).
 pub fn layers_read<G: Game>(game: &G, layer: u32) -> Vec<u32> {
     let stage = game.table_layer_stage(layer);
     (0..layer)
@@ -460,10 +460,10 @@ fn make_layer<G: Game>(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LayerJob {
     pub layer: u32,
-    /// [`Game::table_layer_stage`]: the layers of a stage are built side by side.
+    /// [`TableIndexing::table_layer_stage`](crate::game::TableIndexing::table_layer_stage): the layers of a stage are built side by side.
     pub stage: u32,
     pub entries: u64,
-    /// [`Game::table_layer_name`].
+    /// [`TableIndexing::table_layer_name`](crate::game::TableIndexing::table_layer_name).
     pub name: String,
     /// Whether a slice costs only its slice (the depth-first builder): else each slice
     /// computes the whole layer (retrograde), and one job a layer is the most useful.

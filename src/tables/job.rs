@@ -43,11 +43,11 @@ pub enum BuildError {
 pub struct BuildOptions {
     pub dir: PathBuf,
     /// Build every layer of positions with at most this many seeds (stones) in play
-    /// ([`Game::table_top_layer`]).
+    /// ([`TableIndexing::table_top_layer`](crate::game::TableIndexing::table_top_layer)).
     pub in_play: u32,
     pub threads: usize,
     /// Only this layer (at most the top layer of `in_play`), from the layers of lower
-    /// stages ([`crate::game::Game::table_layer_stage`]), which must be whole.
+    /// stages ([`TableIndexing::table_layer_stage`](crate::game::TableIndexing::table_layer_stage)), which must be whole.
     pub layer: Option<u32>,
     /// `(i, k)`: only slice `i` (from 1) of `k` of `layer` (without one: of the top layer).
     pub shard: Option<(u32, u32)>,

@@ -9,7 +9,7 @@
 //! suffices. For games won or lost under a limit on turns inside a layer (Fanorona's
 //! quiet-limit), the byte is win/draw/loss with the turns the result needs, so that a probe
 //! is exact whatever the counter ([`crate::game::TableValues`]). The game says how positions
-//! are indexed ([`crate::game::Game::table_index`]) and what a byte means; nothing here knows
+//! are indexed ([`TableIndexing::table_index`](crate::game::TableIndexing::table_index)) and what a byte means; nothing here knows
 //! a rule.
 
 pub mod build;
@@ -259,7 +259,7 @@ impl Tables {
         }
     }
 
-    /// [`Tables::probe`] of a position whose [`Game::table_index`] (with
+    /// [`Tables::probe`] of a position whose [`TableIndexing::table_index`](crate::game::TableIndexing::table_index) (with
     /// [`Tables::max_layer`]) is known: `at`.
     #[inline]
     pub fn probe_at<G: Game>(&self, game: &G, pos: &G::Position, at: (u32, u64)) -> Option<i32> {
@@ -444,7 +444,7 @@ pub const MAX_LAYER: u32 = i8::MAX as u32;
 
 /// The most seeds (stones) in play such that layers `0..=top` hold every position with that
 /// many: what tables up to `top` cover, in the words a user builds them with (`--seeds`,
-/// `--pieces`; [`Game::table_top_layer`]). `None` when they cover no count whole.
+/// `--pieces`; [`TableIndexing::table_top_layer`](crate::game::TableIndexing::table_top_layer)). `None` when they cover no count whole.
 pub fn in_play_covered<G: Game>(game: &G, top: u32) -> Option<u32> {
     let mut covered = None;
     // Counts below 2 may hold no layer (Fanorona's first is one stone a side).

@@ -15,7 +15,7 @@
 //!    the others count their distinct children inside the layer (a child leaving the layer
 //!    to a draw counts as one that never turns out won);
 //! 2. then distance by distance, from the positions decided at distance `k`: each position
-//!    of the layer with a move to one (the game's [`Game::table_unmoves`]) is won at
+//!    of the layer with a move to one (the game's [`TableIndexing::table_unmoves`](crate::game::TableIndexing::table_unmoves)) is won at
 //!    `k + 1` if the child is lost for its mover, and lost at `k + 1` when the child was
 //!    the last of its children to be decided won. Distances grow to the limit; what is
 //!    still undecided then is a draw whatever the counter.

@@ -15,7 +15,7 @@
 //!
 //! Numbers are little-endian. The header's text is `key=value` lines saying how the data
 //! was made (the game, nodes, seed, openings: see [`Header`]). A packed position is the
-//! game's compact form ([`crate::game::Game::pack_position`]). The score is the search's,
+//! game's compact form ([`Notation::pack_position`](crate::game::Notation::pack_position)). The score is the search's,
 //! in hundredths of a point for the side to move; the side to move is 0 for P1, 1 for P2.
 //!
 //! Every block is checked on its own: its head (with the payload's length) by its own

@@ -1,6 +1,6 @@
 //! Tuning evaluation weights from game results (Texel's method).
 //!
-//! A game's evaluation is `Σ weight × feature` ([`crate::game::Game::eval_terms`]). From
+//! A game's evaluation is `Σ weight × feature` ([`Evaluation::eval_terms`](crate::game::Evaluation::eval_terms)). From
 //! quiet positions of finished games, each labelled with the game's result from the mover's
 //! view (1 a win, ½ a draw, 0 a loss), the tuner fits the weights so that a logistic of the
 //! evaluation, `p = 1 / (1 + e^(−k·eval/100))`, predicts the results: it minimises the mean

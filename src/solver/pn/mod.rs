@@ -1,5 +1,5 @@
 //! The proof-number solver: the win/draw/loss value of a position of a game whose results
-//! are only wins, draws and losses ([`Game::win_draw_loss`]), proven by depth-first
+//! are only wins, draws and losses ([`ExactValues::win_draw_loss`](crate::game::ExactValues::win_draw_loss)), proven by depth-first
 //! proof-number search (df-pn).
 //!
 //! **Two questions.** A value is a win (+2 half-points, one point), a draw (0) or a loss
@@ -32,9 +32,9 @@
 //! ([`crate::tables::Tables`], exact leaves counted as `tbhits`) and decided table
 //! entries are known at once, and a child that decides its parent ends the parent's
 //! expansion. A stopped search writes the numbers of the nodes it leaves, so that a resumed
-//! one (a proof file, [`file`]) goes on where it was.
+//! one (a proof file, `file`) goes on where it was.
 //!
-//! **Repetition and the history of the game.** Keys are the game's full [`Game::hash`].
+//! **Repetition and the history of the game.** Keys are the game's full [`Rules::hash`](crate::game::Rules::hash).
 //! When that hash counts what makes the game move on — Fanorona's hash includes its quiet
 //! counter (turns since the last capture) whenever `quiet-limit` is set; the counter grows
 //! by one every non-capturing turn and resets on a capture, which also removes stones for
