@@ -20,6 +20,7 @@ mod layers;
 mod ludii_plugin;
 mod r#match;
 mod match_slices;
+mod minimal_game;
 mod nnue;
 mod numbers_that_lie;
 mod play;
