@@ -117,7 +117,7 @@ pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, 
         .iter()
         .map(|text| {
             let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
-            let spec = parse_engine(&words, &[])?;
+            let spec = parse_engine(&words, &[]).map_err(|e| e.to_string())?;
             if spec.limits.tc.is_some() {
                 return Err(format!(
                     "engine '{}': tc= is a clock for whole games; give depth=, nodes= or \

@@ -7,6 +7,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use thiserror::Error;
+
 /// How the runner talks to an engine: the handshake word and the clock names in `go`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Proto {
@@ -103,13 +105,20 @@ pub struct TimeControl {
 
 impl TimeControl {
     /// `[moves/]base[+inc]`, times in seconds (`10`, `0.5`, `1:30`), e.g. `10+0.1`, `40/60`.
-    pub fn parse(text: &str) -> Result<TimeControl, String> {
-        let usage = "expected tc=[moves/]base[+inc] with times in seconds, e.g. tc=10+0.1, \
-                     tc=1:30+1 or tc=40/60";
+    pub fn parse(text: &str) -> Result<TimeControl, TimeControlError> {
+        let not_a_time = |part: &str| TimeControlError::NotATime {
+            text: text.to_string(),
+            part: part.to_string(),
+        };
         let (moves, rest) = match text.split_once('/') {
             Some((moves, rest)) => match moves.parse::<u32>() {
                 Ok(n) if n > 0 => (Some(n), rest),
-                _ => return Err(format!("tc={text}: '{moves}' is not a move count; {usage}")),
+                _ => {
+                    return Err(TimeControlError::NotAMoveCount {
+                        text: text.to_string(),
+                        moves: moves.to_string(),
+                    });
+                }
             },
             None => (None, text),
         };
@@ -117,20 +126,31 @@ impl TimeControl {
             Some((base, inc)) => (base, Some(inc)),
             None => (rest, None),
         };
-        let base = parse_seconds(base)
-            .ok_or_else(|| format!("tc={text}: '{base}' is not a time; {usage}"))?;
+        let base = parse_seconds(base).ok_or_else(|| not_a_time(base))?;
         if base.is_zero() {
-            return Err(format!(
-                "tc={text}: the base time must be more than 0; {usage}"
-            ));
+            return Err(TimeControlError::NoBase(text.to_string()));
         }
         let inc = match inc {
-            Some(inc) => parse_seconds(inc)
-                .ok_or_else(|| format!("tc={text}: '{inc}' is not a time; {usage}"))?,
+            Some(inc) => parse_seconds(inc).ok_or_else(|| not_a_time(inc))?,
             None => Duration::ZERO,
         };
         Ok(TimeControl { moves, base, inc })
     }
+}
+
+/// What `tc=` accepts, said after each of its errors.
+const TC_USAGE: &str = "expected tc=[moves/]base[+inc] with times in seconds, e.g. tc=10+0.1, \
+                        tc=1:30+1 or tc=40/60";
+
+/// Why a `tc=` text is no time control.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum TimeControlError {
+    #[error("tc={text}: '{moves}' is not a move count; {TC_USAGE}")]
+    NotAMoveCount { text: String, moves: String },
+    #[error("tc={text}: '{part}' is not a time; {TC_USAGE}")]
+    NotATime { text: String, part: String },
+    #[error("tc={0}: the base time must be more than 0; {TC_USAGE}")]
+    NoBase(String),
 }
 
 impl std::fmt::Display for TimeControl {
@@ -249,21 +269,46 @@ timemargin=<ms>, restart=on|off";
 
 /// Build one engine from its `key=value` words; `each` (from `--each`) come first, so the
 /// engine's own keys override them (options accumulate, later ones win).
-pub fn parse_engine(words: &[String], each: &[String]) -> Result<EngineSpec, String> {
+pub fn parse_engine(words: &[String], each: &[String]) -> Result<EngineSpec, EngineSpecError> {
     let spec = parse_engine_keys(words, each)?;
     if spec.limits == SearchLimits::default() {
-        return Err(format!(
-            "engine '{}' has no search limit: give depth=, nodes=, movetime= or tc= \
-             (on the engine or with --each)",
-            spec.command_line()
-        ));
+        return Err(EngineSpecError::NoLimit(spec.command_line()));
     }
     Ok(spec)
 }
 
+/// Why an engine's `key=value` words are no engine.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum EngineSpecError {
+    #[error("'{0}' is not key=value (keys: {ENGINE_KEYS})")]
+    NotKeyValue(String),
+    /// A known key whose value is not one it takes: `what` says what it takes.
+    #[error("{key}={value}: {what}")]
+    BadValue {
+        key: String,
+        value: String,
+        what: &'static str,
+    },
+    #[error(transparent)]
+    TimeControl(#[from] TimeControlError),
+    #[error("unknown engine key '{0}' (keys: {ENGINE_KEYS})")]
+    UnknownKey(String),
+    #[error("an engine needs cmd=<command> (keys: {ENGINE_KEYS}), got '{0}'")]
+    NoCommand(String),
+    #[error("cmd= is empty")]
+    EmptyCommand,
+    #[error("engine '{0}': movetime= and tc= exclude each other; give one")]
+    MovetimeAndTc(String),
+    #[error(
+        "engine '{0}' has no search limit: give depth=, nodes=, movetime= or tc= (on the \
+         engine or with --each)"
+    )]
+    NoLimit(String),
+}
+
 /// [`parse_engine`] without its demand for a search limit: for tools that choose their own
 /// `go` limits (`sowfan check`). The same keys, the same errors otherwise.
-pub fn parse_engine_keys(words: &[String], each: &[String]) -> Result<EngineSpec, String> {
+pub fn parse_engine_keys(words: &[String], each: &[String]) -> Result<EngineSpec, EngineSpecError> {
     let mut cmd: Option<String> = None;
     let mut args = Vec::new();
     let mut name = None;
@@ -276,9 +321,13 @@ pub fn parse_engine_keys(words: &[String], each: &[String]) -> Result<EngineSpec
     let mut restart = false;
     for word in each.iter().chain(words) {
         let Some((key, value)) = word.split_once('=') else {
-            return Err(format!("'{word}' is not key=value (keys: {ENGINE_KEYS})"));
+            return Err(EngineSpecError::NotKeyValue(word.clone()));
         };
-        let bad = |what: &str| format!("{key}={value}: {what}");
+        let bad = |what: &'static str| EngineSpecError::BadValue {
+            key: key.to_string(),
+            value: value.to_string(),
+            what,
+        };
         match key {
             "cmd" => cmd = Some(value.to_string()),
             "arg" => args.push(value.to_string()),
@@ -342,27 +391,22 @@ pub fn parse_engine_keys(words: &[String], each: &[String]) -> Result<EngineSpec
                     options.retain(|(n, _)| !n.eq_ignore_ascii_case(option));
                     options.push((option.to_string(), value.to_string()));
                 }
-                _ => return Err(format!("unknown engine key '{key}' (keys: {ENGINE_KEYS})")),
+                _ => return Err(EngineSpecError::UnknownKey(key.to_string())),
             },
         }
     }
     let Some(cmd) = cmd else {
-        return Err(format!(
-            "an engine needs cmd=<command> (keys: {ENGINE_KEYS}), got '{}'",
-            words.join(" ")
-        ));
+        return Err(EngineSpecError::NoCommand(words.join(" ")));
     };
     // `cmd=` may carry arguments separated by spaces; arg= is for one containing spaces.
     let mut parts = cmd.split_whitespace().map(String::from);
     let Some(program) = parts.next() else {
-        return Err("cmd= is empty".to_string());
+        return Err(EngineSpecError::EmptyCommand);
     };
     let mut all_args: Vec<String> = parts.collect();
     all_args.extend(args);
     if limits.movetime.is_some() && limits.tc.is_some() {
-        return Err(format!(
-            "engine '{cmd}': movetime= and tc= exclude each other; give one"
-        ));
+        return Err(EngineSpecError::MovetimeAndTc(cmd));
     }
     Ok(EngineSpec {
         name,
@@ -431,7 +475,7 @@ mod tests {
             ("cmd=x tc=fast", "not a time"),
             ("cmd=x depth", "not key=value"),
         ] {
-            let e = parse_engine(&words(input), &[]).unwrap_err();
+            let e = parse_engine(&words(input), &[]).unwrap_err().to_string();
             assert!(e.contains(expected), "{input}: {e}");
         }
     }

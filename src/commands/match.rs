@@ -186,7 +186,7 @@ impl MatchArgs {
         let sprt = if args.sprt.is_empty() {
             None
         } else {
-            Some(config::parse_sprt(&args.sprt)?)
+            Some(config::parse_sprt(&args.sprt).map_err(|e| e.to_string())?)
         };
         let slice = args
             .slice

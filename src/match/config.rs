@@ -6,6 +6,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use thiserror::Error;
+
 use crate::client::spec::EngineSpec;
 use crate::openings::OpeningsSpec;
 pub use crate::openings::parse_openings;
@@ -20,37 +22,57 @@ pub struct SprtSpec {
     pub beta: f64,
 }
 
-pub fn parse_sprt(words: &[String]) -> Result<SprtSpec, String> {
-    let usage = "expected --sprt elo0=<elo> elo1=<elo> [alpha=0.05] [beta=0.05]";
+/// What `--sprt` accepts, said after each of its errors.
+const SPRT_USAGE: &str = "expected --sprt elo0=<elo> elo1=<elo> [alpha=0.05] [beta=0.05]";
+
+/// Why the words of `--sprt` are no test.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum SprtError {
+    #[error("--sprt: bad '{0}'; {SPRT_USAGE}")]
+    NotKeyValue(String),
+    #[error("--sprt: {key}={value} is not a number; {SPRT_USAGE}")]
+    NotANumber { key: String, value: String },
+    #[error("--sprt: unknown key '{0}'; {SPRT_USAGE}")]
+    UnknownKey(String),
+    #[error("--sprt: elo0= and elo1= are required; {SPRT_USAGE}")]
+    EloMissing,
+    #[error("--sprt: elo1 ({elo1}) must be greater than elo0 ({elo0})")]
+    EloOrder { elo0: f64, elo1: f64 },
+    #[error("--sprt: {name}={p} must be between 0 and 0.5")]
+    RateOutOfRange { name: &'static str, p: f64 },
+}
+
+pub fn parse_sprt(words: &[String]) -> Result<SprtSpec, SprtError> {
     let (mut elo0, mut elo1, mut alpha, mut beta) = (None, None, 0.05, 0.05);
     for word in words {
         let Some((key, value)) = word.split_once('=') else {
-            return Err(format!("--sprt: bad '{word}'; {usage}"));
+            return Err(SprtError::NotKeyValue(word.clone()));
         };
         let number: f64 = value
             .parse()
             .ok()
             .filter(|v: &f64| v.is_finite())
-            .ok_or_else(|| format!("--sprt: {key}={value} is not a number; {usage}"))?;
+            .ok_or_else(|| SprtError::NotANumber {
+                key: key.to_string(),
+                value: value.to_string(),
+            })?;
         match key {
             "elo0" => elo0 = Some(number),
             "elo1" => elo1 = Some(number),
             "alpha" => alpha = number,
             "beta" => beta = number,
-            _ => return Err(format!("--sprt: unknown key '{key}'; {usage}")),
+            _ => return Err(SprtError::UnknownKey(key.to_string())),
         }
     }
     let (Some(elo0), Some(elo1)) = (elo0, elo1) else {
-        return Err(format!("--sprt: elo0= and elo1= are required; {usage}"));
+        return Err(SprtError::EloMissing);
     };
     if elo1 <= elo0 {
-        return Err(format!(
-            "--sprt: elo1 ({elo1}) must be greater than elo0 ({elo0})"
-        ));
+        return Err(SprtError::EloOrder { elo0, elo1 });
     }
     for (name, p) in [("alpha", alpha), ("beta", beta)] {
         if !(p > 0.0 && p < 0.5) {
-            return Err(format!("--sprt: {name}={p} must be between 0 and 0.5"));
+            return Err(SprtError::RateOutOfRange { name, p });
         }
     }
     Ok(SprtSpec {
@@ -84,30 +106,54 @@ impl Slice {
     }
 
     /// `I/K` as given to `--slice` and written in the records; `Err` says what is wrong.
-    pub fn parse(text: &str) -> Result<Slice, String> {
-        let usage = "a slice is I/K: slice I (from 1) of K slices, e.g. 2/4";
+    pub fn parse(text: &str) -> Result<Slice, SliceError> {
         let (index, count) = text
             .split_once('/')
-            .ok_or_else(|| format!("'{text}' is not a slice; {usage}"))?;
-        let number = |part: &str| -> Result<usize, String> {
-            part.trim().parse::<usize>().map_err(|_| {
-                format!("'{text}' is not a slice ('{part}' is no whole number); {usage}")
-            })
+            .ok_or_else(|| SliceError::NoSlash(text.to_string()))?;
+        let number = |part: &str| -> Result<usize, SliceError> {
+            part.trim()
+                .parse::<usize>()
+                .map_err(|_| SliceError::NotANumber {
+                    text: text.to_string(),
+                    part: part.to_string(),
+                })
         };
         let (index, count) = (number(index)?, number(count)?);
         if count == 0 || count > MAX_SLICES {
-            return Err(format!(
-                "'{text}': the number of slices K must be from 1 to {MAX_SLICES}; {usage}"
-            ));
+            return Err(SliceError::Count(text.to_string()));
         }
         if index == 0 || index > count {
-            return Err(format!(
-                "'{text}': slice {index} is out of range; the slices of {count} are numbered \
-                 1 to {count}"
-            ));
+            return Err(SliceError::OutOfRange {
+                text: text.to_string(),
+                index,
+                count,
+            });
         }
         Ok(Slice { index, count })
     }
+}
+
+/// What a slice is, said after most of its errors.
+const SLICE_USAGE: &str = "a slice is I/K: slice I (from 1) of K slices, e.g. 2/4";
+
+/// Why a text (of `--slice` or a record) is no slice `I/K`.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SliceError {
+    #[error("'{0}' is not a slice; {SLICE_USAGE}")]
+    NoSlash(String),
+    #[error("'{text}' is not a slice ('{part}' is no whole number); {SLICE_USAGE}")]
+    NotANumber { text: String, part: String },
+    #[error("'{0}': the number of slices K must be from 1 to {MAX_SLICES}; {SLICE_USAGE}")]
+    Count(String),
+    #[error(
+        "'{text}': slice {index} is out of range; the slices of {count} are numbered 1 to \
+         {count}"
+    )]
+    OutOfRange {
+        text: String,
+        index: usize,
+        count: usize,
+    },
 }
 
 /// The most slices a match may be cut in: far more machines than any match uses, few enough
@@ -255,7 +301,7 @@ mod tests {
             ("-1/4", "no whole number"),
             ("1/4/5", "no whole number"),
         ] {
-            let e = Slice::parse(bad).unwrap_err();
+            let e = Slice::parse(bad).unwrap_err().to_string();
             assert!(e.contains(expected), "{bad}: {e}");
         }
         // Every round in exactly one slice.

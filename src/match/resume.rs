@@ -19,7 +19,9 @@ use crate::records::jsonl::{RECORD_START, record_line};
 use crate::records::lines::{BoundedLines, ends_in_newline};
 use crate::records::{GameRecord, RecordError};
 
-use super::config::Slice;
+use thiserror::Error;
+
+use super::config::{Slice, SliceError};
 use super::referee::Termination;
 
 /// What a scheduled game's record must say: the game, who played it with which limits, and
@@ -256,7 +258,7 @@ impl Reader<'_> {
                 schedule.len()
             ));
         };
-        check_identity(&record, expected)?;
+        check_identity(&record, expected).map_err(|e| e.to_string())?;
         if let (Some(mine), Some(sliced)) = (self.only, expected.sliced)
             && sliced.slice != mine
         {
@@ -303,124 +305,210 @@ impl Reader<'_> {
     }
 }
 
+/// How a record differs from the game of this match it claims to be: each variant names
+/// the part of the command line that makes the difference.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RecordMismatch {
+    #[error("game {number} is of '{had}', this match plays '{has}' (--game)")]
+    Game {
+        number: usize,
+        had: String,
+        has: String,
+    },
+    #[error(
+        "game {number} was {had_p1} against {had_p2}, this match's is {p1} against {p2} (the \
+         engines' names, in the same order)"
+    )]
+    Players {
+        number: usize,
+        had_p1: String,
+        had_p2: String,
+        p1: String,
+        p2: String,
+    },
+    #[error("game {number} gave {name} '{had}', this match gives it '{has}' (the engines' limits)")]
+    Limits {
+        number: usize,
+        name: String,
+        had: String,
+        has: String,
+    },
+    #[error(
+        "game {number} was played with {}, this match has {}: its games would be scored \
+         under two limits; give the same --max-plies",
+        max_plies(*had),
+        max_plies(*has)
+    )]
+    MaxPlies {
+        number: usize,
+        had: Option<usize>,
+        has: Option<usize>,
+    },
+    #[error(
+        "game {number} started from another opening than this match's game {number} (the \
+         same --openings and --seed: the seed is on the first line a match prints; balanced \
+         openings are chosen by a search of the sowfan that runs the match, so resume with \
+         the same build)"
+    )]
+    Opening { number: usize },
+    #[error(
+        "game {number} was played by a match without --slice (the record says no slice), \
+         this is a match cut in {count} slices: its records are another match's"
+    )]
+    NoSlice { number: usize, count: usize },
+    #[error("game {number}: slice {error}")]
+    BadSlice { number: usize, error: SliceError },
+    #[error(
+        "game {number} was played by slice {had} of a match cut in slices (--slice): go on \
+         with that slice with --slice {had}, or read every slice's records with --report"
+    )]
+    Sliced { number: usize, had: Slice },
+    #[error(
+        "game {number} is of a match cut in {} slices (slice {had}), this one is cut in \
+         {count}: every slice of a match has the same K",
+        had.count
+    )]
+    SliceCount {
+        number: usize,
+        had: Slice,
+        count: usize,
+    },
+    #[error(
+        "game {number} was played with --seed {had}, this match has --seed {has}: the slices \
+         of a match share one seed (and so their openings)"
+    )]
+    Seed { number: usize, had: u64, has: u64 },
+    #[error("game {number} of slice {had} has no seed: not a record the runner writes")]
+    NoSeed { number: usize, had: Slice },
+    #[error(
+        "game {number} is of a match of {} --games, this one has {has}: the slices of a \
+         match share every argument but --slice and --records",
+        had.map_or_else(|| "no".to_string(), |g| g.to_string())
+    )]
+    Games {
+        number: usize,
+        had: Option<usize>,
+        has: usize,
+    },
+    #[error(
+        "game {number} says slice {had}, but the schedule gives it to slice {schedule}: not a \
+         record of this match's slices"
+    )]
+    OtherSlice {
+        number: usize,
+        had: Slice,
+        schedule: Slice,
+    },
+}
+
+/// `--max-plies N`, or that there was none.
+fn max_plies(max: Option<usize>) -> String {
+    match max {
+        Some(max) => format!("--max-plies {max}"),
+        None => "no --max-plies".to_string(),
+    }
+}
+
 /// Whether `record` is the game `expected` describes; `Err` names the first difference and
 /// the part of the command line that makes it.
-fn check_identity(record: &GameRecord, expected: &Identity) -> Result<(), String> {
+fn check_identity(record: &GameRecord, expected: &Identity) -> Result<(), RecordMismatch> {
     let number = record.number;
     check_slice(record, expected.sliced)?;
     if record.game != expected.game {
-        return Err(format!(
-            "game {number} is of '{}', this match plays '{}' (--game)",
-            record.game, expected.game
-        ));
+        return Err(RecordMismatch::Game {
+            number,
+            had: record.game.clone(),
+            has: expected.game.clone(),
+        });
     }
     let p1 = record.p1.as_deref().unwrap_or("?");
     let p2 = record.p2.as_deref().unwrap_or("?");
     if (p1, p2) != (expected.p1.as_str(), expected.p2.as_str()) {
-        return Err(format!(
-            "game {number} was {p1} against {p2}, this match's is {} against {} (the \
-             engines' names, in the same order)",
-            expected.p1, expected.p2
-        ));
+        return Err(RecordMismatch::Players {
+            number,
+            had_p1: p1.to_string(),
+            had_p2: p2.to_string(),
+            p1: expected.p1.clone(),
+            p2: expected.p2.clone(),
+        });
     }
     for (name, had, has) in [
         (p1, &record.p1_limits, &expected.p1_limits),
         (p2, &record.p2_limits, &expected.p2_limits),
     ] {
         if had != has {
-            return Err(format!(
-                "game {number} gave {name} '{had}', this match gives it '{has}' (the \
-                 engines' limits)"
-            ));
+            return Err(RecordMismatch::Limits {
+                number,
+                name: name.to_string(),
+                had: had.to_string(),
+                has: has.to_string(),
+            });
         }
     }
     if let Some(had) = record.max_plies
         && had != expected.max_plies
     {
-        let limit = |max: Option<usize>| match max {
-            Some(max) => format!("--max-plies {max}"),
-            None => "no --max-plies".to_string(),
-        };
-        return Err(format!(
-            "game {number} was played with {}, this match has {}: its games would be \
-             scored under two limits; give the same --max-plies",
-            limit(had),
-            limit(expected.max_plies)
-        ));
+        return Err(RecordMismatch::MaxPlies {
+            number,
+            had,
+            has: expected.max_plies,
+        });
     }
     let fen = record.opening.fen.as_deref().unwrap_or(&expected.fen);
     if fen != expected.fen || record.opening.moves != expected.opening_moves {
-        return Err(format!(
-            "game {number} started from another opening than this match's game {number} \
-             (the same --openings and --seed: the seed is on the first line a match prints; \
-             balanced openings are chosen by a search of the sowfan that runs the match, so \
-             resume with the same build)"
-        ));
+        return Err(RecordMismatch::Opening { number });
     }
     Ok(())
 }
 
 /// Whether `record` was written by the slice of this match that `expected` names (`None`:
 /// by a match played whole, as this one is); `Err` says what differs.
-fn check_slice(record: &GameRecord, expected: Option<Sliced>) -> Result<(), String> {
+fn check_slice(record: &GameRecord, expected: Option<Sliced>) -> Result<(), RecordMismatch> {
     let number = record.number;
     let Some(had) = record.slice.as_deref() else {
         return match expected {
             None => Ok(()),
-            Some(sliced) => Err(format!(
-                "game {number} was played by a match without --slice (the record says no \
-                 slice), this is a match cut in {} slices: its records are another \
-                 match's",
-                sliced.slice.count
-            )),
+            Some(sliced) => Err(RecordMismatch::NoSlice {
+                number,
+                count: sliced.slice.count,
+            }),
         };
     };
-    let had = Slice::parse(had).map_err(|e| format!("game {number}: slice {e}"))?;
+    let had = Slice::parse(had).map_err(|error| RecordMismatch::BadSlice { number, error })?;
     let Some(expected) = expected else {
-        return Err(format!(
-            "game {number} was played by slice {had} of a match cut in slices (--slice): go \
-             on with that slice with --slice {had}, or read every slice's records with \
-             --report"
-        ));
+        return Err(RecordMismatch::Sliced { number, had });
     };
     if had.count != expected.slice.count {
-        return Err(format!(
-            "game {number} is of a match cut in {} slices (slice {had}), this one is cut in \
-             {}: every slice of a match has the same K",
-            had.count, expected.slice.count
-        ));
+        return Err(RecordMismatch::SliceCount {
+            number,
+            had,
+            count: expected.slice.count,
+        });
     }
     match record.seed {
         Some(seed) if seed == expected.seed => {}
         Some(seed) => {
-            return Err(format!(
-                "game {number} was played with --seed {seed}, this match has --seed {}: the \
-                 slices of a match share one seed (and so their openings)",
-                expected.seed
-            ));
+            return Err(RecordMismatch::Seed {
+                number,
+                had: seed,
+                has: expected.seed,
+            });
         }
-        None => {
-            return Err(format!(
-                "game {number} of slice {had} has no seed: not a record the runner writes"
-            ));
-        }
+        None => return Err(RecordMismatch::NoSeed { number, had }),
     }
     if record.match_games != Some(expected.games) {
-        let had_games = record
-            .match_games
-            .map_or_else(|| "no".to_string(), |g| g.to_string());
-        return Err(format!(
-            "game {number} is of a match of {had_games} --games, this one has {}: the \
-             slices of a match share every argument but --slice and --records",
-            expected.games
-        ));
+        return Err(RecordMismatch::Games {
+            number,
+            had: record.match_games,
+            has: expected.games,
+        });
     }
     if had != expected.slice {
-        return Err(format!(
-            "game {number} says slice {had}, but the schedule gives it to slice {}: not a \
-             record of this match's slices",
-            expected.slice
-        ));
+        return Err(RecordMismatch::OtherSlice {
+            number,
+            had,
+            schedule: expected.slice,
+        });
     }
     Ok(())
 }

@@ -53,7 +53,7 @@ pub(super) fn run_part(
 ) -> Result<Solved, String> {
     check_hash_mb("--hash", args.hash_mb)?;
     let threads = solve_threads(args.threads)?;
-    let (i, k) = parse_split_up_to(split, MAX_PARTS)?;
+    let (i, k) = parse_split_up_to(split, MAX_PARTS).map_err(|e| e.to_string())?;
     if args.part_nodes == Some(0) {
         return Err("--part-nodes 0: give a number of nodes of at least 1".to_string());
     }
@@ -168,7 +168,7 @@ pub(super) fn run_part(
             tbhits,
             millis,
         };
-        if let Err(e) = part.write(path) {
+        if let Err(e) = part.write(path).map_err(|e| e.to_string()) {
             // Another run of the same part may have finished first: its file is as good.
             return match std::fs::symlink_metadata(path) {
                 Ok(_) => kept_part(
@@ -205,7 +205,7 @@ fn kept_part(
 ) -> Result<Solved, String> {
     let shown = path.display();
     if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
-        refuse_existing("--part-file", path)?;
+        refuse_existing("--part-file", path).map_err(|e| e.to_string())?;
     }
     let remedy = "remove it to run the part again, or give a new name";
     let part = match read_any(path) {
@@ -375,7 +375,8 @@ fn move_values_at(
         &frontier.positions,
         parts,
         &|position, value| session.possible_value(position, value),
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     let mut known: HashMap<&str, i32> = HashMap::with_capacity(values.len());
     for (index, (text, value)) in frontier.positions.iter().zip(values).enumerate() {
         let value = match value {

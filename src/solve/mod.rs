@@ -287,11 +287,11 @@ pub fn solve_position(args: &SolveArgs, stop: &CancelToken) -> Result<Solved, St
     }
     if let Some(path) = &args.part_file {
         // Before the proof, not after hours of it.
-        refuse_existing("--part-file", path)?;
+        refuse_existing("--part-file", path).map_err(|e| e.to_string())?;
     }
     let part = match &args.split {
         Some(text) => {
-            let (i, k) = parse_split(text)?;
+            let (i, k) = parse_split(text).map_err(|e| e.to_string())?;
             Some(split_moves(&session.legal_moves(), i, k))
         }
         None => None,
@@ -421,7 +421,7 @@ pub fn solve_position(args: &SolveArgs, stop: &CancelToken) -> Result<Solved, St
                 tbhits: report.tbhits,
                 millis: report.elapsed.as_millis() as u64,
             };
-            part.write(path)?;
+            part.write(path).map_err(|e| e.to_string())?;
             eprintln!(
                 "sowfan solve: part {} ({} moves: {}) written to '{}'",
                 args.split.as_deref().unwrap_or(""),
@@ -513,7 +513,7 @@ fn memory_line(tt: &SolverTt, tables: Option<(u64, bool)>) -> String {
 fn combine_parts(args: &SolveArgs, session: &dyn Session) -> Result<Solved, String> {
     let (mut parts, mut by_frontier) = (Vec::new(), Vec::new());
     for path in &args.combine {
-        match read_any(path)? {
+        match read_any(path).map_err(|e| e.to_string())? {
             AnyPart::Moves(part) => parts.push((path.clone(), part)),
             AnyPart::Frontier(part) => by_frontier.push((path.clone(), part)),
         }
@@ -540,7 +540,8 @@ fn combine_parts(args: &SolveArgs, session: &dyn Session) -> Result<Solved, Stri
     }
     let moves = combine(&session.spec(), &session.fen(), &legal, &parts, &|mv, v| {
         session.possible_move_value(mv, v)
-    })?;
+    })
+    .map_err(|e| e.to_string())?;
     let mut out = move_value_lines(&moves, session.win_draw_loss());
     let sum = |f: fn(&Part) -> u64| parts.iter().map(|(_, p)| f(p)).sum::<u64>();
     out.push(format!("Nodes: {}", sum(|p| p.nodes)));

@@ -33,7 +33,12 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::parts::{self, FORMAT_V3, Part, checksum_of, cut, read_bounded};
+use thiserror::Error;
+
+use super::parts::{
+    self, CombineError, FORMAT_V3, Part, PartDamage, PartFileError, checksum_of, cut, number,
+    read_bounded,
+};
 /// The largest frontier part file read.
 const MAX_BYTES: u64 = 64 << 20;
 /// The largest value (half-points) a part may hold.
@@ -70,9 +75,12 @@ pub enum AnyPart {
 }
 
 /// Read a part file of any format, its form checked.
-pub fn read_any(path: &Path) -> Result<AnyPart, String> {
+pub fn read_any(path: &Path) -> Result<AnyPart, PartFileError> {
     let bytes = read_bounded(path, MAX_BYTES)?;
-    let shown = path.display();
+    let damaged = |damage| PartFileError::Damaged {
+        path: path.to_path_buf(),
+        damage,
+    };
     let head = bytes
         .split(|&b| b == b'\n')
         .find(|l| !l.starts_with(b"#"))
@@ -80,16 +88,55 @@ pub fn read_any(path: &Path) -> Result<AnyPart, String> {
     if head == format!("format: {FORMAT_V3}").as_bytes() {
         return FrontierPart::parse(&bytes)
             .map(AnyPart::Frontier)
-            .map_err(|why| format!("'{shown}' {why}"));
+            .map_err(damaged);
     }
     if bytes.len() as u64 > 1 << 20 {
-        return Err(format!(
-            "'{shown}' is not a part file of sowfan solve: it is larger than 1024 KiB"
-        ));
+        return Err(PartFileError::TooLarge {
+            path: path.to_path_buf(),
+            kib: 1024,
+        });
     }
-    Part::parse(&bytes)
-        .map(AnyPart::Moves)
-        .map_err(|why| format!("'{shown}' {why}"))
+    Part::parse(&bytes).map(AnyPart::Moves).map_err(damaged)
+}
+
+/// Why a frontier part is no part of this proof (said after the file's name).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum FrontierMismatch {
+    #[error(
+        "is a part of a proof for '{found}', not for '{game}' (give the game and options the \
+         parts were run with)"
+    )]
+    OtherGame { found: String, game: String },
+    #[error(
+        "is a part of a proof of the position '{found}', not of '{position}' (give the --fen \
+         or --moves the parts were run with)"
+    )]
+    OtherPosition { found: String, position: String },
+    #[error(
+        "is a part of a proof split at frontier depth {found}, not {depth} (give every part \
+         of one split)"
+    )]
+    OtherDepth { found: u32, depth: u32 },
+    #[error(
+        "is damaged or of another build: it counts {found} frontier positions at depth \
+         {depth}, this sowfan {count}"
+    )]
+    OtherCount {
+        found: usize,
+        depth: u32,
+        count: usize,
+    },
+    #[error("is damaged: frontier position {index} is none of part {}/{}'s", split.0, split.1)]
+    NotInPart { index: usize, split: (usize, usize) },
+    #[error(
+        "is damaged or of another build: its frontier position {index} is '{found}', this \
+         sowfan's is '{ours}'"
+    )]
+    OtherPositionAt {
+        index: usize,
+        found: String,
+        ours: String,
+    },
 }
 
 /// Part `i` of `k` of `total` frontier positions: their 1-based indexes.
@@ -128,14 +175,13 @@ impl FrontierPart {
     }
 
     /// Write the part to `path` atomically and never over anything (as [`Part::write`]).
-    pub fn write(&self, path: &Path) -> Result<(), String> {
+    pub fn write(&self, path: &Path) -> Result<(), PartFileError> {
         parts::write_new(path, &self.text())
     }
 
     /// Parse a part file's bytes; the error says what is wrong (after the file's name).
-    pub fn parse(bytes: &[u8]) -> Result<FrontierPart, String> {
-        let text = std::str::from_utf8(bytes)
-            .map_err(|_| "is not a part file of sowfan solve (it is not text)".to_string())?;
+    pub fn parse(bytes: &[u8]) -> Result<FrontierPart, PartDamage> {
+        let text = std::str::from_utf8(bytes).map_err(|_| PartDamage::NotText)?;
         // (key, value, offset of the line) of every line but comments.
         let mut lines = Vec::new();
         let mut offset = 0;
@@ -145,22 +191,16 @@ impl FrontierPart {
             if line.starts_with('#') {
                 continue;
             }
-            let body = line
-                .strip_suffix('\n')
-                .ok_or_else(|| "is damaged: its last line is cut (truncated?)".to_string())?;
+            let body = line.strip_suffix('\n').ok_or(PartDamage::LastLineCut)?;
             let (key, value) = body
                 .split_once(": ")
-                .ok_or_else(|| format!("is damaged: '{}' is not a 'key: value' line", cut(body)))?;
+                .ok_or_else(|| PartDamage::NotKeyValue(cut(body)))?;
             lines.push((key, value, at));
         }
         let mut lines = lines.into_iter();
         let mut field = |name: &str| next_field(&mut lines, name);
-        let number = |text: &str, what: &str| -> Result<u64, String> {
-            text.parse()
-                .map_err(|_| format!("is damaged: its {what} '{}' is not a number", cut(text)))
-        };
         if field("format")?.0 != FORMAT_V3 {
-            return Err("is not a part file of sowfan solve (no 'format:' line)".to_string());
+            return Err(PartDamage::NoFormat);
         }
         let game = field("game")?.0.to_string();
         let position = field("position")?.0.to_string();
@@ -168,43 +208,37 @@ impl FrontierPart {
         let depth = u32::try_from(depth)
             .ok()
             .filter(|d| (1..=super::frontier::MAX_DEPTH).contains(d))
-            .ok_or_else(|| format!("is damaged: its frontier depth {depth} is out of range"))?;
+            .ok_or(PartDamage::DepthOutOfRange(depth))?;
         let total = number(field("positions")?.0, "number of positions")?;
         if total > super::frontier::MAX_POSITIONS as u64 {
-            return Err(format!("is damaged: it claims {total} frontier positions"));
+            return Err(PartDamage::TooManyPositions(total));
         }
         let total = total as usize;
         let split = field("split")?.0;
         let split = parts::parse_split_up_to(split, MAX_PARTS)
-            .map_err(|_| format!("is damaged: its split '{}' is no I/K", cut(split)))?;
+            .map_err(|_| PartDamage::NoSplit(cut(split)))?;
         let mut leaves = Vec::new();
         let nodes = loop {
-            let (key, value, _) = lines.next().ok_or_else(|| {
-                "is damaged: it ends before its 'nodes:' line (truncated?)".to_string()
-            })?;
+            let (key, value, _) = lines
+                .next()
+                .ok_or_else(|| PartDamage::EndsBefore("nodes".to_string()))?;
             match key {
                 "leaf" => {
                     let mut words = value.splitn(3, ' ');
                     let (Some(index), Some(v), Some(pos)) =
                         (words.next(), words.next(), words.next())
                     else {
-                        return Err(format!(
-                            "is damaged: 'leaf: {}' is no index, value and position",
-                            cut(value)
-                        ));
+                        return Err(PartDamage::NoLeaf(cut(value)));
                     };
                     let index: usize = index
                         .parse()
-                        .map_err(|_| format!("is damaged: 'leaf: {}' has no index", cut(value)))?;
+                        .map_err(|_| PartDamage::LeafWithoutIndex(cut(value)))?;
                     let v: i64 = v
                         .parse()
-                        .map_err(|_| format!("is damaged: 'leaf: {}' has no value", cut(value)))?;
+                        .map_err(|_| PartDamage::LeafWithoutValue(cut(value)))?;
                     // A range, not `abs()`: i64::MIN has no absolute value.
                     if !(-MAX_VALUE..=MAX_VALUE).contains(&v) || pos.is_empty() {
-                        return Err(format!(
-                            "is damaged: 'leaf: {}' is no index, value and position",
-                            cut(value)
-                        ));
+                        return Err(PartDamage::NoLeaf(cut(value)));
                     }
                     leaves.push((index, Some(v as i32), pos.to_string()));
                 }
@@ -213,21 +247,11 @@ impl FrontierPart {
                         .split_once(' ')
                         .and_then(|(i, pos)| Some((i.parse::<usize>().ok()?, pos)))
                         .filter(|(_, pos)| !pos.is_empty())
-                        .ok_or_else(|| {
-                            format!(
-                                "is damaged: 'open: {}' is no index and position",
-                                cut(value)
-                            )
-                        })?;
+                        .ok_or_else(|| PartDamage::NoOpen(cut(value)))?;
                     leaves.push((index, None, pos.to_string()));
                 }
                 "nodes" => break number(value, "node count")?,
-                other => {
-                    return Err(format!(
-                        "is damaged: '{}:' where a leaf, an open position or 'nodes:' belongs",
-                        cut(other)
-                    ));
-                }
+                other => return Err(PartDamage::NoLeafLine(cut(other))),
             }
         };
         let mut field = |name: &str| next_field(&mut lines, name);
@@ -235,10 +259,10 @@ impl FrontierPart {
         let millis = number(field("time-ms")?.0, "time")?;
         let (sum, end_at) = field("end")?;
         if sum != format!("{:016x}", checksum_of(FORMAT_V3, &bytes[..end_at])) {
-            return Err("is damaged: its checksum does not match (changed or cut)".to_string());
+            return Err(PartDamage::Checksum);
         }
         if lines.next().is_some() || !text.ends_with('\n') {
-            return Err("is damaged: it goes on after its 'end:' line".to_string());
+            return Err(PartDamage::GoesOn);
         }
         Ok(FrontierPart {
             game,
@@ -262,50 +286,46 @@ impl FrontierPart {
         position: &str,
         depth: u32,
         positions: &[String],
-    ) -> Result<(), String> {
+    ) -> Result<(), FrontierMismatch> {
         if self.game != game {
-            return Err(format!(
-                "is a part of a proof for '{}', not for '{game}' (give the game and options \
-                 the parts were run with)",
-                self.game
-            ));
+            return Err(FrontierMismatch::OtherGame {
+                found: self.game.clone(),
+                game: game.to_string(),
+            });
         }
         if self.position != position {
-            return Err(format!(
-                "is a part of a proof of the position '{}', not of '{position}' (give the \
-                 --fen or --moves the parts were run with)",
-                self.position
-            ));
+            return Err(FrontierMismatch::OtherPosition {
+                found: self.position.clone(),
+                position: position.to_string(),
+            });
         }
         if self.depth != depth {
-            return Err(format!(
-                "is a part of a proof split at frontier depth {}, not {depth} (give every \
-                 part of one split)",
-                self.depth
-            ));
+            return Err(FrontierMismatch::OtherDepth {
+                found: self.depth,
+                depth,
+            });
         }
         if self.total != positions.len() {
-            return Err(format!(
-                "is damaged or of another build: it counts {} frontier positions at depth \
-                 {depth}, this sowfan {}",
-                self.total,
-                positions.len()
-            ));
+            return Err(FrontierMismatch::OtherCount {
+                found: self.total,
+                depth,
+                count: positions.len(),
+            });
         }
         let (i, k) = self.split;
         for (index, _, text) in &self.leaves {
             if *index == 0 || *index > positions.len() || part_of(*index, k) != i {
-                return Err(format!(
-                    "is damaged: frontier position {index} is none of part {i}/{k}'s"
-                ));
+                return Err(FrontierMismatch::NotInPart {
+                    index: *index,
+                    split: (i, k),
+                });
             }
             if positions[index - 1] != *text {
-                return Err(format!(
-                    "is damaged or of another build: its frontier position {index} is '{}', \
-                     this sowfan's is '{}'",
-                    cut(text),
-                    cut(&positions[index - 1])
-                ));
+                return Err(FrontierMismatch::OtherPositionAt {
+                    index: *index,
+                    found: cut(text),
+                    ours: cut(&positions[index - 1]),
+                });
             }
         }
         Ok(())
@@ -334,28 +354,33 @@ pub fn combine(
     positions: &[String],
     parts: &[(PathBuf, FrontierPart)],
     possible: &dyn Fn(&str, i32) -> bool,
-) -> Result<Vec<Option<i32>>, String> {
+) -> Result<Vec<Option<i32>>, CombineError> {
     let mut found: Vec<Option<(Option<i32>, &Path)>> = vec![None; positions.len()];
     for (path, part) in parts {
-        let shown = path.display();
         part.check(game, position, depth, positions)
-            .map_err(|why| format!("part file '{shown}' {why}"))?;
+            .map_err(|mismatch| CombineError::OtherProof {
+                path: path.clone(),
+                mismatch,
+            })?;
         for (index, value, text) in &part.leaves {
             if let Some(value) = *value
                 && !possible(text, value)
             {
-                return Err(format!(
-                    "part file '{shown}' is damaged: it gives frontier position {index} the \
-                     value {value}, which no game from that position can end with"
-                ));
+                return Err(CombineError::ImpossibleLeafValue {
+                    path: path.clone(),
+                    index: *index,
+                    value,
+                });
             }
             match (found[index - 1], value) {
                 (Some((Some(other), first)), Some(value)) if other != *value => {
-                    return Err(format!(
-                        "frontier position {index} has the value {other} in '{}' and {value} in \
-                         '{shown}': one of them is wrong; run its part again",
-                        first.display()
-                    ));
+                    return Err(CombineError::LeafValuesDiffer {
+                        index: *index,
+                        first_value: other,
+                        first: first.to_path_buf(),
+                        second_value: *value,
+                        second: path.clone(),
+                    });
                 }
                 (None | Some((None, _)), _) => found[index - 1] = Some((*value, path)),
                 (Some(_), _) => {}
@@ -375,20 +400,13 @@ pub fn combine(
                 shown.join(" ")
             })
             .collect();
-        let listed: Vec<String> = missing.iter().take(40).map(usize::to_string).collect();
-        let more = if missing.len() > 40 {
-            format!(" and {} more", missing.len() - 40)
-        } else {
-            String::new()
-        };
-        return Err(format!(
-            "no part holds the frontier position{} {}{more} (of {}): run --frontier {depth} \
-             --split {} and give every part file",
-            if missing.len() == 1 { "" } else { "s" },
-            listed.join(" "),
-            positions.len(),
-            runs.join(", or ")
-        ));
+        return Err(CombineError::MissingPositions {
+            listed: missing.iter().take(40).copied().collect(),
+            more: missing.len().saturating_sub(40),
+            of: positions.len(),
+            depth,
+            runs: runs.join(", or "),
+        });
     }
     Ok(found.into_iter().flatten().map(|(v, _)| v).collect())
 }
@@ -397,16 +415,14 @@ pub fn combine(
 fn next_field<'a>(
     lines: &mut impl Iterator<Item = (&'a str, &'a str, usize)>,
     name: &str,
-) -> Result<(&'a str, usize), String> {
+) -> Result<(&'a str, usize), PartDamage> {
     match lines.next() {
         Some((key, value, at)) if key == name => Ok((value, at)),
-        Some((key, _, _)) => Err(format!(
-            "is damaged: '{}:' where '{name}:' belongs",
-            cut(key)
-        )),
-        None => Err(format!(
-            "is damaged: it ends before its '{name}:' line (truncated?)"
-        )),
+        Some((key, _, _)) => Err(PartDamage::OutOfPlace {
+            found: cut(key),
+            expected: name.to_string(),
+        }),
+        None => Err(PartDamage::EndsBefore(name.to_string())),
     }
 }
 
@@ -483,7 +499,9 @@ mod tests {
             (PathBuf::from("a"), make(1, &[1, 4])),
             (PathBuf::from("b"), make(2, &[2, 5])),
         ];
-        let error = combine("g", "r", 2, &positions, &parts, &any).expect_err("missing");
+        let error = combine("g", "r", 2, &positions, &parts, &any)
+            .expect_err("missing")
+            .to_string();
         assert!(
             error.contains("position 3 ") && error.contains("--split 3/3"),
             "{error}"
@@ -497,9 +515,13 @@ mod tests {
         all.push((PathBuf::from("c2"), make(3, &[3])));
         assert!(combine("g", "r", 2, &positions, &all, &any).is_ok());
         all.push((PathBuf::from("c3"), make(3, &[-3])));
-        let error = combine("g", "r", 2, &positions, &all, &any).expect_err("differ");
+        let error = combine("g", "r", 2, &positions, &all, &any)
+            .expect_err("differ")
+            .to_string();
         assert!(error.contains("'c'") && error.contains("'c3'"), "{error}");
-        let error = combine("g", "r", 3, &positions, &all, &any).expect_err("depth");
+        let error = combine("g", "r", 3, &positions, &all, &any)
+            .expect_err("depth")
+            .to_string();
         assert!(error.contains("depth"), "{error}");
     }
 }

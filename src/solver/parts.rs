@@ -30,6 +30,8 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use thiserror::Error;
+
 /// The largest part file read (a part of a position with 4096 moves fits easily).
 const MAX_PART_BYTES: u64 = 1 << 20;
 /// The most root moves a part may hold.
@@ -42,6 +44,211 @@ const FORMAT: &str = "sowfan-part 2";
 const FORMAT_V1: &str = "sowfan-part 1";
 /// The format of a part of a proof split at a frontier (`frontier_parts.rs`).
 pub const FORMAT_V3: &str = "sowfan-part 3";
+
+/// What is wrong with a part file's bytes, said after the file's name (`'FILE' is damaged: …`).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PartDamage {
+    #[error("is not a part file of sowfan solve (it is not text)")]
+    NotText,
+    #[error("is not a part file of sowfan solve (no 'format:' line)")]
+    NoFormat,
+    #[error(
+        "is a part file of another format ('{0}'); this sowfan reads '{FORMAT_V3}', '{FORMAT}' \
+         and '{FORMAT_V1}'"
+    )]
+    OtherFormat(String),
+    #[error("is damaged: it ends before its '{0}:' line (truncated?)")]
+    EndsBefore(String),
+    #[error("is damaged: its last line is cut (truncated?)")]
+    LastLineCut,
+    #[error("is damaged: '{0}' is not a 'key: value' line")]
+    NotKeyValue(String),
+    #[error("is damaged: '{found}:' where '{expected}:' belongs")]
+    OutOfPlace { found: String, expected: String },
+    #[error("is damaged: '{0}:' where a move or 'nodes:' belongs")]
+    NoMoveLine(String),
+    #[error("is damaged: '{0}:' where a leaf, an open position or 'nodes:' belongs")]
+    NoLeafLine(String),
+    #[error("is damaged: its {what} '{text}' is not a number")]
+    NotANumber { what: &'static str, text: String },
+    #[error("is damaged: it claims {0} legal moves")]
+    TooManyLegal(u64),
+    #[error("is damaged: it holds too many moves")]
+    TooManyMoves,
+    #[error("is damaged: 'move: {0}' has no value")]
+    MoveWithoutValue(String),
+    #[error("is damaged: the value of move '{0}' is not a number")]
+    MoveValueNotANumber(String),
+    #[error("is damaged: 'move: {0}' is no move and value")]
+    NoMoveAndValue(String),
+    #[error("is damaged: its frontier depth {0} is out of range")]
+    DepthOutOfRange(u64),
+    #[error("is damaged: it claims {0} frontier positions")]
+    TooManyPositions(u64),
+    #[error("is damaged: its split '{0}' is no I/K")]
+    NoSplit(String),
+    #[error("is damaged: 'leaf: {0}' is no index, value and position")]
+    NoLeaf(String),
+    #[error("is damaged: 'leaf: {0}' has no index")]
+    LeafWithoutIndex(String),
+    #[error("is damaged: 'leaf: {0}' has no value")]
+    LeafWithoutValue(String),
+    #[error("is damaged: 'open: {0}' is no index and position")]
+    NoOpen(String),
+    #[error("is damaged: its checksum does not match (changed or cut)")]
+    Checksum,
+    #[error("is damaged: it goes on after its 'end:' line")]
+    GoesOn,
+}
+
+/// `--split TEXT` is no `I/K` with 1 ≤ I ≤ K ≤ `max`.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("--split {text}: give I/K, part I (1..=K) of K parts (K at most {max}), e.g. 2/3")]
+pub struct SplitError {
+    pub text: String,
+    pub max: usize,
+}
+
+/// Something is at `path` already, and `option` does not replace it.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error(
+    "{option} '{}': {what} is there already; give a new name, or remove it first",
+    path.display()
+)]
+pub struct PathTaken {
+    pub option: String,
+    pub path: PathBuf,
+    /// What is there: "a file", "a directory", "a symbolic link", …
+    pub what: &'static str,
+}
+
+/// Why a part file could not be read or written.
+#[derive(Debug, Error)]
+pub enum PartFileError {
+    #[error("cannot read the part file '{}': {error}", path.display())]
+    Read {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("the part file '{}' is not a regular file", path.display())]
+    NotRegular { path: PathBuf },
+    #[error("'{}' is not a part file of sowfan solve: it is larger than {kib} KiB", path.display())]
+    TooLarge { path: PathBuf, kib: u64 },
+    #[error("'{}' {damage}", path.display())]
+    Damaged { path: PathBuf, damage: PartDamage },
+    #[error("cannot write the part file '{}': {error}", path.display())]
+    Write {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error(transparent)]
+    Taken(#[from] PathTaken),
+}
+
+/// Why parts do not combine into the root's values: a part of another proof, a move or
+/// frontier position twice or never held, a value no game can end with.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CombineError {
+    #[error(
+        "part file '{}' is a part of a proof for '{found}', not for '{game}' (give the game \
+         and options the parts were run with)",
+        path.display()
+    )]
+    OtherGame {
+        path: PathBuf,
+        found: String,
+        game: String,
+    },
+    #[error(
+        "part file '{}' is a part of a proof of the position '{found}', not of '{position}' \
+         (give the --fen or --moves the parts were run with)",
+        path.display()
+    )]
+    OtherPosition {
+        path: PathBuf,
+        found: String,
+        position: String,
+    },
+    #[error("part file '{}': '{mv}' is not a legal move of this position", path.display())]
+    IllegalMove { path: PathBuf, mv: String },
+    #[error(
+        "part file '{}' is damaged: it gives move '{mv}' the value {value}, which no game \
+         from this position can end with",
+        path.display()
+    )]
+    ImpossibleMoveValue {
+        path: PathBuf,
+        mv: String,
+        value: i32,
+    },
+    #[error(
+        "the move '{mv}' is in two parts, '{}' and '{}': give each part once",
+        first.display(),
+        second.display()
+    )]
+    MoveTwice {
+        mv: String,
+        first: PathBuf,
+        second: PathBuf,
+    },
+    #[error(
+        "no part holds the move{} {}: run the missing part{} (--split I/K) and give every \
+         part file",
+        plural(moves.len()),
+        moves.join(" "),
+        plural(moves.len())
+    )]
+    MissingMoves { moves: Vec<String> },
+    #[error("part file '{}' {mismatch}", path.display())]
+    OtherProof {
+        path: PathBuf,
+        mismatch: super::frontier_parts::FrontierMismatch,
+    },
+    #[error(
+        "part file '{}' is damaged: it gives frontier position {index} the value {value}, \
+         which no game from that position can end with",
+        path.display()
+    )]
+    ImpossibleLeafValue {
+        path: PathBuf,
+        index: usize,
+        value: i32,
+    },
+    #[error(
+        "frontier position {index} has the value {first_value} in '{}' and {second_value} in \
+         '{}': one of them is wrong; run its part again",
+        first.display(),
+        second.display()
+    )]
+    LeafValuesDiffer {
+        index: usize,
+        first_value: i32,
+        first: PathBuf,
+        second_value: i32,
+        second: PathBuf,
+    },
+    /// `listed`: the first missing positions, `more`: how many beyond them; `runs`: the
+    /// `--split` of each K given that holds them.
+    #[error(
+        "no part holds the frontier position{} {}{} (of {of}): run --frontier {depth} \
+         --split {runs} and give every part file",
+        plural(listed.len() + more),
+        listed.iter().map(usize::to_string).collect::<Vec<_>>().join(" "),
+        if *more > 0 { format!(" and {more} more") } else { String::new() }
+    )]
+    MissingPositions {
+        listed: Vec<usize>,
+        more: usize,
+        of: usize,
+        depth: u32,
+        runs: String,
+    },
+}
+
+/// "s" after a count other than one.
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}
 
 /// What a part proved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,14 +266,15 @@ pub struct Part {
 }
 
 /// `I/K`: part I (1..=K) of K.
-pub fn parse_split(text: &str) -> Result<(usize, usize), String> {
+pub fn parse_split(text: &str) -> Result<(usize, usize), SplitError> {
     parse_split_up_to(text, MAX_MOVES)
 }
 
 /// `I/K`: part I (1..=K) of K, K at most `max`.
-pub fn parse_split_up_to(text: &str, max: usize) -> Result<(usize, usize), String> {
-    let bad = || {
-        format!("--split {text}: give I/K, part I (1..=K) of K parts (K at most {max}), e.g. 2/3")
+pub fn parse_split_up_to(text: &str, max: usize) -> Result<(usize, usize), SplitError> {
+    let bad = || SplitError {
+        text: text.to_string(),
+        max,
     };
     let (i, k) = text.split_once('/').ok_or_else(bad)?;
     let (i, k): (usize, usize) = (
@@ -123,28 +331,28 @@ impl Part {
     /// Write the part to `path` atomically and never over anything: a temporary file beside
     /// it, then linked to its name, which fails if the name is taken (another part, or
     /// anything else: see [`refuse_existing`]) instead of replacing it.
-    pub fn write(&self, path: &Path) -> Result<(), String> {
+    pub fn write(&self, path: &Path) -> Result<(), PartFileError> {
         write_new(path, &self.text())
     }
 
     /// Read and check a part file (its form only: [`combine`] checks it against the game).
-    pub fn read(path: &Path) -> Result<Part, String> {
+    pub fn read(path: &Path) -> Result<Part, PartFileError> {
         let bytes = read_bounded(path, MAX_PART_BYTES)?;
-        Part::parse(&bytes).map_err(|why| format!("'{}' {why}", path.display()))
+        Part::parse(&bytes).map_err(|damage| PartFileError::Damaged {
+            path: path.to_path_buf(),
+            damage,
+        })
     }
 
     /// Parse a part file's bytes; the error says what is wrong (after the file's name).
-    pub fn parse(bytes: &[u8]) -> Result<Part, String> {
-        let text = std::str::from_utf8(bytes)
-            .map_err(|_| "is not a part file of sowfan solve (it is not text)".to_string())?;
+    pub fn parse(bytes: &[u8]) -> Result<Part, PartDamage> {
+        let text = std::str::from_utf8(bytes).map_err(|_| PartDamage::NotText)?;
         let mut lines = text.split_inclusive('\n');
         let mut offset = 0;
-        let mut field = |name: &str| -> Result<(String, usize), String> {
+        let mut field = |name: &str| -> Result<(String, usize), PartDamage> {
             loop {
                 let Some(line) = lines.next() else {
-                    return Err(format!(
-                        "is damaged: it ends before its '{name}:' line (truncated?)"
-                    ));
+                    return Err(PartDamage::EndsBefore(name.to_string()));
                 };
                 let at = offset;
                 offset += line.len();
@@ -152,52 +360,35 @@ impl Part {
                     continue;
                 }
                 let Some(body) = line.strip_suffix('\n') else {
-                    return Err("is damaged: its last line is cut (truncated?)".to_string());
+                    return Err(PartDamage::LastLineCut);
                 };
                 return match body.split_once(": ") {
                     Some((key, value)) => Ok((format!("{key}\u{0}{value}"), at)),
-                    None => Err(format!(
-                        "is damaged: '{}' is not a 'key: value' line",
-                        cut(body)
-                    )),
+                    None => Err(PartDamage::NotKeyValue(cut(body))),
                 };
             }
         };
-        let expect = |got: (String, usize), name: &str| -> Result<String, String> {
+        let expect = |got: (String, usize), name: &str| -> Result<String, PartDamage> {
             let (key, value) = got.0.split_once('\u{0}').unwrap_or(("", ""));
             if key == name {
                 Ok(value.to_string())
             } else {
-                Err(format!(
-                    "is damaged: '{}:' where '{name}:' belongs",
-                    cut(key)
-                ))
+                Err(PartDamage::OutOfPlace {
+                    found: cut(key),
+                    expected: name.to_string(),
+                })
             }
         };
-        let format = expect(
-            field("format").map_err(|_| {
-                "is not a part file of sowfan solve (no 'format:' line)".to_string()
-            })?,
-            "format",
-        )
-        .map_err(|_| "is not a part file of sowfan solve (no 'format:' line)".to_string())?;
+        let format = expect(field("format").map_err(|_| PartDamage::NoFormat)?, "format")
+            .map_err(|_| PartDamage::NoFormat)?;
         if format != FORMAT && format != FORMAT_V1 {
-            return Err(format!(
-                "is a part file of another format ('{}'); this sowfan reads \
-                 '{}', '{FORMAT}' and '{FORMAT_V1}'",
-                cut(&format),
-                FORMAT_V3
-            ));
+            return Err(PartDamage::OtherFormat(cut(&format)));
         }
         let game = expect(field("game")?, "game")?;
         let position = expect(field("position")?, "position")?;
-        let number = |text: &str, what: &str| -> Result<u64, String> {
-            text.parse()
-                .map_err(|_| format!("is damaged: its {what} '{}' is not a number", cut(text)))
-        };
         let legal = number(&expect(field("legal")?, "legal")?, "number of legal moves")?;
         if legal as usize > MAX_MOVES {
-            return Err(format!("is damaged: it claims {legal} legal moves"));
+            return Err(PartDamage::TooManyLegal(legal));
         }
         let mut moves = Vec::new();
         let nodes = loop {
@@ -206,33 +397,22 @@ impl Part {
             match key {
                 "move" => {
                     if moves.len() >= MAX_MOVES {
-                        return Err("is damaged: it holds too many moves".to_string());
+                        return Err(PartDamage::TooManyMoves);
                     }
-                    let (mv, v) = value.rsplit_once(' ').ok_or_else(|| {
-                        format!("is damaged: 'move: {}' has no value", cut(value))
-                    })?;
-                    let v: i64 = v.parse().map_err(|_| {
-                        format!(
-                            "is damaged: the value of move '{}' is not a number",
-                            cut(mv)
-                        )
-                    })?;
+                    let (mv, v) = value
+                        .rsplit_once(' ')
+                        .ok_or_else(|| PartDamage::MoveWithoutValue(cut(value)))?;
+                    let v: i64 = v
+                        .parse()
+                        .map_err(|_| PartDamage::MoveValueNotANumber(cut(mv)))?;
                     // A range, not `abs()`: i64::MIN has no absolute value.
                     if !(-MAX_VALUE..=MAX_VALUE).contains(&v) || mv.is_empty() {
-                        return Err(format!(
-                            "is damaged: 'move: {}' is no move and value",
-                            cut(value)
-                        ));
+                        return Err(PartDamage::NoMoveAndValue(cut(value)));
                     }
                     moves.push((mv.to_string(), v as i32));
                 }
                 "nodes" => break number(value, "node count")?,
-                other => {
-                    return Err(format!(
-                        "is damaged: '{}:' where a move or 'nodes:' belongs",
-                        cut(other)
-                    ));
-                }
+                other => return Err(PartDamage::NoMoveLine(cut(other))),
             }
         };
         let tbhits = number(&expect(field("tbhits")?, "tbhits")?, "tbhits")?;
@@ -241,10 +421,10 @@ impl Part {
         let end_at = end.1;
         let sum = expect(end, "end")?;
         if sum != format!("{:016x}", checksum_of(&format, &bytes[..end_at])) {
-            return Err("is damaged: its checksum does not match (changed or cut)".to_string());
+            return Err(PartDamage::Checksum);
         }
         if lines.next().is_some() {
-            return Err("is damaged: it goes on after its 'end:' line".to_string());
+            return Err(PartDamage::GoesOn);
         }
         Ok(Part {
             game,
@@ -261,8 +441,11 @@ impl Part {
 /// Write `text` to `path` atomically and never over anything: a temporary file beside it,
 /// then linked to its name, which fails if the name is taken (another part, or anything
 /// else: see [`refuse_existing`]) instead of replacing it.
-pub(super) fn write_new(path: &Path, text: &str) -> Result<(), String> {
-    let fail = |e: std::io::Error| format!("cannot write the part file '{}': {e}", path.display());
+pub(super) fn write_new(path: &Path, text: &str) -> Result<(), PartFileError> {
+    let fail = |error: std::io::Error| PartFileError::Write {
+        path: path.to_path_buf(),
+        error,
+    };
     let name = path
         .file_name()
         .ok_or_else(|| fail(std::io::Error::other("the path names no file")))?;
@@ -274,7 +457,7 @@ pub(super) fn write_new(path: &Path, text: &str) -> Result<(), String> {
     let _ = std::fs::remove_file(&temporary);
     match written {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            refuse_existing("--part-file", path)
+            refuse_existing("--part-file", path).map_err(PartFileError::from)
         }
         other => other.map_err(fail),
     }
@@ -290,32 +473,31 @@ fn write_synced(path: &Path, text: &str) -> std::io::Result<()> {
 
 /// The bytes of the part file `path`, at most `max` of them (a larger file is refused as no
 /// part file); a FIFO or device named like the file is refused, never waited on.
-pub(super) fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, String> {
-    let shown = path.display();
+pub(super) fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, PartFileError> {
+    let read = |error| PartFileError::Read {
+        path: path.to_path_buf(),
+        error,
+    };
     let file = crate::cli::open_regular(path).map_err(|e| match e {
-        crate::cli::OpenRegularError::Io(e) => {
-            format!("cannot read the part file '{shown}': {e}")
-        }
-        crate::cli::OpenRegularError::NotRegular => {
-            format!("the part file '{shown}' is not a regular file")
-        }
+        crate::cli::OpenRegularError::Io(error) => read(error),
+        crate::cli::OpenRegularError::NotRegular => PartFileError::NotRegular {
+            path: path.to_path_buf(),
+        },
     })?;
     let mut bytes = Vec::new();
-    file.take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read the part file '{shown}': {e}"))?;
+    file.take(max + 1).read_to_end(&mut bytes).map_err(read)?;
     if bytes.len() as u64 > max {
-        return Err(format!(
-            "'{shown}' is not a part file of sowfan solve: it is larger than {} KiB",
-            max >> 10
-        ));
+        return Err(PartFileError::TooLarge {
+            path: path.to_path_buf(),
+            kib: max >> 10,
+        });
     }
     Ok(bytes)
 }
 
 /// An error when something is at `path` already (a file, a directory, a FIFO, a link, even
 /// a dangling one): what is there is named, and `option` does not replace it.
-pub fn refuse_existing(option: &str, path: &Path) -> Result<(), String> {
+pub fn refuse_existing(option: &str, path: &Path) -> Result<(), PathTaken> {
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         return Ok(());
     };
@@ -334,10 +516,19 @@ pub fn refuse_existing(option: &str, path: &Path) -> Result<(), String> {
     } else {
         "a file"
     };
-    Err(format!(
-        "{option} '{}': {what} is there already; give a new name, or remove it first",
-        path.display()
-    ))
+    Err(PathTaken {
+        option: option.to_string(),
+        path: path.to_path_buf(),
+        what,
+    })
+}
+
+/// `text` read as a number, or the damage naming `what` it is.
+pub(super) fn number(text: &str, what: &'static str) -> Result<u64, PartDamage> {
+    text.parse().map_err(|_| PartDamage::NotANumber {
+        what,
+        text: cut(text),
+    })
 }
 
 /// A text shown in a message, cut short.
@@ -356,57 +547,53 @@ pub fn combine(
     legal: &[String],
     parts: &[(PathBuf, Part)],
     possible: &dyn Fn(&str, i32) -> bool,
-) -> Result<Vec<(String, i32)>, String> {
+) -> Result<Vec<(String, i32)>, CombineError> {
     let mut found: HashMap<&str, (i32, &Path)> = HashMap::new();
     for (path, part) in parts {
-        let shown = path.display();
         if part.game != game {
-            return Err(format!(
-                "part file '{shown}' is a part of a proof for '{}', not for '{game}' (give \
-                 the game and options the parts were run with)",
-                part.game
-            ));
+            return Err(CombineError::OtherGame {
+                path: path.clone(),
+                found: part.game.clone(),
+                game: game.to_string(),
+            });
         }
         if part.position != position || part.legal != legal.len() {
-            return Err(format!(
-                "part file '{shown}' is a part of a proof of the position '{}', not of \
-                 '{position}' (give the --fen or --moves the parts were run with)",
-                part.position
-            ));
+            return Err(CombineError::OtherPosition {
+                path: path.clone(),
+                found: part.position.clone(),
+                position: position.to_string(),
+            });
         }
         for (mv, value) in &part.moves {
             if !legal.contains(mv) {
-                return Err(format!(
-                    "part file '{shown}': '{mv}' is not a legal move of this position"
-                ));
+                return Err(CombineError::IllegalMove {
+                    path: path.clone(),
+                    mv: mv.clone(),
+                });
             }
             if !possible(mv, *value) {
-                return Err(format!(
-                    "part file '{shown}' is damaged: it gives move '{mv}' the value {value}, \
-                     which no game from this position can end with"
-                ));
+                return Err(CombineError::ImpossibleMoveValue {
+                    path: path.clone(),
+                    mv: mv.clone(),
+                    value: *value,
+                });
             }
             if let Some((_, other)) = found.insert(mv, (*value, path)) {
-                return Err(format!(
-                    "the move '{mv}' is in two parts, '{}' and '{shown}': give each part once",
-                    other.display()
-                ));
+                return Err(CombineError::MoveTwice {
+                    mv: mv.clone(),
+                    first: other.to_path_buf(),
+                    second: path.clone(),
+                });
             }
         }
     }
-    let missing: Vec<&str> = legal
+    let missing: Vec<String> = legal
         .iter()
         .filter(|mv| !found.contains_key(mv.as_str()))
-        .map(String::as_str)
+        .cloned()
         .collect();
     if !missing.is_empty() {
-        return Err(format!(
-            "no part holds the move{} {}: run the missing part{} (--split I/K) and give every \
-             part file",
-            if missing.len() == 1 { "" } else { "s" },
-            missing.join(" "),
-            if missing.len() == 1 { "" } else { "s" },
-        ));
+        return Err(CombineError::MissingMoves { moves: missing });
     }
     Ok(legal
         .iter()
