@@ -6,6 +6,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
 use super::*;
+use crate::game::TableIndexing;
 
 fn game(size: Size, options: &[&str]) -> Fanorona {
     Fanorona::new(
