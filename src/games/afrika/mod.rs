@@ -24,7 +24,7 @@ use crate::compositions::Compositions;
 use crate::game::{NetworkFeatures, Notation, Player, Points, Rules};
 use crate::games::mancala::{self, Side};
 use crate::games::sowing_network::{SowingFeatures, SowingNetwork, SowingView};
-use crate::options::{GameOptions, OptionKind, OptionSpec};
+use crate::options::{GameOptions, OptionError, OptionKind, OptionSpec};
 
 pub const NAME: &str = "afrika";
 pub const PITS: usize = 8;
@@ -191,11 +191,13 @@ const NETWORK_LAYOUT: SowingFeatures = SowingFeatures {
 };
 
 impl Afrika {
-    pub fn new(options: GameOptions) -> Afrika {
+    /// The game with `options`; an error when the code reads an option the table does not
+    /// declare (the tests read them all).
+    pub fn new(options: GameOptions) -> Result<Afrika, OptionError> {
         let mut afrika = Afrika {
-            komi: options.points("komi"),
+            komi: options.points("komi")?,
             target: options
-                .int_or_off("target")
+                .int_or_off("target")?
                 .map(|t| Points::whole(t as i32)),
             options,
             index: Compositions::new(CELLS, STONES),
@@ -203,7 +205,7 @@ impl Afrika {
         };
         let bytes = afrika.default_network();
         afrika.network.set_default(bytes);
-        afrika
+        Ok(afrika)
     }
 
     /// `side`'s view of the board, for the network.

@@ -26,7 +26,7 @@ use crate::game::{
 };
 use crate::memory::mix64 as mix;
 use crate::nnue::Network;
-use crate::options::{GameOptions, OptionKind, OptionSpec};
+use crate::options::{GameOptions, OptionError, OptionKind, OptionSpec};
 pub use board::Size;
 use board::{Geometry, NONE, opposite};
 pub use moves::{ChainRules, FanoronaMove, MAX_STEPS, StepKind};
@@ -135,17 +135,19 @@ pub struct Fanorona {
 }
 
 impl Fanorona {
-    pub fn new(size: Size, options: GameOptions) -> Fanorona {
+    /// The game on `size` with `options`; an error when the code reads an option the table
+    /// does not declare (the tests read them all).
+    pub fn new(size: Size, options: GameOptions) -> Result<Fanorona, OptionError> {
         let g = size.geometry();
         let stones = notation::parse_board(g, size.start_board()).expect("start board is valid");
-        let first_capture_single = options.bool("first-capture-single");
-        Fanorona {
+        let first_capture_single = options.bool("first-capture-single")?;
+        Ok(Fanorona {
             size,
             g,
             first_capture_single,
-            same_direction: options.choice("same-direction") == "allowed",
-            repetition: options.int_or_off("repetition").map(|n| n as u32),
-            quiet_limit: options.int_or_off("quiet-limit").map(|n| n as u32),
+            same_direction: options.choice_is("same-direction", "allowed")?,
+            repetition: options.int_or_off("repetition")?.map(|n| n as u32),
+            quiet_limit: options.int_or_off("quiet-limit")?.map(|n| n as u32),
             options,
             start: FanoronaPosition {
                 stones,
@@ -155,13 +157,12 @@ impl Fanorona {
             },
             network: None,
         }
-        .with_default_network()
+        .with_default_network())
     }
 
     /// The game with its default options.
-    pub fn with_defaults(size: Size) -> Fanorona {
-        let options = GameOptions::parse(size.game_name(), OPTIONS, &[])
-            .expect("no options are always valid");
+    pub fn with_defaults(size: Size) -> Result<Fanorona, OptionError> {
+        let options = GameOptions::parse(size.game_name(), OPTIONS, &[])?;
         Fanorona::new(size, options)
     }
 

@@ -18,7 +18,7 @@ use crate::compositions::Compositions;
 use crate::game::{GameResult, Horizon, NetworkFeatures, Outcome, Player, Points};
 use crate::games::mancala::{self, Side};
 use crate::games::sowing_network::{SowingFeatures, SowingNetwork, SowingView};
-use crate::options::{GameOptions, OptionKind, OptionSpec};
+use crate::options::{GameOptions, OptionError, OptionKind, OptionSpec};
 
 pub const NAME: &str = "kalah";
 pub const MAX_PITS: usize = 12;
@@ -110,8 +110,10 @@ pub struct Kalah {
 }
 
 impl Kalah {
-    pub fn new(options: GameOptions) -> Kalah {
-        let pits = options.int("pits") as usize;
+    /// The game with `options`; an error when the code reads an option the table does not
+    /// declare (the tests read them all).
+    pub fn new(options: GameOptions) -> Result<Kalah, OptionError> {
+        let pits = options.int("pits")? as usize;
         let cells = 2 * pits + 2;
         let mut next = [[0u8; MAX_CELLS]; 2];
         for side in [Side::South, Side::North] {
@@ -127,7 +129,7 @@ impl Kalah {
                 *slot = n as u8;
             }
         }
-        let seeds = options.int("seeds") as u16;
+        let seeds = options.int("seeds")? as u16;
         let layout = SowingFeatures {
             pits,
             pit_cap: 15,
@@ -138,10 +140,10 @@ impl Kalah {
         let mut kalah = Kalah {
             pits,
             seeds,
-            empty_capture: options.bool("empty-capture"),
-            end_on_move: options.choice("end") == "on-move",
-            leftovers_to_owner: options.choice("leftovers") == "owner",
-            pie: options.bool("pie"),
+            empty_capture: options.bool("empty-capture")?,
+            end_on_move: options.choice_is("end", "on-move")?,
+            leftovers_to_owner: options.choice_is("leftovers", "owner")?,
+            pie: options.bool("pie")?,
             options,
             next,
             index: Compositions::new(2 * pits, MAX_SEEDS),
@@ -149,7 +151,7 @@ impl Kalah {
         };
         let bytes = kalah.default_network();
         kalah.network.set_default(bytes);
-        kalah
+        Ok(kalah)
     }
 
     /// `side`'s view of the board, for the network.
