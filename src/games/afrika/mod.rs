@@ -21,7 +21,7 @@ mod table;
 mod tests;
 
 use crate::compositions::Compositions;
-use crate::game::{NetworkFeatures, Notation, Player, Points, Rules};
+use crate::game::{NetworkFeatures, Player, Points, Rules};
 use crate::games::mancala::{self, Side};
 use crate::games::sowing_network::{SowingFeatures, SowingNetwork, SowingView};
 use crate::options::{GameOptions, OptionError, OptionKind, OptionSpec};
@@ -294,28 +294,5 @@ impl Afrika {
             board += laps as u128 * (ONES - (1u128 << (8 * origin)));
         }
         pos.cells = board.to_le_bytes();
-    }
-
-    /// The evaluation's features from the mover's view, in the order of [`TERMS`](evaluation::TERMS), after
-    /// the captures due ([`Afrika::after_captures_due`]).
-    #[inline]
-    fn features(&self, pos: &AfrikaPosition) -> [i32; 3] {
-        let us = pos.side;
-        let quiet = self.after_captures_due(pos);
-        let margin = self.side_points(&quiet, us) - self.side_points(&quiet, us.other());
-        let rows = quiet.row_stones(us.other()) as i32 - quiet.row_stones(us) as i32;
-        let tempo = if quiet.side == us { 1 } else { -1 };
-        [margin.halves(), rows, tempo]
-    }
-
-    /// Text of every legal move, for error messages.
-    fn legal_texts(&self, pos: &AfrikaPosition) -> String {
-        let mut moves = Vec::new();
-        self.legal_moves(pos, &mut moves);
-        moves
-            .iter()
-            .map(|&mv| self.format_move(pos, mv))
-            .collect::<Vec<_>>()
-            .join(" ")
     }
 }

@@ -223,24 +223,6 @@ impl<const P: usize> PitRules<'_, P> {
         self.index.rank(view)
     }
 
-    /// The evaluation's features from the mover's view, in the order of [`TERMS`](evaluation::TERMS).
-    #[inline]
-    fn features(&self, pos: &KalahPosition) -> [i32; 3] {
-        let us = pos.side;
-        let them = us.other();
-        let stores = pos.cells[self.store(us)] as i32 - pos.cells[self.store(them)] as i32;
-        // Seeds on our side are partly ours: they come home at the end unless taken.
-        let rows = if self.leftovers_to_owner {
-            self.row_sum(pos, us) as i32 - self.row_sum(pos, them) as i32
-        } else {
-            0
-        };
-        // A pit that reaches the store exactly is a free extra move for whoever owns it.
-        let first = self.pit_cell(us, 0);
-        let extra = (0..self.n()).any(|i| pos.cells[first + i] as usize == self.n() - i);
-        [stores, rows, extra as i32]
-    }
-
     /// [`SearchHints::proof_order`]: eight times the seeds on the mover's side less the opponent's,
     /// less the seeds that face the mover's empty pits (what its captures could take).
     /// Of two moves that bank as much, the one that sows fewer seeds into the opponent's row
