@@ -5,6 +5,7 @@
 //! (which always list what is accepted).
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use thiserror::Error;
 
@@ -150,6 +151,24 @@ pub enum OptionError {
     BadValue(String),
     #[error("option '{0}' is given twice")]
     Repeated(String),
+    /// A game reads an option its table does not declare: a misspelt name in the game's
+    /// code, reported rather than panicking (each game's tests read them all).
+    #[error("{game} reads undeclared option '{name}'")]
+    Undeclared { game: &'static str, name: String },
+    /// A game compares a `Choice` option with a word the option does not declare.
+    #[error("{game} reads option '{name}' as '{word}', which it does not declare")]
+    UndeclaredWord {
+        game: &'static str,
+        name: String,
+        word: String,
+    },
+    /// A game reads an option as another kind than its table declares.
+    #[error("{game} reads option '{name}' as {expected}, but it is declared otherwise")]
+    WrongKind {
+        game: &'static str,
+        name: String,
+        expected: &'static str,
+    },
 }
 
 /// Validated option values of one game, every option present (defaults filled in).
@@ -158,6 +177,30 @@ pub struct GameOptions {
     game: &'static str,
     specs: &'static [OptionSpec],
     values: Vec<OptionValue>,
+    /// Which options the game has read (see [`GameOptions::unread`]).
+    read: ReadMarks,
+}
+
+/// One bit per option read, atomic so that the options stay `Sync` inside a shared game.
+#[derive(Debug, Default)]
+struct ReadMarks(AtomicU64);
+
+impl ReadMarks {
+    fn mark(&self, index: usize) {
+        let bit = 1u64.checked_shl(index as u32).unwrap_or(0);
+        self.0.fetch_or(bit, Ordering::Relaxed);
+    }
+
+    /// Options past the 64th are never marked, nor reported unread.
+    fn is_marked(&self, index: usize) -> bool {
+        index >= 64 || self.0.load(Ordering::Relaxed) & (1 << index) != 0
+    }
+}
+
+impl Clone for ReadMarks {
+    fn clone(&self) -> ReadMarks {
+        ReadMarks(AtomicU64::new(self.0.load(Ordering::Relaxed)))
+    }
 }
 
 impl GameOptions {
@@ -197,10 +240,11 @@ impl GameOptions {
         for (spec, value) in specs.iter().zip(given) {
             let value = match value {
                 Some(v) => v,
-                // Defaults are part of the program: a bad one is a bug caught by the tests.
+                // Defaults are part of the program: a bad one is a bug caught by the tests,
+                // reported as any bad value rather than a panic.
                 None => spec
                     .parse_value(spec.default)
-                    .expect("option default is valid"),
+                    .map_err(OptionError::BadValue)?,
             };
             values.push(value);
         }
@@ -208,53 +252,94 @@ impl GameOptions {
             game,
             specs,
             values,
+            read: ReadMarks::default(),
         })
     }
 
-    fn value(&self, name: &str) -> OptionValue {
+    fn value(&self, name: &str) -> Result<OptionValue, OptionError> {
         let index = self
             .specs
             .iter()
             .position(|s| s.name == name)
-            .unwrap_or_else(|| panic!("game reads undeclared option '{name}'"));
-        self.values[index]
+            .ok_or_else(|| OptionError::Undeclared {
+                game: self.game,
+                name: name.to_string(),
+            })?;
+        self.read.mark(index);
+        Ok(self.values[index])
     }
 
-    pub fn bool(&self, name: &str) -> bool {
-        match self.value(name) {
-            OptionValue::Bool(b) => b,
-            other => panic!("option '{name}' is not boolean: {other:?}"),
+    fn wrong_kind(&self, name: &str, expected: &'static str) -> OptionError {
+        OptionError::WrongKind {
+            game: self.game,
+            name: name.to_string(),
+            expected,
         }
     }
 
-    pub fn int(&self, name: &str) -> i64 {
-        match self.value(name) {
-            OptionValue::Int(n) => n,
-            other => panic!("option '{name}' is not an integer: {other:?}"),
+    pub fn bool(&self, name: &str) -> Result<bool, OptionError> {
+        match self.value(name)? {
+            OptionValue::Bool(b) => Ok(b),
+            _ => Err(self.wrong_kind(name, "a boolean")),
+        }
+    }
+
+    pub fn int(&self, name: &str) -> Result<i64, OptionError> {
+        match self.value(name)? {
+            OptionValue::Int(n) => Ok(n),
+            _ => Err(self.wrong_kind(name, "an integer")),
         }
     }
 
     /// An `IntOrOff` option: `None` when `off`.
-    pub fn int_or_off(&self, name: &str) -> Option<i64> {
-        match self.value(name) {
-            OptionValue::Int(n) => Some(n),
-            OptionValue::Off => None,
-            other => panic!("option '{name}' is not an integer: {other:?}"),
+    pub fn int_or_off(&self, name: &str) -> Result<Option<i64>, OptionError> {
+        match self.value(name)? {
+            OptionValue::Int(n) => Ok(Some(n)),
+            OptionValue::Off => Ok(None),
+            _ => Err(self.wrong_kind(name, "an integer or off")),
         }
     }
 
-    pub fn points(&self, name: &str) -> Points {
-        match self.value(name) {
-            OptionValue::Half(p) => p,
-            other => panic!("option '{name}' is not a number: {other:?}"),
+    pub fn points(&self, name: &str) -> Result<Points, OptionError> {
+        match self.value(name)? {
+            OptionValue::Half(p) => Ok(p),
+            _ => Err(self.wrong_kind(name, "a number")),
         }
     }
 
-    pub fn choice(&self, name: &str) -> &'static str {
-        match self.value(name) {
-            OptionValue::Choice(w) => w,
-            other => panic!("option '{name}' is not a choice: {other:?}"),
+    pub fn choice(&self, name: &str) -> Result<&'static str, OptionError> {
+        match self.value(name)? {
+            OptionValue::Choice(w) => Ok(w),
+            _ => Err(self.wrong_kind(name, "a choice")),
         }
+    }
+
+    /// Is the `Choice` option `name` set to `word`? A word the option does not declare is an
+    /// error, so that a misspelt word fails rather than reads as a silent `false`.
+    pub fn choice_is(&self, name: &str, word: &str) -> Result<bool, OptionError> {
+        let chosen = self.choice(name)?;
+        let declared = self.specs.iter().any(|s| {
+            s.name == name && matches!(s.kind, OptionKind::Choice(words) if words.contains(&word))
+        });
+        if !declared {
+            return Err(OptionError::UndeclaredWord {
+                game: self.game,
+                name: name.to_string(),
+                word: word.to_string(),
+            });
+        }
+        Ok(chosen == word)
+    }
+
+    /// The declared options the game has not read: each game's tests check that none are
+    /// left, so an option declared but ignored (or read under another name) fails a test.
+    pub fn unread(&self) -> Vec<&'static str> {
+        self.specs
+            .iter()
+            .enumerate()
+            .filter(|&(index, _)| !self.read.is_marked(index))
+            .map(|(_, spec)| spec.name)
+            .collect()
     }
 
     /// The game name and its non-default options, as written after `newgame`
@@ -331,12 +416,42 @@ mod tests {
     #[test]
     fn defaults_and_values() {
         let o = GameOptions::parse("t", SPECS, &["pits=4", "komi=2.5", "end=on-move"]).unwrap();
-        assert_eq!(o.int("pits"), 4);
-        assert!(!o.bool("pie"));
-        assert_eq!(o.points("komi"), Points::from_halves(5));
-        assert_eq!(o.int_or_off("target"), None);
-        assert_eq!(o.choice("end"), "on-move");
+        assert_eq!(o.int("pits"), Ok(4));
+        assert_eq!(o.bool("pie"), Ok(false));
+        assert_eq!(o.points("komi"), Ok(Points::from_halves(5)));
+        assert_eq!(o.int_or_off("target"), Ok(None));
+        assert_eq!(o.choice("end"), Ok("on-move"));
+        assert_eq!(o.choice_is("end", "on-move"), Ok(true));
         assert_eq!(o.non_default(), vec!["pits=4", "komi=2.5", "end=on-move"]);
+        assert!(o.unread().is_empty());
+    }
+
+    #[test]
+    fn misreads_are_errors() {
+        let o = GameOptions::parse("t", SPECS, &[]).unwrap();
+        assert!(matches!(o.int("pit"), Err(OptionError::Undeclared { .. })));
+        assert!(matches!(o.bool("pits"), Err(OptionError::WrongKind { .. })));
+        assert!(matches!(o.int("pie"), Err(OptionError::WrongKind { .. })));
+        assert!(matches!(
+            o.int_or_off("end"),
+            Err(OptionError::WrongKind { .. })
+        ));
+        assert!(matches!(
+            o.points("target"),
+            Err(OptionError::WrongKind { .. })
+        ));
+        assert!(matches!(
+            o.choice("komi"),
+            Err(OptionError::WrongKind { .. })
+        ));
+        assert!(matches!(
+            o.choice_is("end", "on-mvoe"),
+            Err(OptionError::UndeclaredWord { .. })
+        ));
+        let fresh = GameOptions::parse("t", SPECS, &[]).unwrap();
+        assert_eq!(fresh.unread(), vec!["pits", "pie", "komi", "target", "end"]);
+        assert_eq!(fresh.int("pits"), Ok(6));
+        assert_eq!(fresh.unread(), vec!["pie", "komi", "target", "end"]);
     }
 
     #[test]

@@ -15,11 +15,13 @@ pub struct GameEntry {
     pub name: &'static str,
     pub summary: &'static str,
     pub options: &'static [OptionSpec],
-    pub build: fn(GameOptions) -> Box<dyn Session>,
+    /// The game with validated options; an error only when the game's code reads an option
+    /// its table does not declare.
+    pub build: fn(GameOptions) -> Result<Box<dyn Session>, OptionError>,
 }
 
-fn session<G: Game>(game: G) -> Box<dyn Session> {
-    Box::new(GameSession::new(game))
+fn session<G: Game>(game: Result<G, OptionError>) -> Result<Box<dyn Session>, OptionError> {
+    Ok(Box::new(GameSession::new(game?)))
 }
 
 pub const GAMES: &[GameEntry] = &[
@@ -87,7 +89,7 @@ pub fn find(name: &str) -> Result<&'static GameEntry, RegistryError> {
 pub fn create(name: &str, options: &[&str]) -> Result<Box<dyn Session>, RegistryError> {
     let entry = find(name)?;
     let options = GameOptions::parse(entry.name, entry.options, options)?;
-    Ok((entry.build)(options))
+    Ok((entry.build)(options)?)
 }
 
 /// Build a game from one string: `"kalah pits=4 seeds=3"`.

@@ -19,6 +19,20 @@ eval_weights! {
         "the side to sow after the captures due (+1 us, −1 them)";
 }
 
+impl Afrika {
+    /// The evaluation's features from the mover's view, in the order of [`TERMS`], after
+    /// the captures due ([`Afrika::after_captures_due`]).
+    #[inline]
+    pub(super) fn features(&self, pos: &AfrikaPosition) -> [i32; 3] {
+        let us = pos.side;
+        let quiet = self.after_captures_due(pos);
+        let margin = self.side_points(&quiet, us) - self.side_points(&quiet, us.other());
+        let rows = quiet.row_stones(us.other()) as i32 - quiet.row_stones(us) as i32;
+        let tempo = if quiet.side == us { 1 } else { -1 };
+        [margin.halves(), rows, tempo]
+    }
+}
+
 impl Evaluation for Afrika {
     /// With a network: the network's judgement of the position after the captures due,
     /// for the side then to move (negated when that is the opponent).

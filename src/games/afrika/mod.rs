@@ -21,10 +21,10 @@ mod table;
 mod tests;
 
 use crate::compositions::Compositions;
-use crate::game::{NetworkFeatures, Notation, Player, Points, Rules};
+use crate::game::{NetworkFeatures, Player, Points, Rules};
 use crate::games::mancala::{self, Side};
 use crate::games::sowing_network::{SowingFeatures, SowingNetwork, SowingView};
-use crate::options::{GameOptions, OptionKind, OptionSpec};
+use crate::options::{GameOptions, OptionError, OptionKind, OptionSpec};
 
 pub const NAME: &str = "afrika";
 pub const PITS: usize = 8;
@@ -191,11 +191,13 @@ const NETWORK_LAYOUT: SowingFeatures = SowingFeatures {
 };
 
 impl Afrika {
-    pub fn new(options: GameOptions) -> Afrika {
+    /// The game with `options`; an error when the code reads an option the table does not
+    /// declare (the tests read them all).
+    pub fn new(options: GameOptions) -> Result<Afrika, OptionError> {
         let mut afrika = Afrika {
-            komi: options.points("komi"),
+            komi: options.points("komi")?,
             target: options
-                .int_or_off("target")
+                .int_or_off("target")?
                 .map(|t| Points::whole(t as i32)),
             options,
             index: Compositions::new(CELLS, STONES),
@@ -203,7 +205,7 @@ impl Afrika {
         };
         let bytes = afrika.default_network();
         afrika.network.set_default(bytes);
-        afrika
+        Ok(afrika)
     }
 
     /// `side`'s view of the board, for the network.
@@ -292,28 +294,5 @@ impl Afrika {
             board += laps as u128 * (ONES - (1u128 << (8 * origin)));
         }
         pos.cells = board.to_le_bytes();
-    }
-
-    /// The evaluation's features from the mover's view, in the order of [`TERMS`](evaluation::TERMS), after
-    /// the captures due ([`Afrika::after_captures_due`]).
-    #[inline]
-    fn features(&self, pos: &AfrikaPosition) -> [i32; 3] {
-        let us = pos.side;
-        let quiet = self.after_captures_due(pos);
-        let margin = self.side_points(&quiet, us) - self.side_points(&quiet, us.other());
-        let rows = quiet.row_stones(us.other()) as i32 - quiet.row_stones(us) as i32;
-        let tempo = if quiet.side == us { 1 } else { -1 };
-        [margin.halves(), rows, tempo]
-    }
-
-    /// Text of every legal move, for error messages.
-    fn legal_texts(&self, pos: &AfrikaPosition) -> String {
-        let mut moves = Vec::new();
-        self.legal_moves(pos, &mut moves);
-        moves
-            .iter()
-            .map(|&mv| self.format_move(pos, mv))
-            .collect::<Vec<_>>()
-            .join(" ")
     }
 }

@@ -232,3 +232,16 @@ impl Notation for Afrika {
         out
     }
 }
+
+impl Afrika {
+    /// Text of every legal move, for error messages.
+    fn legal_texts(&self, pos: &AfrikaPosition) -> String {
+        let mut moves = Vec::new();
+        self.legal_moves(pos, &mut moves);
+        moves
+            .iter()
+            .map(|&mv| self.format_move(pos, mv))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}

@@ -4,7 +4,14 @@ use crate::game::GameResult;
 use crate::game::prelude::*;
 
 fn afrika(options: &[&str]) -> Afrika {
-    Afrika::new(GameOptions::parse(NAME, OPTIONS, options).unwrap())
+    Afrika::new(GameOptions::parse(NAME, OPTIONS, options).unwrap()).unwrap()
+}
+
+/// Every declared option is read, under its declared name and kind: a misspelt read fails
+/// here (not in a user's game), and so does an option declared but never read.
+#[test]
+fn every_option_is_read_and_declared() {
+    assert_eq!(afrika(&[]).options.unread(), Vec::<&str>::new());
 }
 
 /// Afrika evaluating by hand (`Eval classic`), whose terms the tests check.

@@ -21,6 +21,35 @@ eval_weights! {
         "the mover can end a first lap on a three";
 }
 
+impl Anywoli {
+    /// The evaluation's features from the mover's view, in the order of [`TERMS`].
+    #[inline]
+    fn features(&self, pos: &AnywoliPosition) -> [i32; 4] {
+        let us = pos.side;
+        let them = us.other();
+        let stores = pos.stores[us.index()] as i32 - pos.stores[them.index()] as i32;
+        let mut rows = 0;
+        let mut threes = 0;
+        for (side, sign) in [(us, 1), (them, -1)] {
+            for &count in self.row(pos, side) {
+                rows += sign * count as i32;
+                if count == FOUR - 1 {
+                    threes += sign;
+                }
+            }
+        }
+        let first = self.house_index(us, 0);
+        let threat = (0..self.houses).any(|i| {
+            let seeds = pos.houses[first + i] as usize;
+            seeds > 0 && seeds < self.width && {
+                let land = (first + i + seeds) % self.width;
+                pos.houses[land] == FOUR - 1
+            }
+        });
+        [stores, rows, threes, threat as i32]
+    }
+}
+
 impl Evaluation for Anywoli {
     fn evaluate(&self, pos: &AnywoliPosition) -> i32 {
         let views = [

@@ -23,7 +23,7 @@ mod tests;
 use crate::game::{GameResult, MAX_PLY, NetworkFeatures, Outcome, Player, Points, PositionError};
 use crate::games::mancala::Side;
 use crate::games::sowing_network::{SowingFeatures, SowingNetwork, SowingView};
-use crate::options::{GameOptions, OptionKind, OptionSpec};
+use crate::options::{GameOptions, OptionError, OptionKind, OptionSpec};
 
 pub const NAME: &str = "anywoli";
 pub const MAX_HOUSES: usize = 13;
@@ -132,9 +132,11 @@ pub struct Anywoli {
 }
 
 impl Anywoli {
-    pub fn new(options: GameOptions) -> Anywoli {
-        let houses = options.int("houses") as usize;
-        let seeds = options.int("seeds") as u8;
+    /// The game with `options`; an error when the code reads an option the table does not
+    /// declare (the tests read them all).
+    pub fn new(options: GameOptions) -> Result<Anywoli, OptionError> {
+        let houses = options.int("houses")? as usize;
+        let seeds = options.int("seeds")? as u8;
         let layout = SowingFeatures {
             pits: houses,
             pit_cap: 15,
@@ -146,18 +148,19 @@ impl Anywoli {
             houses,
             width: 2 * houses,
             seeds,
-            last_four: match options.choice("last-four") {
-                "first-final-capture" => LastFour::FirstFinalCapture,
-                _ => LastFour::LastCapturer,
+            last_four: if options.choice_is("last-four", "first-final-capture")? {
+                LastFour::FirstFinalCapture
+            } else {
+                LastFour::LastCapturer
             },
-            repetition: options.int_or_off("repetition").map(|n| n as u32),
-            quiet_limit: options.int_or_off("quiet-limit").map(|n| n as u16),
+            repetition: options.int_or_off("repetition")?.map(|n| n as u32),
+            quiet_limit: options.int_or_off("quiet-limit")?.map(|n| n as u16),
             options,
             network: SowingNetwork::new(layout, format!("anywoli {houses}x{seeds}")),
         };
         let bytes = anywoli.default_network();
         anywoli.network.set_default(bytes);
-        anywoli
+        Ok(anywoli)
     }
 
     /// `side`'s view of the board, for the network.
@@ -429,34 +432,5 @@ impl Anywoli {
                 "{what} must be S, N or - (nobody yet), not '{text}'"
             ))
         })
-    }
-}
-
-impl Anywoli {
-    /// The evaluation's features from the mover's view, in the order of [`TERMS`](evaluation::TERMS).
-    #[inline]
-    fn features(&self, pos: &AnywoliPosition) -> [i32; 4] {
-        let us = pos.side;
-        let them = us.other();
-        let stores = pos.stores[us.index()] as i32 - pos.stores[them.index()] as i32;
-        let mut rows = 0;
-        let mut threes = 0;
-        for (side, sign) in [(us, 1), (them, -1)] {
-            for &count in self.row(pos, side) {
-                rows += sign * count as i32;
-                if count == FOUR - 1 {
-                    threes += sign;
-                }
-            }
-        }
-        let first = self.house_index(us, 0);
-        let threat = (0..self.houses).any(|i| {
-            let seeds = pos.houses[first + i] as usize;
-            seeds > 0 && seeds < self.width && {
-                let land = (first + i + seeds) % self.width;
-                pos.houses[land] == FOUR - 1
-            }
-        });
-        [stores, rows, threes, threat as i32]
     }
 }

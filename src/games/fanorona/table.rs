@@ -21,7 +21,9 @@
 
 use std::sync::OnceLock;
 
-use super::board::{Geometry, MAX_POINTS, NONE, Size};
+use super::board::{self, Geometry, MAX_POINTS, NONE, Size};
+use super::{Fanorona, FanoronaPosition};
+use crate::game::{ExactValues, MAX_TABLE_DISTANCE, Outcome, Player, TableIndexing, TableValues};
 
 /// The largest set of mover stone sets of one count whose ranks are kept in a lookup
 /// table (entries); bigger counts are not covered by tables.
@@ -351,6 +353,134 @@ fn unrank_among_free(mut rank: u64, k: usize, taken: u64, points: usize) -> u64 
         top = c;
     }
     set
+}
+
+impl ExactValues for Fanorona {
+    /// Fanorona is won or lost, not scored: for the exact solver a win is worth one point,
+    /// a loss minus one, a draw nothing (`sowfan solve` says `Value: win`, `draw`, `loss`).
+    fn final_value(&self, outcome: &Outcome, mover: Player) -> i32 {
+        match outcome.result.winner() {
+            Some(winner) if winner == mover => 2,
+            Some(_) => -2,
+            None => 0,
+        }
+    }
+
+    fn value_at_stake(&self, _pos: &FanoronaPosition) -> Option<i32> {
+        Some(2)
+    }
+
+    fn value_step(&self) -> i32 {
+        2
+    }
+
+    fn win_draw_loss(&self) -> bool {
+        true
+    }
+}
+
+impl TableIndexing for Fanorona {
+    /// Tables exist under a quiet limit a byte can count (the distance semantics, see
+    /// [`TableValues::Distance`]); they hold positions after both first turns. Neither the
+    /// repetition rule (it cannot change the value of a position reached without repeating,
+    /// docs/tablebases.md) nor first-capture-single (its positions are not covered) changes
+    /// a table value, so they are not part of the rules; same-direction=allowed is.
+    fn table_rules(&self) -> Option<String> {
+        let limit = self.table_limit()?;
+        let same = if self.same_direction {
+            " same-direction=allowed"
+        } else {
+            ""
+        };
+        Some(format!(
+            "{} quiet-limit={limit}{same}",
+            self.size.game_name()
+        ))
+    }
+
+    fn table_values(&self) -> TableValues {
+        TableValues::Distance {
+            limit: self.quiet_limit.unwrap_or(0).min(MAX_TABLE_DISTANCE),
+            win: 2,
+        }
+    }
+
+    /// A layer is a material (the two stone counts); see [`table`].
+    fn table_index(&self, pos: &FanoronaPosition, max_layer: u32) -> Option<(u32, u64)> {
+        if pos.first_pending != 0 || self.table_limit().is_none() {
+            return None;
+        }
+        indexer(self.size).index(pos.own(), pos.enemy(), max_layer)
+    }
+
+    fn table_layer_size(&self, layer: u32) -> u64 {
+        indexer(self.size).layer_size(layer)
+    }
+
+    fn table_position(&self, layer: u32, index: u64) -> Option<FanoronaPosition> {
+        let (own, enemy) = indexer(self.size).position(layer, index)?;
+        Some(FanoronaPosition {
+            stones: [own, enemy],
+            side: Player::P1,
+            quiet: 0,
+            first_pending: 0,
+        })
+    }
+
+    fn table_top_layer(&self, stones: u32) -> Option<u32> {
+        top_layer(stones)
+    }
+
+    fn table_layer_name(&self, layer: u32) -> String {
+        let (a, b) = material(layer);
+        format!("{a} and {b} stones")
+    }
+
+    /// The stones in play: a paika keeps both counts and a capture removes stones for
+    /// good, so a material reads only its own layer and materials of fewer stones in all.
+    fn table_layer_stage(&self, layer: u32) -> u32 {
+        let (a, b) = material(layer);
+        a + b
+    }
+
+    fn table_turns_left(&self, pos: &FanoronaPosition) -> u32 {
+        self.quiet_limit
+            .map_or(u32::MAX, |limit| limit.saturating_sub(pos.quiet))
+    }
+
+    /// The positions one paika before `pos`: the side not to move stepped a stone to its
+    /// point from a neighbour on a line that is empty now, and could not capture before
+    /// (a paika is legal only then).
+    fn table_unmoves(&self, pos: &FanoronaPosition, out: &mut Vec<FanoronaPosition>) {
+        out.clear();
+        let g = self.g;
+        let (own, enemy) = (pos.own(), pos.enemy());
+        let empty = g.all & !(own | enemy);
+        let mut stones = enemy;
+        while stones != 0 {
+            let to = stones.trailing_zeros() as usize;
+            stones &= stones - 1;
+            for d in 0..board::DIRECTIONS {
+                let from = g.neighbour[d][to];
+                if from == NONE || empty & (1u64 << from) == 0 {
+                    continue;
+                }
+                let before = enemy ^ (1u64 << to) ^ (1u64 << from);
+                if g.capturers(before, own) != 0 {
+                    continue;
+                }
+                let mut stones = [0u64; 2];
+                stones[pos.side.other().index()] = before;
+                stones[pos.side.index()] = own;
+                out.push(FanoronaPosition {
+                    stones,
+                    side: pos.side.other(),
+                    quiet: pos.quiet.saturating_sub(1),
+                    first_pending: 0,
+                });
+            }
+        }
+    }
 }
 
 #[cfg(test)]

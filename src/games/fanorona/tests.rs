@@ -6,12 +6,24 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
 use super::*;
+use crate::game::TableIndexing;
 
 fn game(size: Size, options: &[&str]) -> Fanorona {
     Fanorona::new(
         size,
         GameOptions::parse(size.game_name(), OPTIONS, options).unwrap(),
     )
+    .unwrap()
+}
+
+/// Every declared option is read, under its declared name and kind: a misspelt read fails
+/// here (not in a user's game), and so does an option declared but never read.
+#[test]
+fn every_option_is_read_and_declared() {
+    for size in [Size::Tsivy, Size::Dimy, Size::Telo] {
+        let game = game(size, &[]);
+        assert_eq!(game.options.unread(), Vec::<&str>::new(), "{size:?}");
+    }
 }
 
 fn tsivy() -> Fanorona {

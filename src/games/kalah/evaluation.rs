@@ -16,6 +16,26 @@ eval_weights! {
         "a pit of the mover's that reaches its store exactly";
 }
 
+impl<const P: usize> PitRules<'_, P> {
+    /// The evaluation's features from the mover's view, in the order of [`TERMS`].
+    #[inline]
+    fn features(&self, pos: &KalahPosition) -> [i32; 3] {
+        let us = pos.side;
+        let them = us.other();
+        let stores = pos.cells[self.store(us)] as i32 - pos.cells[self.store(them)] as i32;
+        // Seeds on our side are partly ours: they come home at the end unless taken.
+        let rows = if self.leftovers_to_owner {
+            self.row_sum(pos, us) as i32 - self.row_sum(pos, them) as i32
+        } else {
+            0
+        };
+        // A pit that reaches the store exactly is a free extra move for whoever owns it.
+        let first = self.pit_cell(us, 0);
+        let extra = (0..self.n()).any(|i| pos.cells[first + i] as usize == self.n() - i);
+        [stores, rows, extra as i32]
+    }
+}
+
 impl Evaluation for Kalah {
     fn evaluate(&self, pos: &KalahPosition) -> i32 {
         let views = [

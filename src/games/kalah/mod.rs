@@ -18,7 +18,7 @@ use crate::compositions::Compositions;
 use crate::game::{GameResult, Horizon, NetworkFeatures, Outcome, Player, Points};
 use crate::games::mancala::{self, Side};
 use crate::games::sowing_network::{SowingFeatures, SowingNetwork, SowingView};
-use crate::options::{GameOptions, OptionKind, OptionSpec};
+use crate::options::{GameOptions, OptionError, OptionKind, OptionSpec};
 
 pub const NAME: &str = "kalah";
 pub const MAX_PITS: usize = 12;
@@ -110,8 +110,10 @@ pub struct Kalah {
 }
 
 impl Kalah {
-    pub fn new(options: GameOptions) -> Kalah {
-        let pits = options.int("pits") as usize;
+    /// The game with `options`; an error when the code reads an option the table does not
+    /// declare (the tests read them all).
+    pub fn new(options: GameOptions) -> Result<Kalah, OptionError> {
+        let pits = options.int("pits")? as usize;
         let cells = 2 * pits + 2;
         let mut next = [[0u8; MAX_CELLS]; 2];
         for side in [Side::South, Side::North] {
@@ -127,7 +129,7 @@ impl Kalah {
                 *slot = n as u8;
             }
         }
-        let seeds = options.int("seeds") as u16;
+        let seeds = options.int("seeds")? as u16;
         let layout = SowingFeatures {
             pits,
             pit_cap: 15,
@@ -138,10 +140,10 @@ impl Kalah {
         let mut kalah = Kalah {
             pits,
             seeds,
-            empty_capture: options.bool("empty-capture"),
-            end_on_move: options.choice("end") == "on-move",
-            leftovers_to_owner: options.choice("leftovers") == "owner",
-            pie: options.bool("pie"),
+            empty_capture: options.bool("empty-capture")?,
+            end_on_move: options.choice_is("end", "on-move")?,
+            leftovers_to_owner: options.choice_is("leftovers", "owner")?,
+            pie: options.bool("pie")?,
             options,
             next,
             index: Compositions::new(2 * pits, MAX_SEEDS),
@@ -149,7 +151,7 @@ impl Kalah {
         };
         let bytes = kalah.default_network();
         kalah.network.set_default(bytes);
-        kalah
+        Ok(kalah)
     }
 
     /// `side`'s view of the board, for the network.
@@ -219,24 +221,6 @@ impl<const P: usize> PitRules<'_, P> {
             return self.index.rank_array(view);
         }
         self.index.rank(view)
-    }
-
-    /// The evaluation's features from the mover's view, in the order of [`TERMS`](evaluation::TERMS).
-    #[inline]
-    fn features(&self, pos: &KalahPosition) -> [i32; 3] {
-        let us = pos.side;
-        let them = us.other();
-        let stores = pos.cells[self.store(us)] as i32 - pos.cells[self.store(them)] as i32;
-        // Seeds on our side are partly ours: they come home at the end unless taken.
-        let rows = if self.leftovers_to_owner {
-            self.row_sum(pos, us) as i32 - self.row_sum(pos, them) as i32
-        } else {
-            0
-        };
-        // A pit that reaches the store exactly is a free extra move for whoever owns it.
-        let first = self.pit_cell(us, 0);
-        let extra = (0..self.n()).any(|i| pos.cells[first + i] as usize == self.n() - i);
-        [stores, rows, extra as i32]
     }
 
     /// [`SearchHints::proof_order`]: eight times the seeds on the mover's side less the opponent's,

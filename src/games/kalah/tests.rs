@@ -2,7 +2,14 @@ use super::*;
 use crate::game::prelude::*;
 
 fn kalah(options: &[&str]) -> Kalah {
-    Kalah::new(GameOptions::parse(NAME, OPTIONS, options).unwrap())
+    Kalah::new(GameOptions::parse(NAME, OPTIONS, options).unwrap()).unwrap()
+}
+
+/// Every declared option is read, under its declared name and kind: a misspelt read fails
+/// here (not in a user's game), and so does an option declared but never read.
+#[test]
+fn every_option_is_read_and_declared() {
+    assert_eq!(kalah(&[]).options.unread(), Vec::<&str>::new());
 }
 
 fn play_all(game: &Kalah, moves: &[&str]) -> KalahPosition {

@@ -51,7 +51,7 @@ fn setup(spec: &str) -> Setup {
     }
     let parsed = GameOptions::parse(size.game_name(), OPTIONS, &options).expect("options");
     Setup {
-        game: Fanorona::new(size, parsed),
+        game: Fanorona::new(size, parsed).expect("Fanorona reads its options"),
         files,
         ranks,
         brute: BruteForce {

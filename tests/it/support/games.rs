@@ -15,11 +15,13 @@ use super::rng::Rng;
 /// Kalah with `options` (`pits=4`, …).
 pub fn kalah(options: &[&str]) -> Kalah {
     Kalah::new(GameOptions::parse(kalah::NAME, kalah::OPTIONS, options).expect("Kalah options"))
+        .expect("Kalah reads its options")
 }
 
 /// Afrika with `options` (`target=33`, …).
 pub fn afrika(options: &[&str]) -> Afrika {
     Afrika::new(GameOptions::parse(afrika::NAME, afrika::OPTIONS, options).expect("Afrika options"))
+        .expect("Afrika reads its options")
 }
 
 /// Anywoli with `options` (`houses=4`, …).
@@ -27,6 +29,7 @@ pub fn anywoli(options: &[&str]) -> Anywoli {
     Anywoli::new(
         GameOptions::parse(anywoli::NAME, anywoli::OPTIONS, options).expect("Anywoli options"),
     )
+    .expect("Anywoli reads its options")
 }
 
 /// Fanorona on the board `size` with `options` (`quiet-limit=off`, …).
@@ -35,6 +38,7 @@ pub fn fanorona(size: Size, options: &[&str]) -> Fanorona {
         size,
         GameOptions::parse(size.game_name(), fanorona::OPTIONS, options).expect("Fanorona options"),
     )
+    .expect("Fanorona reads its options")
 }
 
 /// Fanorona 9×5 with the default options.
