@@ -405,7 +405,7 @@ impl TableIndexing for Fanorona {
         }
     }
 
-    /// A layer is a material (the two stone counts); see [`table`].
+    /// A layer is a material (the two stone counts); see this module.
     fn table_index(&self, pos: &FanoronaPosition, max_layer: u32) -> Option<(u32, u64)> {
         if pos.first_pending != 0 || self.table_limit().is_none() {
             return None;

@@ -65,7 +65,7 @@ impl Evaluation for Kalah {
         self.horizon(pos) == Horizon::Quiet
     }
 
-    /// [`PitRules::horizon`].
+    /// `PitRules::horizon`.
     fn horizon(&self, pos: &KalahPosition) -> Horizon {
         with_rules!(self, r => r.horizon(pos))
     }

@@ -566,7 +566,7 @@ impl<const P: usize> PitRules<'_, P> {
     }
 
     /// What is at stake, narrowed by the seeds each player is sure to bank
-    /// ([`PitRules::sure_gains`]). The waiting player's seed counts only when leftovers go to
+    /// (`PitRules::sure_gains`). The waiting player's seed counts only when leftovers go to
     /// their owner (else the game may end with it lost to both, as the mover's on a
     /// finished game); nothing is sure while a swap is still to come (it trades the sides).
     fn value_range(&self, pos: &KalahPosition) -> Option<(i32, i32)> {

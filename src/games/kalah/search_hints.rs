@@ -24,7 +24,7 @@ impl SearchHints for Kalah {
         with_rules!(self, r => r.order_hint(pos, mv))
     }
 
-    /// [`PitRules::proof_order`].
+    /// `PitRules::proof_order`.
     fn proof_order(&self, pos: &KalahPosition) -> i32 {
         with_rules!(self, r => r.proof_order(pos))
     }

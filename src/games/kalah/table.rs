@@ -20,12 +20,12 @@ impl ExactValues for Kalah {
         with_rules!(self, r => r.value_at_stake(pos))
     }
 
-    /// [`PitRules::value_range`].
+    /// `PitRules::value_range`.
     fn value_range(&self, pos: &KalahPosition) -> Option<(i32, i32)> {
         with_rules!(self, r => r.value_range(pos))
     }
 
-    /// [`PitRules::exact_key`].
+    /// `PitRules::exact_key`.
     #[inline]
     fn exact_key(&self, pos: &KalahPosition) -> u64 {
         with_rules!(self, r => r.exact_key(pos))
@@ -55,7 +55,7 @@ impl TableIndexing for Kalah {
         with_rules!(self, r => r.table_index(pos, max_layer))
     }
 
-    /// [`PitRules::table_index_or_key`].
+    /// `PitRules::table_index_or_key`.
     #[inline]
     fn table_index_or_key(
         &self,
