@@ -18,13 +18,15 @@
 //! plays it unless it completes a deeper one itself: the search is as deep as its deepest
 //! thread, so `info depth` may step by more than one.
 //!
-//! The parts, as Stockfish splits its search: `thread.rs` starts the workers (one a thread)
-//! and holds what they share (the counters, the root split, the deepest helper result);
-//! `root.rs` is a worker's iterative deepening and its search of the root moves;
+//! The parts, as Stockfish splits its search: `thread.rs` starts the workers (one a thread);
+//! `worker.rs` holds the worker and what its parts share (the counters, the root split, the
+//! deepest helper result, a ply's frame, the root moves) and when a worker looks at the stop
+//! and ponder flags and its limits; `root.rs` is a worker's iterative deepening (the depths
+//! the helpers choose) and its search of the root moves;
 //! `negamax.rs` the node search and the quiescence search; `movepick.rs` the move order
 //! (table move, killer, hint, history) and the history tables; `params.rs` every pruning and
-//! reduction constant, with why it has its value; `control.rs` the stop and ponder flags and
-//! when a worker looks at them; `limits.rs` what `go` asks for and the time it turns into.
+//! reduction constant, with why it has its value; `control.rs` the stop and ponder flags;
+//! `limits.rs` what `go` asks for and the time it turns into.
 
 pub mod limits;
 pub mod score;
@@ -37,6 +39,7 @@ mod negamax;
 mod params;
 mod root;
 mod thread;
+mod worker;
 
 use std::time::Duration;
 

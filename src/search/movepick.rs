@@ -4,7 +4,7 @@
 
 use crate::game::{Game, HISTORY_KEYS};
 
-use super::thread::Worker;
+use super::worker::Worker;
 
 /// The ordering hint that puts the table's move first, above any game's hint.
 const TABLE_MOVE_HINT: i32 = i32::MAX;

@@ -13,18 +13,8 @@ use super::params::{
     PRUNING_MAX_DEPTH,
 };
 use super::score::{self, INFINITE, MAX_PLY};
-use super::thread::Worker;
 use super::tt::Bound;
-
-/// What the search keeps for each ply of the current path.
-pub(super) struct Frame<M> {
-    pub(super) moves: Vec<M>,
-    /// (ordering key, index in `moves`); the key's high half is the game's hint.
-    pub(super) order: Vec<(i64, u16)>,
-    pub(super) killer: Option<M>,
-    /// The move played at this ply is a pass (null move): the next ply may not pass.
-    pub(super) passed: bool,
-}
+use super::worker::Worker;
 
 impl<G: Game> Worker<'_, '_, G> {
     #[inline]

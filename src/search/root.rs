@@ -8,26 +8,8 @@ use crate::game::Game;
 
 use super::Report;
 use super::score::{self, INFINITE, MATE_BOUND, MAX_PLY};
-use super::thread::Worker;
 use super::tt::Bound;
-
-/// A root move with its score and line in the iteration under way.
-#[derive(Clone)]
-pub(super) struct RootMove<M> {
-    pub(super) mv: M,
-    /// Index in the root's legal-move list (what the transposition table stores).
-    pub(super) index: u16,
-    pub(super) score: i32,
-    pub(super) previous_score: i32,
-    pub(super) pv: Vec<M>,
-}
-
-/// A completed iteration: its depth, and whether its value is the game's (no heuristic leaf).
-#[derive(Clone, Copy)]
-pub(super) struct IterationOutcome {
-    pub(super) depth: u32,
-    pub(super) proven: bool,
-}
+use super::worker::{HelperBest, IterationOutcome, Worker};
 
 impl<G: Game> Worker<'_, '_, G> {
     pub(super) fn iterate(
@@ -343,6 +325,119 @@ impl<G: Game> Worker<'_, '_, G> {
                 self.game.play(&mut pos, mv);
             }
             self.root_moves[line].pv = pv;
+        }
+    }
+}
+
+/// Which iterations helper `id` skips with several lines (`multipv` > 1), as (cycle length,
+/// phase): it searches depth `d` only when `(d + phase) / size` is even. Helpers that skip
+/// different depths reach the deeper iterations early and fill the shared table ahead of the
+/// main thread, instead of walking the same tree in the same order beside it (the pattern of
+/// the Lazy SMP engines). With one line, [`Worker::next_depth`] spreads the threads instead.
+const SKIP_SIZE: [u32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
+const SKIP_PHASE: [u32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
+
+/// Does helper `id` (1 = the first helper) skip iteration `depth`? The main thread (0) and
+/// the first iteration never do.
+fn skips_depth(id: usize, depth: u32) -> bool {
+    if id == 0 || depth <= 1 {
+        return false;
+    }
+    let i = (id - 1) % SKIP_SIZE.len();
+    (depth + SKIP_PHASE[i]) / SKIP_SIZE[i] % 2 == 1
+}
+
+impl<G: Game> Worker<'_, '_, G> {
+    /// The next iteration for this thread after `passed`, `None` past `max_depth`.
+    /// Alone (or with several lines), the next depth, minus the depths a helper skips.
+    /// Following the others, the first depth deeper than any completed iteration that
+    /// fewer than half the threads are searching: the threads spread over the next depths
+    /// instead of walking the same tree in the same order, and none repeats a depth done.
+    pub(super) fn next_depth(&self, passed: u32, max_depth: u32) -> Option<u32> {
+        let mut depth = passed + 1;
+        if self.follows_others && depth > 1 {
+            depth = depth.max(self.shared.deepest.load(Ordering::Relaxed) + 1);
+            let per_depth = if self.splits_root {
+                u32::MAX
+            } else {
+                self.shared.threads.div_ceil(2) as u32
+            };
+            while depth < max_depth
+                && self.shared.searching[depth as usize].load(Ordering::Relaxed) >= per_depth
+            {
+                depth += 1;
+            }
+        } else {
+            while depth < max_depth && skips_depth(self.id, depth) {
+                depth += 1;
+            }
+        }
+        (depth <= max_depth).then_some(depth)
+    }
+
+    /// The main thread takes over the deepest helper result when it reaches `depth`: its
+    /// move goes first with the helper's score and line. `None` if no helper got there.
+    pub(super) fn take_over_helper(&mut self, depth: u32) -> Option<IterationOutcome> {
+        let best = self
+            .helper_best
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let h = best.as_ref().filter(|h| h.depth >= depth)?;
+        let first = *h.pv.first()?;
+        let i = self.root_moves.iter().position(|rm| rm.mv == first)?;
+        self.root_moves[..=i].rotate_right(1);
+        let rm = &mut self.root_moves[0];
+        rm.score = h.score;
+        rm.pv.clone_from(&h.pv);
+        self.seldepth = h.seldepth;
+        Some(IterationOutcome {
+            depth: h.depth,
+            proven: h.proven,
+        })
+    }
+
+    /// A helper's completed iteration, kept when it is the deepest of all helpers.
+    pub(super) fn offer_result(&self, depth: u32, proven: bool) {
+        let mut best = self
+            .helper_best
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if best.as_ref().is_none_or(|b| depth > b.depth) {
+            let rm = &self.root_moves[0];
+            *best = Some(HelperBest {
+                depth,
+                seldepth: self.seldepth,
+                score: rm.score,
+                proven,
+                pv: rm.pv.clone(),
+            });
+        }
+    }
+
+    /// After splitting the root: the best move any thread found in this iteration becomes
+    /// this thread's best (`best`, its place in `root_moves`), and a heuristic leaf under
+    /// another thread's moves makes this iteration's value unproven.
+    pub(super) fn adopt_split_best(&mut self, depth: u32, best: &mut usize) {
+        let rs = self
+            .root_split
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if rs.unresolved >= depth {
+            self.unresolved = true;
+        }
+        let own = self.root_moves.get(*best).map_or(-INFINITE, |rm| rm.score);
+        if rs.best_depth != depth || rs.best_score <= own {
+            return;
+        }
+        if let Some(i) = self
+            .root_moves
+            .iter()
+            .position(|rm| rm.index == rs.best_index)
+        {
+            let rm = &mut self.root_moves[i];
+            rm.score = rs.best_score;
+            rm.pv.clone_from(&rs.best_pv);
+            *best = i;
         }
     }
 }
