@@ -33,12 +33,11 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use thiserror::Error;
-
 use super::parts::{
-    self, CombineError, FORMAT_V3, Part, PartDamage, PartFileError, checksum_of, cut, number,
-    read_bounded,
+    self, CombineError, FORMAT_V3, FrontierMismatch, Part, PartDamage, PartFileError, checksum_of,
+    cut, number, read_bounded,
 };
+
 /// The largest frontier part file read.
 const MAX_BYTES: u64 = 64 << 20;
 /// The largest value (half-points) a part may hold.
@@ -97,46 +96,6 @@ pub fn read_any(path: &Path) -> Result<AnyPart, PartFileError> {
         });
     }
     Part::parse(&bytes).map(AnyPart::Moves).map_err(damaged)
-}
-
-/// Why a frontier part is no part of this proof (said after the file's name).
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum FrontierMismatch {
-    #[error(
-        "is a part of a proof for '{found}', not for '{game}' (give the game and options the \
-         parts were run with)"
-    )]
-    OtherGame { found: String, game: String },
-    #[error(
-        "is a part of a proof of the position '{found}', not of '{position}' (give the --fen \
-         or --moves the parts were run with)"
-    )]
-    OtherPosition { found: String, position: String },
-    #[error(
-        "is a part of a proof split at frontier depth {found}, not {depth} (give every part \
-         of one split)"
-    )]
-    OtherDepth { found: u32, depth: u32 },
-    #[error(
-        "is damaged or of another build: it counts {found} frontier positions at depth \
-         {depth}, this sowfan {count}"
-    )]
-    OtherCount {
-        found: usize,
-        depth: u32,
-        count: usize,
-    },
-    #[error("is damaged: frontier position {index} is none of part {}/{}'s", split.0, split.1)]
-    NotInPart { index: usize, split: (usize, usize) },
-    #[error(
-        "is damaged or of another build: its frontier position {index} is '{found}', this \
-         sowfan's is '{ours}'"
-    )]
-    OtherPositionAt {
-        index: usize,
-        found: String,
-        ours: String,
-    },
 }
 
 /// Part `i` of `k` of `total` frontier positions: their 1-based indexes.

@@ -145,6 +145,46 @@ pub enum PartFileError {
     Taken(#[from] PathTaken),
 }
 
+/// Why a frontier part is no part of this proof (said after the file's name).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum FrontierMismatch {
+    #[error(
+        "is a part of a proof for '{found}', not for '{game}' (give the game and options the \
+         parts were run with)"
+    )]
+    OtherGame { found: String, game: String },
+    #[error(
+        "is a part of a proof of the position '{found}', not of '{position}' (give the --fen \
+         or --moves the parts were run with)"
+    )]
+    OtherPosition { found: String, position: String },
+    #[error(
+        "is a part of a proof split at frontier depth {found}, not {depth} (give every part \
+         of one split)"
+    )]
+    OtherDepth { found: u32, depth: u32 },
+    #[error(
+        "is damaged or of another build: it counts {found} frontier positions at depth \
+         {depth}, this sowfan {count}"
+    )]
+    OtherCount {
+        found: usize,
+        depth: u32,
+        count: usize,
+    },
+    #[error("is damaged: frontier position {index} is none of part {}/{}'s", split.0, split.1)]
+    NotInPart { index: usize, split: (usize, usize) },
+    #[error(
+        "is damaged or of another build: its frontier position {index} is '{found}', this \
+         sowfan's is '{ours}'"
+    )]
+    OtherPositionAt {
+        index: usize,
+        found: String,
+        ours: String,
+    },
+}
+
 /// Why parts do not combine into the root's values: a part of another proof, a move or
 /// frontier position twice or never held, a value no game can end with.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -202,7 +242,7 @@ pub enum CombineError {
     #[error("part file '{}' {mismatch}", path.display())]
     OtherProof {
         path: PathBuf,
-        mismatch: super::frontier_parts::FrontierMismatch,
+        mismatch: FrontierMismatch,
     },
     #[error(
         "part file '{}' is damaged: it gives frontier position {index} the value {value}, \
