@@ -7,7 +7,7 @@ use thiserror::Error;
 
 use crate::memory::{MAX_HASH_MB, MAX_THREADS, max_hash_mb};
 use crate::registry;
-use crate::search::{MAX_CONTEMPT, SearchSettings};
+use crate::search::{DEFAULT_MOVE_OVERHEAD_MS, MAX_CONTEMPT, SearchSettings};
 
 /// The hash table's size at start, in MiB.
 pub const DEFAULT_HASH_MB: usize = 16;
@@ -183,7 +183,7 @@ pub const ENGINE_OPTIONS: &[EngineOption] = &[
     EngineOption {
         name: "Move Overhead",
         kind: Kind::Spin(Spin {
-            default: 30,
+            default: DEFAULT_MOVE_OVERHEAD_MS as i64,
             min: 0,
             max: MAX_MOVE_OVERHEAD_MS as i64,
             max_here: None,

@@ -67,12 +67,16 @@ pub struct SearchSettings {
     pub contempt: i32,
 }
 
+/// The time kept back from each move for the pipe and the GUI, in milliseconds, unless
+/// `Move Overhead` says otherwise (the option's declared default).
+pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 30;
+
 impl Default for SearchSettings {
     fn default() -> Self {
         SearchSettings {
             threads: 1,
             multipv: 1,
-            move_overhead: 30,
+            move_overhead: DEFAULT_MOVE_OVERHEAD_MS,
             contempt: 0,
         }
     }

@@ -109,18 +109,18 @@ impl Header {
             return Err(FormatError::NotATable);
         }
         file_header::check_magic(bytes, MAGIC)?;
-        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or([0; 4]));
-        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or([0; 8]));
-        let version = file_header::check_version(u32_at(8), OLDEST_VERSION, VERSION)?;
-        let kind = u32_at(20);
+        let u32_at = |at: usize| file_header::read_u32(bytes, at);
+        let u64_at = |at: usize| file_header::read_u64(bytes, at);
+        let version = file_header::check_version(u32_at(8)?, OLDEST_VERSION, VERSION)?;
+        let kind = u32_at(20)?;
         if kind != VALUE_KIND_I8_POINTS && kind != VALUE_KIND_I8_DISTANCE {
             return Err(FormatError::Corrupt(format!(
                 "unknown value kind {}",
-                u32_at(20)
+                u32_at(20)?
             )));
         }
-        let header_len = u32_at(12) as usize;
-        let rules_len = u32_at(56) as usize;
+        let header_len = u32_at(12)? as usize;
+        let rules_len = u32_at(56)? as usize;
         if !header_len.is_multiple_of(64)
             || FIXED + rules_len > header_len
             || header_len > bytes.len()
@@ -133,12 +133,12 @@ impl Header {
         let header = Header {
             version,
             rules,
-            layer: u32_at(16),
+            layer: u32_at(16)?,
             kind,
-            entries: u64_at(24),
-            first: u64_at(32),
-            count: u64_at(40),
-            checksum: u64_at(48),
+            entries: u64_at(24)?,
+            first: u64_at(32)?,
+            count: u64_at(40)?,
+            checksum: u64_at(48)?,
         };
         if header.len() != header_len
             || header
