@@ -37,7 +37,7 @@ mod table_indexing;
 pub(crate) use evaluation::eval_weights;
 pub use evaluation::{EvalTerm, Evaluation, Horizon, QUIESCENCE_PLIES};
 pub use exact_values::ExactValues;
-pub use network::{ACCUMULATOR_WIDTH, Accumulator, NetworkFeatures};
+pub use network::NetworkFeatures;
 pub use notation::{MoveError, Notation, PositionError};
 pub use outcome::{GameResult, Outcome, Player};
 pub use points::{Points, value_text};

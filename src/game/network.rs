@@ -1,27 +1,10 @@
-//! Opt-in: a learned evaluation's features and its accumulator (the network itself, its file
-//! and its inference, are `crate::nnue`).
+//! Opt-in: what a learned evaluation reads of a game, and how the search keeps its first
+//! layer a ply. The network itself (its file, its inference, the feature sets the games
+//! share, its training and data) is `crate::nnue`.
 
 use super::{Evaluation, Horizon, Player};
-
-/// The width of a learned evaluation's first layer (see `crate::nnue`).
-pub const ACCUMULATOR_WIDTH: usize = 64;
-
-/// A learned evaluation's first layer for one position, from each side's view (`views[0]`:
-/// P1's; `views[1]`: P2's). The search keeps one per ply and updates it move by move
-/// ([`NetworkFeatures::update_accumulator`]); a game without a network never touches it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(align(64))]
-pub struct Accumulator {
-    pub views: [[i16; ACCUMULATOR_WIDTH]; 2],
-}
-
-impl Default for Accumulator {
-    fn default() -> Accumulator {
-        Accumulator {
-            views: [[0; ACCUMULATOR_WIDTH]; 2],
-        }
-    }
-}
+use crate::nnue::accumulator::Accumulator;
+use crate::nnue::network::NetworkError;
 
 /// The features a learned evaluation reads, and the accumulator the search keeps for it a
 /// ply. The defaults are a game without a network: the search then keeps no accumulator,
@@ -47,10 +30,10 @@ pub trait NetworkFeatures: Evaluation {
     /// Evaluate with this network (a network file's bytes, checked: hostile input) from now
     /// on, or with the hand-written evaluation (`None`). The default: a game without a
     /// network refuses one.
-    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
+    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), NetworkError> {
         match bytes {
             None => Ok(()),
-            Some(_) => Err("this game has no learned evaluation".to_string()),
+            Some(_) => Err(NetworkError::NoNetwork),
         }
     }
 

@@ -5,7 +5,6 @@ pub mod anywoli;
 pub mod fanorona;
 pub mod kalah;
 pub mod mancala;
-pub mod sowing_network;
 
 /// A whole number in a position string: plain decimal digits only (no sign, no blanks), so
 /// that every game judges `+4`, `-0` or ` 4` alike (see protocol.md, "Position strings").

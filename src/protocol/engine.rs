@@ -16,6 +16,7 @@ use super::job_thread::Job;
 use super::output::Output;
 use crate::bench;
 use crate::memory::{MemoryLimits, release_in_background};
+use crate::nnue::network::NetworkFileError;
 use crate::registry::{self, RegistryError};
 use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
@@ -46,7 +47,7 @@ pub enum SettingError {
     #[error(transparent)]
     Game(#[from] RegistryError),
     #[error("option 'EvalFile': {0}; the evaluation stays as it was")]
-    EvalFile(String),
+    EvalFile(#[from] NetworkFileError),
 }
 
 pub struct Engine {
@@ -250,7 +251,7 @@ impl Engine {
             return Ok(());
         };
         let path = PathBuf::from(text);
-        let bytes = crate::nnue::read_file(&path).map_err(SettingError::EvalFile)?;
+        let bytes = crate::nnue::network::read_file(&path)?;
         // Kept for the game it is made for, also when another game is played now (a GUI
         // may send the options before the game), and with `Eval classic` for when `Eval
         // network` comes: the evaluation follows the options' values, not their order.

@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
-use crate::game::{Accumulator, Game, HISTORY_KEYS};
+use crate::game::{Game, HISTORY_KEYS};
+use crate::nnue::accumulator::Accumulator;
 use crate::tables::Tables;
 
 use super::control::SearchControl;

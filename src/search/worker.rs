@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::game::{Accumulator, Game};
+use crate::game::Game;
+use crate::nnue::accumulator::Accumulator;
 use crate::tables::Tables;
 
 use super::Report;

@@ -24,6 +24,7 @@ use std::sync::atomic::AtomicBool;
 
 use crate::cli::CancelToken;
 use crate::game::{BenchSpec, EvalTerm, Game, Outcome, Player};
+use crate::nnue::network::NetworkError;
 use crate::perft;
 use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
@@ -117,7 +118,7 @@ pub trait Session: Send {
 
     /// Evaluate with this network file's bytes from now on, or with the hand-written
     /// evaluation (`None`); see [`NetworkFeatures::set_network`](crate::game::NetworkFeatures::set_network).
-    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String>;
+    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), NetworkError>;
 
     /// The game's own network, if it has one ([`NetworkFeatures::default_network`](crate::game::NetworkFeatures::default_network)).
     fn default_network(&self) -> Option<&'static [u8]>;
@@ -394,7 +395,7 @@ impl<G: Game> Session for GameSession<G> {
         Ok(())
     }
 
-    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
+    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), NetworkError> {
         self.game.set_network(bytes)
     }
 

@@ -5,8 +5,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use sowfan::game::prelude::*;
+use sowfan::nnue::training_data::{GameBlock, Reader};
 use sowfan::registry;
-use sowfan::training_data::{GameBlock, Reader};
 
 use crate::nnue::random_network;
 use crate::support::{fresh_dir, games as game_of, run};

@@ -7,8 +7,9 @@
 //! `Optional`, with extra moves that keep the mover).
 
 use sowfan::game::prelude::*;
-use sowfan::game::{Accumulator, Horizon, QUIESCENCE_PLIES};
+use sowfan::game::{Horizon, QUIESCENCE_PLIES};
 use sowfan::games::fanorona::Size;
+use sowfan::nnue::accumulator::Accumulator;
 use sowfan::search::limits::Limits;
 use sowfan::search::tt::TranspositionTable;
 use sowfan::search::{SearchControl, SearchSettings, score};

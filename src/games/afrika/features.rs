@@ -1,21 +1,23 @@
-//! Afrika's learned evaluation: the network's features and its default network file.
+//! Afrika's learned evaluation: which feature set it reads (pits and stores,
+//! `crate::nnue::features::sowing`) and its default network file.
 
 use crate::game::{NetworkFeatures, Player};
 use crate::games::mancala::Side;
+use crate::nnue::network::NetworkError;
 
 use super::*;
 
 /// Afrika's network (see `NetworkFeatures::default_network`).
-const NETWORK: &[u8] = include_bytes!("afrika.nnue");
+const NETWORK: &[u8] = include_bytes!("../../nnue/networks/afrika.nnue");
 
 impl NetworkFeatures for Afrika {
-    /// Each pit's stones and the captures, from each side's view (`sowing_network`).
+    /// Each pit's stones and the captures, from each side's view (`crate::nnue::features::sowing`).
     fn network_inputs(&self) -> usize {
-        NETWORK_LAYOUT.inputs()
+        self.network.inputs()
     }
 
     fn network_id(&self) -> String {
-        self.network.id.clone()
+        self.network.id()
     }
 
     fn network_features(&self, pos: &AfrikaPosition, view: Player, out: &mut Vec<u16>) {
@@ -33,7 +35,7 @@ impl NetworkFeatures for Afrika {
         self.options.non_default().is_empty().then_some(NETWORK)
     }
 
-    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
+    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), NetworkError> {
         self.network.set(bytes)
     }
 }

@@ -23,7 +23,7 @@ mod tests;
 use crate::compositions::Compositions;
 use crate::game::{NetworkFeatures, Player, Points, Rules};
 use crate::games::mancala::{self, Side};
-use crate::games::sowing_network::{SowingFeatures, SowingNetwork, SowingView};
+use crate::nnue::features::sowing::{SowingFeatures, SowingNetwork, SowingView};
 use crate::options::{GameOptions, OptionError, OptionKind, OptionSpec};
 
 pub const NAME: &str = "afrika";

@@ -1,21 +1,23 @@
-//! Anywoli's learned evaluation: the network's features and its default network file.
+//! Anywoli's learned evaluation: which feature set it reads (pits and stores,
+//! `crate::nnue::features::sowing`) and its default network file.
 
 use crate::game::{NetworkFeatures, Player};
 use crate::games::mancala::Side;
+use crate::nnue::network::NetworkError;
 
 use super::*;
 
 /// Anywoli's network (see `NetworkFeatures::default_network`).
-const NETWORK: &[u8] = include_bytes!("anywoli.nnue");
+const NETWORK: &[u8] = include_bytes!("../../nnue/networks/anywoli.nnue");
 
 impl NetworkFeatures for Anywoli {
-    /// Each house's seeds and the stores, from each side's view (`sowing_network`).
+    /// Each house's seeds and the stores, from each side's view (`crate::nnue::features::sowing`).
     fn network_inputs(&self) -> usize {
-        self.network.layout.inputs()
+        self.network.inputs()
     }
 
     fn network_id(&self) -> String {
-        self.network.id.clone()
+        self.network.id()
     }
 
     fn network_features(&self, pos: &AnywoliPosition, view: Player, out: &mut Vec<u16>) {
@@ -33,7 +35,7 @@ impl NetworkFeatures for Anywoli {
         self.options.non_default().is_empty().then_some(NETWORK)
     }
 
-    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
+    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), NetworkError> {
         self.network.set(bytes)
     }
 }

@@ -22,7 +22,7 @@ mod tests;
 
 use crate::game::{GameResult, MAX_PLY, NetworkFeatures, Outcome, Player, Points, PositionError};
 use crate::games::mancala::Side;
-use crate::games::sowing_network::{SowingFeatures, SowingNetwork, SowingView};
+use crate::nnue::features::sowing::{SowingFeatures, SowingNetwork, SowingView};
 use crate::options::{GameOptions, OptionError, OptionKind, OptionSpec};
 
 pub const NAME: &str = "anywoli";

@@ -1,9 +1,12 @@
-//! Fanorona's learned evaluation: the network's features and the 9×5 board's network file.
+//! Fanorona's learned evaluation: which feature set it reads (stones on points,
+//! `crate::nnue::features::stones`) and the 9×5 board's network file.
+
+use crate::nnue::features::stones::StoneFeatures;
 
 use super::*;
 
 /// The 9×5 board's network (see `NetworkFeatures::default_network`).
-const TSIVY_NETWORK: &[u8] = include_bytes!("tsivy.nnue");
+const TSIVY_NETWORK: &[u8] = include_bytes!("../../nnue/networks/tsivy.nnue");
 
 impl Fanorona {
     /// The game evaluating with its embedded network, where it has one.
@@ -16,39 +19,20 @@ impl Fanorona {
         self
     }
 
-    /// The feature of a stone of `colour` on `point`, from `view`'s side: the point seen
-    /// from that side (Black's board turned half a turn, a symmetry of every board here),
-    /// and whether the stone is that side's own.
+    /// The board's feature set: White's view is the board as it is, Black's turned half a
+    /// turn.
     #[inline]
-    fn feature(&self, view: usize, colour: usize, point: usize) -> usize {
-        let points = self.g.points;
-        let seen = if view == WHITE {
-            point
-        } else {
-            points - 1 - point
-        };
-        if colour == view { seen } else { points + seen }
-    }
-
-    /// One view's accumulator from scratch.
-    fn refresh_view(
-        &self,
-        net: &Network,
-        pos: &FanoronaPosition,
-        view: usize,
-        acc: &mut Accumulator,
-    ) {
-        let features = [WHITE, BLACK].into_iter().flat_map(|colour| {
-            bits(pos.stones[colour]).map(move |point| self.feature(view, colour, point))
-        });
-        net.refresh(&mut acc.views[view], features);
+    fn stone_features(&self) -> StoneFeatures {
+        StoneFeatures {
+            points: self.g.points,
+        }
     }
 }
 
 impl NetworkFeatures for Fanorona {
     /// A stone of either colour on any point, from each side's view: 2 × points.
     fn network_inputs(&self) -> usize {
-        2 * self.g.points
+        self.stone_features().inputs()
     }
 
     fn network_id(&self) -> String {
@@ -56,11 +40,11 @@ impl NetworkFeatures for Fanorona {
     }
 
     fn network_features(&self, pos: &FanoronaPosition, view: Player, out: &mut Vec<u16>) {
-        for colour in [WHITE, BLACK] {
-            for point in bits(pos.stones[colour]) {
-                out.push(self.feature(view.index(), colour, point) as u16);
-            }
-        }
+        out.extend(
+            self.stone_features()
+                .features(pos.stones, view.index())
+                .map(|f| f as u16),
+        );
     }
 
     /// 9×5: trained by `sowfan train` on `sowfan datagen` games (docs/nnue.md); the
@@ -78,9 +62,7 @@ impl NetworkFeatures for Fanorona {
 
     fn refresh_accumulator(&self, pos: &FanoronaPosition, acc: &mut Accumulator) {
         if let Some(net) = &self.network {
-            for view in [WHITE, BLACK] {
-                self.refresh_view(net, pos, view, acc);
-            }
+            self.stone_features().refresh(net, pos.stones, acc);
         }
     }
 
@@ -94,20 +76,9 @@ impl NetworkFeatures for Fanorona {
         parent: &Accumulator,
         child: &mut Accumulator,
     ) {
-        let Some(net) = &self.network else {
-            return;
-        };
-        *child = *parent;
-        for view in [WHITE, BLACK] {
-            for colour in [WHITE, BLACK] {
-                let (old, new) = (before.stones[colour], after.stones[colour]);
-                for point in bits(old & !new) {
-                    net.sub(&mut child.views[view], self.feature(view, colour, point));
-                }
-                for point in bits(new & !old) {
-                    net.add(&mut child.views[view], self.feature(view, colour, point));
-                }
-            }
+        if let Some(net) = &self.network {
+            self.stone_features()
+                .update(net, before.stones, after.stones, parent, child);
         }
     }
 
@@ -124,7 +95,7 @@ impl NetworkFeatures for Fanorona {
         (self.toward_the_quiet_draw(pos, score), horizon)
     }
 
-    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
+    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), NetworkError> {
         self.network = Network::load(bytes, &self.network_id(), self.network_inputs())?;
         Ok(())
     }

@@ -20,12 +20,13 @@ mod tests;
 use std::sync::Arc;
 
 use crate::game::{
-    Accumulator, BenchSpec, EvalTerm, Evaluation, GameResult, Horizon, MAX_TABLE_DISTANCE,
-    MoveError, NetworkFeatures, Notation, Outcome, Player, Points, PositionError, Rules,
-    SearchHints, eval_weights,
+    BenchSpec, EvalTerm, Evaluation, GameResult, Horizon, MAX_TABLE_DISTANCE, MoveError,
+    NetworkFeatures, Notation, Outcome, Player, Points, PositionError, Rules, SearchHints,
+    eval_weights,
 };
 use crate::memory::mix64 as mix;
-use crate::nnue::Network;
+use crate::nnue::accumulator::Accumulator;
+use crate::nnue::network::{Network, NetworkError};
 use crate::options::{GameOptions, OptionError, OptionKind, OptionSpec};
 pub use board::Size;
 use board::{Geometry, NONE, opposite};
@@ -98,17 +99,6 @@ impl FanoronaPosition {
     fn enemy(&self) -> u64 {
         self.stones[1 - self.side.index()]
     }
-}
-
-/// The points of a set of stones, lowest first.
-fn bits(mut set: u64) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (set != 0).then(|| {
-            let point = set.trailing_zeros() as usize;
-            set &= set - 1;
-            point
-        })
-    })
 }
 
 fn colour_name(player: Player) -> &'static str {

@@ -1,21 +1,23 @@
-//! Kalah's learned evaluation: the network's features and its default network file.
+//! Kalah's learned evaluation: which feature set it reads (pits and stores,
+//! `crate::nnue::features::sowing`) and its default network file.
 
 use crate::game::{NetworkFeatures, Player};
 use crate::games::mancala::Side;
+use crate::nnue::network::NetworkError;
 
 use super::*;
 
 /// Kalah(6,4)'s network (see `NetworkFeatures::default_network`).
-const NETWORK: &[u8] = include_bytes!("kalah.nnue");
+const NETWORK: &[u8] = include_bytes!("../../nnue/networks/kalah.nnue");
 
 impl NetworkFeatures for Kalah {
-    /// Each pit's seeds and the stores, from each side's view (`sowing_network`).
+    /// Each pit's seeds and the stores, from each side's view (`crate::nnue::features::sowing`).
     fn network_inputs(&self) -> usize {
-        self.network.layout.inputs()
+        self.network.inputs()
     }
 
     fn network_id(&self) -> String {
-        self.network.id.clone()
+        self.network.id()
     }
 
     fn network_features(&self, pos: &KalahPosition, view: Player, out: &mut Vec<u16>) {
@@ -34,7 +36,7 @@ impl NetworkFeatures for Kalah {
         self.options.non_default().is_empty().then_some(NETWORK)
     }
 
-    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
+    fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), NetworkError> {
         self.network.set(bytes)
     }
 }

@@ -1,5 +1,5 @@
-//! The learned evaluation of the sowing games (Kalah, Afrika, Anywoli): which features a
-//! board has for [`crate::nnue`]'s network, and the network a game evaluates with.
+//! Pits and stores (Kalah, Afrika, Anywoli): which features a sowing board has for the
+//! network, and the network a sowing game evaluates with.
 //!
 //! From one side's view (the viewer), one-hot:
 //! - each pit's seeds, the viewer's row from its left and then the opponent's row from
@@ -9,12 +9,13 @@
 //! - the store difference (viewer's less the opponent's), clipped to ±`lead_cap`.
 //!
 //! A sowing turn changes most of a row, so the first layer is computed afresh for each
-//! evaluated position (a few dozen columns), not kept and updated along the search.
+//! evaluated position (a few dozen columns), not kept and updated along the search: these
+//! games do not accumulate (`NetworkFeatures::accumulates` is false).
 
 use std::sync::Arc;
 
-use crate::game::Accumulator;
-use crate::nnue::Network;
+use crate::nnue::accumulator::Accumulator;
+use crate::nnue::network::{Network, NetworkError};
 
 /// The features' layout of a board of `pits` pits a side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,8 +95,18 @@ impl SowingNetwork {
         }
     }
 
+    /// Features a view has.
+    pub fn inputs(&self) -> usize {
+        self.layout.inputs()
+    }
+
+    /// What a network file must be made for.
+    pub fn id(&self) -> String {
+        self.id.clone()
+    }
+
     /// Evaluate with this network file (checked: hostile input), or by hand (`None`).
-    pub fn set(&mut self, bytes: Option<&[u8]>) -> Result<(), String> {
+    pub fn set(&mut self, bytes: Option<&[u8]>) -> Result<(), NetworkError> {
         self.network = Network::load(bytes, &self.id, self.layout.inputs())?;
         Ok(())
     }

@@ -1,12 +1,11 @@
-//! A learned evaluation, efficiently updatable (NNUE): a first layer over a game's features
-//! (each a stone or seed count on a point, from one side's view), kept per position as an
-//! accumulator for both views and updated by the features a move changes, then a clipped
-//! ReLU and one output neuron over [mover's view, other view]. Integer arithmetic: 16-bit
-//! accumulator and first-layer weights (scaled by [`QA`]), 16-bit output weights (scaled by
-//! [`QB`]), a 32-bit sum for each view (64 activations of at most 255 times any 16-bit
-//! weight: below 2^29, it cannot wrap) and a 64-bit sum of the two and the bias; the loops
-//! are over fixed-size arrays, which the compiler vectorises. The output is held within
-//! ±[`MAX_OUTPUT_CP`], far below the search's exact and mate scores.
+//! The network: its file and its integer inference. A first layer over a game's features,
+//! one [`Accumulator`] view a side (how a game fills it is the game's choice: see the
+//! module above), then a clipped ReLU and one output neuron over [mover's view, other view].
+//! Integer arithmetic: 16-bit accumulator and first-layer weights (scaled by [`QA`]), 16-bit
+//! output weights (scaled by [`QB`]), a 32-bit sum for each view (64 activations of at most
+//! 255 times any 16-bit weight: below 2^29, it cannot wrap) and a 64-bit sum of the two and
+//! the bias; the loops are over fixed-size arrays, which the compiler vectorises. The output
+//! is held within ±[`MAX_OUTPUT_CP`], far below the search's exact and mate scores.
 //!
 //! The float network the trainer fits is the same function: `out = Σ clamp(acc_mover, 0, 1)
 //! · w_mover + Σ clamp(acc_other, 0, 1) · w_other + b`, in points (1.0 = 100 centipoints).
@@ -25,12 +24,13 @@
 //! biases pass the bounds `sowfan train` keeps ([`MAX_FIRST_Q`], [`MAX_OUTPUT_Q`],
 //! [`MAX_OUTPUT_BIAS_Q`]), which keep every sum far inside its integer type.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use thiserror::Error;
 
+use super::accumulator::{ACCUMULATOR_WIDTH, Accumulator};
 use crate::file_header::{self, Magic};
-use crate::game::{ACCUMULATOR_WIDTH, Accumulator};
 
 /// The hidden layer's width: the accumulator's.
 pub const HIDDEN: usize = ACCUMULATOR_WIDTH;
@@ -90,6 +90,9 @@ pub enum NetworkError {
     Length { found: usize, expected: usize },
     #[error("the network fails its checksum (a damaged file)")]
     Checksum,
+    /// A network offered to a game that evaluates by hand only.
+    #[error("this game has no learned evaluation")]
+    NoNetwork,
     #[error(
         "the network's {field} {value} is beyond ±{bound}, the bound that keeps its sums \
          within their integers (sowfan train writes none beyond it)"
@@ -101,27 +104,48 @@ pub enum NetworkError {
     },
 }
 
+/// Why a network file could not be read: the message names the file.
+#[derive(Debug, Error)]
+pub enum NetworkFileError {
+    #[error("cannot read '{}': {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A device or a pipe could wait or never end.
+    #[error("cannot read '{}': not a regular file", path.display())]
+    NotRegularFile { path: PathBuf },
+    #[error("'{}' has more than {MAX_FILE_BYTES} bytes: no network is that large", path.display())]
+    TooLarge { path: PathBuf },
+    #[error("'{}': {source}", path.display())]
+    Invalid { path: PathBuf, source: NetworkError },
+}
+
 /// A network file's bytes, checked (magic, version, sizes, checksum) whatever its game.
 /// Only a regular file is read (a device or a pipe could wait or never end), and at most
-/// [`MAX_FILE_BYTES`]. The message names the file.
-pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>, String> {
+/// [`MAX_FILE_BYTES`].
+pub fn read_file(path: &Path) -> Result<Vec<u8>, NetworkFileError> {
     use std::io::Read;
-    let shown = path.display();
-    let cannot = |e: &dyn std::fmt::Display| format!("cannot read '{shown}': {e}");
-    let meta = std::fs::metadata(path).map_err(|e| cannot(&e))?;
+    let path_buf = || path.to_path_buf();
+    let cannot = |source| NetworkFileError::Read {
+        path: path_buf(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(cannot)?;
     if !meta.is_file() {
-        return Err(cannot(&"not a regular file"));
+        return Err(NetworkFileError::NotRegularFile { path: path_buf() });
     }
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .and_then(|file| file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|e| cannot(&e))?;
+        .map_err(cannot)?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!(
-            "'{shown}' has more than {MAX_FILE_BYTES} bytes: no network is that large"
-        ));
+        return Err(NetworkFileError::TooLarge { path: path_buf() });
     }
-    Network::check(&bytes).map_err(|e| format!("'{shown}': {e}"))?;
+    Network::check(&bytes).map_err(|source| NetworkFileError::Invalid {
+        path: path_buf(),
+        source,
+    })?;
     Ok(bytes)
 }
 
@@ -306,13 +330,9 @@ impl Network {
         bytes: Option<&[u8]>,
         id: &str,
         inputs: usize,
-    ) -> Result<Option<Arc<Network>>, String> {
+    ) -> Result<Option<Arc<Network>>, NetworkError> {
         bytes
-            .map(|bytes| {
-                Network::from_bytes(bytes, id, inputs)
-                    .map(Arc::new)
-                    .map_err(|e| e.to_string())
-            })
+            .map(|bytes| Network::from_bytes(bytes, id, inputs).map(Arc::new))
             .transpose()
     }
 

@@ -1,5 +1,5 @@
 //! The work of `sowfan train`: a network ([`crate::nnue`]) fitted to training data
-//! ([`crate::training_data`]). The network is small (a first layer of
+//! ([`crate::nnue::training_data`]). The network is small (a first layer of
 //! [`HIDDEN`] over a game's features, one output), so the dense code is written here: a
 //! sparse first layer (a position has a few dozen active features), the gradient by hand,
 //! Adam, mini-batches split over threads in a fixed order (the same result on any number of
@@ -22,12 +22,12 @@ use crate::cli::{
     write_atomically,
 };
 use crate::file_header::{self, Magic};
-use crate::nnue::{
+use crate::nnue::network::{
     HIDDEN, MAX_FIRST_Q, MAX_FIRST_WEIGHT, MAX_OUTPUT_BIAS, MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_Q,
     MAX_OUTPUT_WEIGHT, Network, QA, QB,
 };
+use crate::nnue::training_data::Reader;
 use crate::registry;
-use crate::training_data::Reader;
 
 /// Fit a learned evaluation (a network file) to training data from `sowfan datagen`.
 ///

@@ -1,6 +1,6 @@
 //! The work of `sowfan datagen`: games of the engine against itself at a fixed node count,
 //! from random balanced openings, on several threads, their positions written with the
-//! search's score and the game's result as training data ([`crate::training_data`]).
+//! search's score and the game's result as training data ([`crate::nnue::training_data`]).
 //!
 //! Game number `i` depends on nothing but the settings and `i`: its opening is opening `i`
 //! of the seed ([`crate::openings::opening_number`]), and every search starts from an empty
@@ -21,6 +21,7 @@ use std::time::Instant;
 
 use crate::cli::CancelToken;
 use crate::game::{GameResult, Player};
+use crate::nnue::training_data::{self, GameBlock, Header, Sample, Writer};
 use crate::openings::{self, OpeningsSpec};
 use crate::registry;
 use crate::search::limits::Limits;
@@ -28,7 +29,6 @@ use crate::search::tt::TranspositionTable;
 use crate::search::value::Value;
 use crate::search::{SearchControl, SearchSettings};
 use crate::session::Session;
-use crate::training_data::{self, GameBlock, Header, Sample, Writer};
 
 /// Play games of the engine against itself and write their positions as training data.
 ///
@@ -263,7 +263,9 @@ pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary,
         Some(_) if classic => {
             return Err("--network plays with a network: not with --eval classic".into());
         }
-        Some(path) => Some(crate::nnue::read_file(path).map_err(|e| format!("--network: {e}"))?),
+        Some(path) => {
+            Some(crate::nnue::network::read_file(path).map_err(|e| format!("--network: {e}"))?)
+        }
         None => None,
     };
     let network = match &file {
@@ -273,7 +275,7 @@ pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary,
             Some(bytes.as_slice())
         }
         None if classic => {
-            base.set_network(None)?;
+            base.set_network(None).map_err(|e| e.to_string())?;
             None
         }
         None => base.default_network(),
