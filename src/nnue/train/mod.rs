@@ -18,16 +18,17 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 
 use crate::cli::{
-    CancelToken, Interrupted, OutputLock, refuse_irregular, refuse_output_over_input,
-    write_atomically,
+    CancelToken, Interrupted, OpenRegularError, OutputLock, refuse_irregular,
+    refuse_output_over_input, write_atomically,
 };
 use crate::file_header::{self, Magic};
+use crate::game::PositionError;
 use crate::nnue::network::{
     HIDDEN, MAX_FIRST_Q, MAX_FIRST_WEIGHT, MAX_OUTPUT_BIAS, MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_Q,
-    MAX_OUTPUT_WEIGHT, Network, QA, QB,
+    MAX_OUTPUT_WEIGHT, Network, NetworkError, QA, QB,
 };
-use crate::nnue::training_data::Reader;
-use crate::registry;
+use crate::nnue::training_data::{DataError, Reader};
+use crate::registry::{self, RegistryError};
 
 /// Fit a learned evaluation (a network file) to training data from `sowfan datagen`.
 ///
@@ -79,21 +80,84 @@ pub enum TrainError {
     /// Ctrl-C (or SIGTERM) stopped it.
     #[error(transparent)]
     Interrupted(#[from] Interrupted),
-    /// Anything else, said as it is shown to the user.
+    #[error("--batch and --epochs must be at least 1")]
+    ZeroBatchOrEpochs,
+    #[error("--lambda must be 0..1; --scale and --rate above 0")]
+    BadRates,
+    #[error("--epochs {0}: at most {MAX_EPOCHS}")]
+    TooManyEpochs(usize),
+    /// `--game` names no game, or a bad one.
+    #[error(transparent)]
+    Game(#[from] RegistryError),
+    #[error("{0} has no learned evaluation to train")]
+    NoNetwork(String),
+    #[error("--data: {0}")]
+    Data(#[from] DataError),
+    #[error("'{}' holds data of '{made_for}', not of {id}", path.display())]
+    OtherGame {
+        path: PathBuf,
+        made_for: String,
+        id: String,
+    },
+    #[error("'{}' game {number}: {source}", path.display())]
+    Position {
+        path: PathBuf,
+        number: u64,
+        source: PositionError,
+    },
+    #[error("'{}' game {number}: a feature out of range", path.display())]
+    FeatureOutOfRange { path: PathBuf, number: u64 },
+    #[error("the data hold no training positions")]
+    NoPositions,
+    #[error("--checkpoint '{}': {source}", path.display())]
+    CheckpointRead {
+        path: PathBuf,
+        source: OpenRegularError,
+    },
+    #[error("--checkpoint '{}': the checkpoint {source}", path.display())]
+    Checkpoint {
+        path: PathBuf,
+        source: CheckpointError,
+    },
+    #[error(
+        "--checkpoint '{}' is after epoch {epoch}, past --epochs {epochs}: give --epochs \
+         {epoch} or more to go on from it, or another --checkpoint to start anew",
+        path.display()
+    )]
+    CheckpointAhead {
+        path: PathBuf,
+        epoch: usize,
+        epochs: usize,
+    },
+    #[error("training diverged: a weight is no longer a number; try a smaller --rate")]
+    Diverged,
+    /// The network made fails the loader's checks (a bound the clipping should keep).
+    #[error(transparent)]
+    Network(#[from] NetworkError),
+    #[error("cannot write '{}': {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// An output refused before any work (not a regular file, an input, locked), or
+    /// `--threads` out of range: said as the shared check says it.
     #[error("{0}")]
-    Failed(String),
+    Refused(String),
 }
 
-impl From<String> for TrainError {
-    fn from(message: String) -> TrainError {
-        TrainError::Failed(message)
-    }
-}
-
-impl From<&str> for TrainError {
-    fn from(message: &str) -> TrainError {
-        TrainError::Failed(message.to_string())
-    }
+/// What is wrong with a checkpoint (each said after "the checkpoint").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("is not a sowfan training checkpoint")]
+    NotCheckpoint,
+    #[error("fails its checksum")]
+    Checksum,
+    #[error("is cut short")]
+    CutShort,
+    #[error("was made by other settings ({0}); delete it or give another --checkpoint")]
+    OtherSettings(String),
+    #[error("has a size these settings do not give")]
+    Size,
 }
 
 /// The most `--epochs`: far more than any fit needs.
@@ -221,15 +285,13 @@ impl Params {
     /// the loader allows (`clip` keeps the floats within them already; the rounding and a
     /// checkpoint from an older trainer might not). A value that is no number (training
     /// diverged) is refused.
-    fn quantise(&self, id: String, inputs: usize) -> Result<Network, String> {
+    fn quantise(&self, id: String, inputs: usize) -> Result<Network, TrainError> {
         if self
             .slices()
             .iter()
             .any(|s| s.iter().any(|x| !x.is_finite()))
         {
-            return Err(
-                "training diverged: a weight is no longer a number; try a smaller --rate".into(),
-            );
+            return Err(TrainError::Diverged);
         }
         let q = |x: f32, scale: i32, bound: i32| {
             ((x * scale as f32).round() as i32).clamp(-bound, bound) as i16
@@ -251,7 +313,7 @@ impl Params {
             b1: ((self.b1 * (QA * QB) as f32).round() as i32)
                 .clamp(-MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_BIAS_Q),
         };
-        network.check_bounds().map_err(|e| e.to_string())?;
+        network.check_bounds()?;
         Ok(network)
     }
 
@@ -285,10 +347,10 @@ fn read(
     args: &TrainArgs,
     stop: &CancelToken,
 ) -> Result<(Samples, Samples, usize, String), TrainError> {
-    let session = registry::create_from_spec(&args.game.join(" ")).map_err(|e| e.to_string())?;
+    let session = registry::create_from_spec(&args.game.join(" "))?;
     let inputs = session.network_inputs();
     if inputs == 0 {
-        return Err(format!("{} has no learned evaluation to train", session.spec()).into());
+        return Err(TrainError::NoNetwork(session.spec()));
     }
     let mut sets = [Samples::default(), Samples::default()];
     for set in &mut sets {
@@ -296,20 +358,19 @@ fn read(
     }
     let mut views = [Vec::new(), Vec::new()];
     for path in &args.data {
-        let mut reader = Reader::open(path).map_err(|e| format!("--data: {e}"))?;
+        let mut reader = Reader::open(path)?;
         let made_for = reader.header.get("game").unwrap_or("").to_string();
         let spec = registry::create_from_spec(&made_for)
             .map(|s| s.network_id())
             .unwrap_or_default();
         if spec != session.network_id() {
-            return Err(format!(
-                "'{}' holds data of '{made_for}', not of {}",
-                path.display(),
-                session.network_id()
-            )
-            .into());
+            return Err(TrainError::OtherGame {
+                path: path.clone(),
+                made_for,
+                id: session.network_id(),
+            });
         }
-        while let Some(game) = reader.next_game().map_err(|e| format!("--data: {e}"))? {
+        while let Some(game) = reader.next_game()? {
             if stop.is_cancelled() {
                 return Err(Interrupted.into());
             }
@@ -317,14 +378,16 @@ fn read(
             for sample in &game.samples {
                 session
                     .packed_features(&sample.packed, &mut views)
-                    .map_err(|e| format!("'{}' game {}: {e}", path.display(), game.number))?;
+                    .map_err(|source| TrainError::Position {
+                        path: path.clone(),
+                        number: game.number,
+                        source,
+                    })?;
                 if views.iter().flatten().any(|&f| usize::from(f) >= inputs) {
-                    return Err(format!(
-                        "'{}' game {}: a feature out of range",
-                        path.display(),
-                        game.number
-                    )
-                    .into());
+                    return Err(TrainError::FeatureOutOfRange {
+                        path: path.clone(),
+                        number: game.number,
+                    });
                 }
                 let mover = usize::from(sample.mover & 1);
                 set.features.extend_from_slice(&views[mover]);
@@ -436,25 +499,23 @@ impl State {
         (8 + 4 + args_key.len() + 8 + 8 + 8) as u64 + 3 * 4 * floats
     }
 
-    fn from_bytes(bytes: &[u8], args_key: &str, inputs: usize) -> Result<State, String> {
-        let bad = |why: &str| format!("the checkpoint {why}");
+    fn from_bytes(bytes: &[u8], args_key: &str, inputs: usize) -> Result<State, CheckpointError> {
         if bytes.len() < 20 || file_header::check_magic(bytes, CHECKPOINT_MAGIC).is_err() {
-            return Err(bad("is not a sowfan training checkpoint"));
+            return Err(CheckpointError::NotCheckpoint);
         }
-        let body = file_header::split_checksum(bytes).map_err(|_| bad("fails its checksum"))?;
+        let body = file_header::split_checksum(bytes).map_err(|_| CheckpointError::Checksum)?;
         let key_len = u32::from_le_bytes(body[8..12].try_into().unwrap_or([0; 4])) as usize;
         let key = body
             .get(12..12 + key_len)
-            .ok_or_else(|| bad("is cut short"))?;
+            .ok_or(CheckpointError::CutShort)?;
         if key != args_key.as_bytes() {
-            return Err(bad(&format!(
-                "was made by other settings ({}); delete it or give another --checkpoint",
-                String::from_utf8_lossy(key)
-            )));
+            return Err(CheckpointError::OtherSettings(
+                String::from_utf8_lossy(key).into_owned(),
+            ));
         }
         let mut at = 12 + key_len;
-        let mut word = |n: usize| -> Result<&[u8], String> {
-            let w = body.get(at..at + n).ok_or_else(|| bad("is cut short"))?;
+        let mut word = |n: usize| -> Result<&[u8], CheckpointError> {
+            let w = body.get(at..at + n).ok_or(CheckpointError::CutShort)?;
             at += n;
             Ok(w)
         };
@@ -473,7 +534,7 @@ impl State {
             }
         }
         if at != body.len() {
-            return Err(bad("has a size these settings do not give"));
+            return Err(CheckpointError::Size);
         }
         let [params, m, v] = sets;
         Ok(State {
@@ -511,37 +572,41 @@ fn check_outputs(args: &TrainArgs) -> Result<Vec<OutputLock>, String> {
 
 /// A checkpoint's bytes: a regular file only (a FIFO is refused, not waited on), and at
 /// most `size` bytes (what these settings write) read.
-fn read_checkpoint(path: &std::path::Path, size: u64) -> Result<Vec<u8>, String> {
+fn read_checkpoint(path: &std::path::Path, size: u64) -> Result<Vec<u8>, TrainError> {
     use std::io::Read;
-    let cannot = |e: &dyn std::fmt::Display| format!("--checkpoint '{}': {e}", path.display());
-    let file = crate::cli::open_regular(path).map_err(|e| cannot(&e))?;
+    let cannot = |source| TrainError::CheckpointRead {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = crate::cli::open_regular(path).map_err(cannot)?;
     let mut bytes = Vec::new();
     file.take(size + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| cannot(&e))?;
+        .map_err(|e| cannot(e.into()))?;
     Ok(bytes)
 }
 
 pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, TrainError> {
     if args.batch == 0 || args.epochs == 0 {
-        return Err("--batch and --epochs must be at least 1".into());
+        return Err(TrainError::ZeroBatchOrEpochs);
     }
     let positive = |x: f32| x.is_finite() && x > 0.0;
     if !(0.0..=1.0).contains(&args.lambda) || !positive(args.scale) || !positive(args.rate) {
-        return Err("--lambda must be 0..1; --scale and --rate above 0".into());
+        return Err(TrainError::BadRates);
     }
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let threads = crate::memory::check_threads("--threads", threads)?;
+    let threads =
+        crate::memory::check_threads("--threads", threads).map_err(TrainError::Refused)?;
     if args.epochs > MAX_EPOCHS {
-        return Err(format!("--epochs {}: at most {MAX_EPOCHS}", args.epochs).into());
+        return Err(TrainError::TooManyEpochs(args.epochs));
     }
-    let _locks = check_outputs(args)?;
+    let _locks = check_outputs(args).map_err(TrainError::Refused)?;
     let started = Instant::now();
     let (training, validation, inputs, id) = read(args, stop)?;
     if training.len() == 0 {
-        return Err("the data hold no training positions".into());
+        return Err(TrainError::NoPositions);
     }
     eprintln!(
         "{} training and {} validation positions, {inputs} inputs × {HIDDEN} hidden, read in {:.1} s",
@@ -565,18 +630,18 @@ pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, Train
     let mut state = match args.checkpoint.as_deref().filter(|p| p.exists()) {
         Some(path) => {
             let bytes = read_checkpoint(path, State::size(&key, inputs))?;
-            let state = State::from_bytes(&bytes, &key, inputs)
-                .map_err(|e| format!("--checkpoint '{}': {e}", path.display()))?;
+            let state = State::from_bytes(&bytes, &key, inputs).map_err(|source| {
+                TrainError::Checkpoint {
+                    path: path.to_path_buf(),
+                    source,
+                }
+            })?;
             if state.epoch > args.epochs {
-                return Err(format!(
-                    "--checkpoint '{}' is after epoch {}, past --epochs {}: give --epochs {} \
-                     or more to go on from it, or another --checkpoint to start anew",
-                    path.display(),
-                    state.epoch,
-                    args.epochs,
-                    state.epoch
-                )
-                .into());
+                return Err(TrainError::CheckpointAhead {
+                    path: path.to_path_buf(),
+                    epoch: state.epoch,
+                    epochs: args.epochs,
+                });
             }
             eprintln!(
                 "going on from '{}' after epoch {}",
@@ -683,8 +748,10 @@ pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, Train
             started.elapsed().as_secs_f64()
         );
         if let Some(path) = &args.checkpoint {
-            write_atomically(path, &state.to_bytes(&key))
-                .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
+            write_atomically(path, &state.to_bytes(&key)).map_err(|source| TrainError::Write {
+                path: path.clone(),
+                source,
+            })?;
         }
     }
     if validation_loss.is_none() {
@@ -698,8 +765,10 @@ pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, Train
              network is kept within what the engine loads; a smaller --rate may fit better"
         );
     }
-    write_atomically(&args.output, &network.to_bytes())
-        .map_err(|e| format!("cannot write '{}': {e}", args.output.display()))?;
+    write_atomically(&args.output, &network.to_bytes()).map_err(|source| TrainError::Write {
+        path: args.output.clone(),
+        source,
+    })?;
     Ok(TrainSummary {
         train_positions: training.len(),
         validation_positions: validation.len(),

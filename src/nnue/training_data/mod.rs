@@ -91,8 +91,51 @@ pub enum DataError {
         offset: u64,
         /// Blocks before it.
         before: u64,
-        what: String,
+        what: BlockDamage,
     },
+}
+
+/// What is wrong with a damaged block of training data.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum BlockDamage {
+    #[error("it does not begin with GAME")]
+    NoMagic,
+    #[error("its head fails its checksum (a damaged game number, count or length)")]
+    HeadChecksum,
+    #[error("it claims {length} bytes of positions (at most {MAX_PAYLOAD})")]
+    TooLong { length: u32 },
+    #[error("it fails its checksum")]
+    Checksum,
+    #[error(
+        "its length says {length} bytes of positions, its bytes make a whole block of \
+         {actual} (a damaged length)"
+    )]
+    ShortLength { length: u32, actual: usize },
+    #[error(
+        "its length ({length} bytes) runs past the end of the file over a whole block at \
+         byte offset {at} (a damaged length)"
+    )]
+    LongLength { length: u32, at: u64 },
+    #[error(transparent)]
+    Payload(#[from] PayloadError),
+}
+
+/// What is wrong with the positions of a block whose checksum holds (a writer's bug, or
+/// a file made to pass the checksum).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PayloadError {
+    #[error("game {number}: a position runs past its block")]
+    PastEnd { number: u64 },
+    #[error("game {number}: side to move {mover} (0 or 1)")]
+    Mover { number: u64, mover: u8 },
+    #[error("game {number}: {extra} bytes after its {count} positions")]
+    Trailing {
+        number: u64,
+        extra: usize,
+        count: u16,
+    },
+    #[error("game {number}: result {result} (1, 0 or -1)")]
+    Result { number: u64, result: i8 },
 }
 
 /// How the data was made: `key=value` lines, kept in order.
@@ -212,13 +255,13 @@ impl GameBlock {
         result: i8,
         count: u16,
         payload: &[u8],
-    ) -> Result<GameBlock, String> {
+    ) -> Result<GameBlock, PayloadError> {
         let mut samples = Vec::with_capacity(usize::from(count));
         let mut at = 0usize;
-        let take = |at: &mut usize, n: usize| -> Result<&[u8], String> {
+        let take = |at: &mut usize, n: usize| -> Result<&[u8], PayloadError> {
             let bytes = payload
                 .get(*at..*at + n)
-                .ok_or_else(|| format!("game {number}: a position runs past its block"))?;
+                .ok_or(PayloadError::PastEnd { number })?;
             *at += n;
             Ok(bytes)
         };
@@ -229,7 +272,7 @@ impl GameBlock {
             let ply = u16::from_le_bytes(take(&mut at, 2)?.try_into().unwrap_or([0; 2]));
             let mover = take(&mut at, 1)?[0];
             if mover > 1 {
-                return Err(format!("game {number}: side to move {mover} (0 or 1)"));
+                return Err(PayloadError::Mover { number, mover });
             }
             samples.push(Sample {
                 packed,
@@ -239,13 +282,14 @@ impl GameBlock {
             });
         }
         if at != payload.len() {
-            return Err(format!(
-                "game {number}: {} bytes after its {count} positions",
-                payload.len() - at
-            ));
+            return Err(PayloadError::Trailing {
+                number,
+                extra: payload.len() - at,
+                count,
+            });
         }
         if !(-1..=1).contains(&result) {
-            return Err(format!("game {number}: result {result} (1, 0 or -1)"));
+            return Err(PayloadError::Result { number, result });
         }
         Ok(GameBlock {
             number,
@@ -350,7 +394,7 @@ impl Reader {
         self.offset
     }
 
-    fn damaged(&self, what: String) -> DataError {
+    fn damaged(&self, what: BlockDamage) -> DataError {
         DataError::Damaged {
             path: self.path.clone(),
             block: self.blocks + 1,
@@ -378,7 +422,7 @@ impl Reader {
         }
         let magic = got.min(4);
         if head[..magic] != BLOCK_MAGIC[..magic] {
-            return Err(self.damaged("it does not begin with GAME".into()));
+            return Err(self.damaged(BlockDamage::NoMagic));
         }
         if got < head_len {
             self.torn = Some(got as u64);
@@ -388,9 +432,7 @@ impl Reader {
             && file_header::checksum(&head[..BLOCK_FIELDS]).to_le_bytes()
                 != head[BLOCK_FIELDS..head_len]
         {
-            return Err(self.damaged(
-                "its head fails its checksum (a damaged game number, count or length)".into(),
-            ));
+            return Err(self.damaged(BlockDamage::HeadChecksum));
         }
         let Head {
             number,
@@ -399,9 +441,7 @@ impl Reader {
             length,
         } = parse_head(&head);
         if length > MAX_PAYLOAD {
-            return Err(self.damaged(format!(
-                "it claims {length} bytes of positions (at most {MAX_PAYLOAD})"
-            )));
+            return Err(self.damaged(BlockDamage::TooLong { length }));
         }
         let mut rest = vec![0u8; length as usize + 8];
         let got = read_up_to(&mut self.input, &mut rest).map_err(|e| self.io(e))?;
@@ -417,10 +457,10 @@ impl Reader {
         hasher.update(&head[..head_len]);
         hasher.update(payload);
         if hasher.digest().to_le_bytes() != sum {
-            return Err(self.damaged("it fails its checksum".into()));
+            return Err(self.damaged(BlockDamage::Checksum));
         }
         let block = GameBlock::parse_payload(number, result, count, payload)
-            .map_err(|what| self.damaged(what))?;
+            .map_err(|what| self.damaged(what.into()))?;
         self.offset += (head_len + rest.len()) as u64;
         self.blocks += 1;
         Ok(Some(block))
@@ -436,20 +476,16 @@ impl Reader {
             hasher.update(&fixed);
             hasher.update(&tail[..actual]);
             if hasher.digest().to_le_bytes() == tail[actual..] {
-                return Err(self.damaged(format!(
-                    "its length says {length} bytes of positions, its bytes make a whole \
-                     block of {actual} (a damaged length)"
-                )));
+                return Err(self.damaged(BlockDamage::ShortLength { length, actual }));
             }
         }
         let hidden =
             (0..tail.len().saturating_sub(BLOCK_FIELDS)).find(|&at| whole_v1_block_at(&tail[at..]));
         if let Some(at) = hidden {
-            return Err(self.damaged(format!(
-                "its length ({length} bytes) runs past the end of the file over a whole \
-                 block at byte offset {} (a damaged length)",
-                self.offset + (head.len() + at) as u64
-            )));
+            return Err(self.damaged(BlockDamage::LongLength {
+                length,
+                at: self.offset + (head.len() + at) as u64,
+            }));
         }
         Ok(())
     }
