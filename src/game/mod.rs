@@ -13,8 +13,9 @@
 //!   packed positions. Required: it is how a tool names what it plays.
 //! - Opt-in capabilities, each with defaults that are always correct (only slower or
 //!   weaker): [`Evaluation`] (evaluation.rs: the static evaluation, its terms for the tuner,
-//!   the horizon), [`NetworkFeatures`] (network.rs: a learned evaluation's features and
-//!   accumulator), [`SearchHints`] (search_hints.rs: move ordering, pruning), [`ExactValues`]
+//!   the horizon), [`NetworkFeatures`] (network_features.rs: what a learned evaluation
+//!   reads of a position, and how its accumulator is kept; the network is `crate::nnue`),
+//!   [`SearchHints`] (search_hints.rs: move ordering, pruning), [`ExactValues`]
 //!   (exact_values.rs: banked values, bounds, keys for the solver), [`TableIndexing`]
 //!   (table_indexing.rs: endgame-table layers and indexes).
 //!
@@ -26,7 +27,7 @@
 
 mod evaluation;
 mod exact_values;
-mod network;
+mod network_features;
 mod notation;
 mod outcome;
 mod points;
@@ -37,7 +38,7 @@ mod table_indexing;
 pub(crate) use evaluation::eval_weights;
 pub use evaluation::{EvalTerm, Evaluation, Horizon, QUIESCENCE_PLIES};
 pub use exact_values::ExactValues;
-pub use network::NetworkFeatures;
+pub use network_features::NetworkFeatures;
 pub use notation::{MoveError, Notation, PositionError};
 pub use outcome::{GameResult, Outcome, Player};
 pub use points::{Points, value_text};

@@ -14,7 +14,7 @@
 //!   and the search keeps none (`NetworkFeatures::accumulates` is false).
 //!
 //! A game says which set it reads, and which network it embeds ([`networks`](#networks)),
-//! in its own `features.rs` (its `NetworkFeatures`); a game without a network needs
+//! in its own `network_features.rs` (its `NetworkFeatures`); a game without a network needs
 //! nothing from here.
 //!
 //! Making a network: [`datagen`] (`sowfan datagen`: self-play games scored by a search)

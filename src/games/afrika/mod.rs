@@ -12,7 +12,7 @@
 //! sowing is one addition of a precomputed lane mask (no lane can carry into the next).
 
 mod evaluation;
-mod features;
+mod network_features;
 mod notation;
 mod rules;
 mod search_hints;

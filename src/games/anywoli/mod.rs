@@ -12,7 +12,7 @@
 //! is replayed to stop exactly at the first repeated lap end (see `Anywoli::sow_turn`).
 
 mod evaluation;
-mod features;
+mod network_features;
 mod notation;
 mod rules;
 mod search_hints;

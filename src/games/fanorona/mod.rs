@@ -8,8 +8,8 @@
 
 pub mod board;
 mod evaluation;
-mod features;
 pub mod moves;
+mod network_features;
 mod notation;
 mod rules;
 mod search_hints;

@@ -6,7 +6,7 @@
 //! `i` faces cell `2m - i`, and the formula is its own inverse.
 
 mod evaluation;
-mod features;
+mod network_features;
 mod notation;
 mod rules;
 mod search_hints;
