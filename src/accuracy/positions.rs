@@ -6,8 +6,10 @@ use std::collections::HashSet;
 use std::fmt;
 use std::fs::File;
 use std::io::BufReader;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
+
+use thiserror::Error;
 
 use crate::records::jsonl::read_record;
 use crate::records::lines::BoundedLines;
@@ -33,14 +35,23 @@ impl fmt::Display for StoneRange {
     }
 }
 
-impl FromStr for StoneRange {
-    type Err = String;
+/// Why `--stones` is not a range (the text as given, then why).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum StoneRangeError {
+    #[error("'{0}': give MIN-MAX stones in play (e.g. 25-48) or one number")]
+    NotANumber(String),
+    #[error("'{0}': the smaller number comes first")]
+    Reversed(String),
+}
 
-    fn from_str(text: &str) -> Result<StoneRange, String> {
+impl FromStr for StoneRange {
+    type Err = StoneRangeError;
+
+    fn from_str(text: &str) -> Result<StoneRange, StoneRangeError> {
         let number = |t: &str| {
-            t.trim().parse::<u32>().map_err(|_| {
-                format!("'{text}': give MIN-MAX stones in play (e.g. 25-48) or one number")
-            })
+            t.trim()
+                .parse::<u32>()
+                .map_err(|_| StoneRangeError::NotANumber(text.to_string()))
         };
         let (min, max) = match text.split_once('-') {
             Some((a, b)) => (number(a)?, number(b)?),
@@ -50,7 +61,7 @@ impl FromStr for StoneRange {
             }
         };
         if min > max {
-            return Err(format!("'{text}': the smaller number comes first"));
+            return Err(StoneRangeError::Reversed(text.to_string()));
         }
         Ok(StoneRange { min, max })
     }
@@ -81,10 +92,22 @@ pub struct Picked {
     pub lines: usize,
 }
 
+/// Why the input gives no positions to judge.
+#[derive(Debug, Error)]
+pub enum PositionsError {
+    #[error("cannot read '{}': {error}", path.display())]
+    Read {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("positions of two games: '{first}' and '{second}'; judge one game at a time")]
+    TwoGames { first: String, second: String },
+}
+
 /// Why a line gave no position: the run cannot go on (positions of two games), or the
-/// line alone is skipped.
+/// line alone is skipped (the warning's text).
 enum Problem {
-    Mixed(String),
+    Mixed(PositionsError),
     Line(String),
 }
 
@@ -104,8 +127,12 @@ pub fn read(
     path: &Path,
     default_game: &dyn Session,
     selection: &Selection,
-) -> Result<Picked, String> {
-    let file = File::open(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+) -> Result<Picked, PositionsError> {
+    let unreadable = |error| PositionsError::Read {
+        path: path.to_path_buf(),
+        error,
+    };
+    let file = File::open(path).map_err(unreadable)?;
     let mut picked = Picked {
         spec: String::new(),
         positions: Vec::new(),
@@ -121,7 +148,7 @@ pub fn read(
         }
     };
     for line in BoundedLines::new(BufReader::new(file)) {
-        let (number, text) = line.map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+        let (number, text) = line.map_err(unreadable)?;
         let text = match text {
             Ok(text) => text,
             Err(e) => {
@@ -196,10 +223,10 @@ fn take(
     if picked.spec.is_empty() {
         picked.spec = spec;
     } else if picked.spec != spec {
-        return Err(Problem::Mixed(format!(
-            "positions of two games: '{}' and '{spec}'; judge one game at a time",
-            picked.spec
-        )));
+        return Err(Problem::Mixed(PositionsError::TwoGames {
+            first: picked.spec.clone(),
+            second: spec,
+        }));
     }
     let fen = session.fen();
     if picked.positions.len() < selection.limit && seen.insert(fen.clone()) {
