@@ -11,10 +11,11 @@ use std::str::FromStr;
 
 use thiserror::Error;
 
+use crate::records::RecordError;
 use crate::records::jsonl::read_record;
-use crate::records::lines::BoundedLines;
-use crate::registry;
-use crate::session::Session;
+use crate::records::lines::{BoundedLines, LineError};
+use crate::registry::{self, RegistryError};
+use crate::session::{PositionCommandError, Session};
 
 /// `MIN-MAX` (or one number) stones in play, both ends included.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,16 +105,39 @@ pub enum PositionsError {
     TwoGames { first: String, second: String },
 }
 
-/// Why a line gave no position: the run cannot go on (positions of two games), or the
-/// line alone is skipped (the warning's text).
-enum Problem {
-    Mixed(PositionsError),
-    Line(String),
+/// Why one line of the input gives no positions: it is skipped with a warning.
+#[derive(Debug, Error)]
+enum LineProblem {
+    #[error(transparent)]
+    Unreadable(#[from] LineError),
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    #[error(transparent)]
+    Game(#[from] RegistryError),
+    #[error("the opening: {0}")]
+    Opening(PositionCommandError),
+    #[error("move '{mv}': {error}")]
+    Move {
+        mv: String,
+        error: PositionCommandError,
+    },
+    /// A position string the game refuses.
+    #[error("{0}")]
+    Position(PositionCommandError),
+    #[error("the game is over there")]
+    Over,
 }
 
-impl From<String> for Problem {
-    fn from(why: String) -> Problem {
-        Problem::Line(why)
+/// Why a line gave no position: the run cannot go on (positions of two games), or the
+/// line alone is skipped.
+enum Problem {
+    Mixed(PositionsError),
+    Line(LineProblem),
+}
+
+impl<E: Into<LineProblem>> From<E> for Problem {
+    fn from(why: E) -> Problem {
+        Problem::Line(why.into())
     }
 }
 
@@ -141,7 +165,7 @@ pub fn read(
     };
     let mut seen: HashSet<String> = HashSet::new();
     let mut warnings = 0;
-    let mut warn = |number: usize, why: String| {
+    let mut warn = |number: usize, why: LineProblem| {
         warnings += 1;
         if warnings <= MAX_WARNINGS {
             eprintln!("sowfan accuracy: {}: line {number}: {why}", path.display());
@@ -152,7 +176,7 @@ pub fn read(
         let text = match text {
             Ok(text) => text,
             Err(e) => {
-                warn(number, e.to_string());
+                warn(number, e.into());
                 continue;
             }
         };
@@ -170,11 +194,9 @@ pub fn read(
             let fen = text.strip_prefix("fen ").unwrap_or(text).trim();
             let mut session = default_game.clone_box();
             match session.set_position(Some(fen), &[]) {
-                Ok(()) if session.outcome().is_some() => {
-                    Err(Problem::Line("the game is over there".into()))
-                }
+                Ok(()) if session.outcome().is_some() => Err(Problem::Line(LineProblem::Over)),
                 Ok(()) => take(&mut picked, &mut seen, selection, session.as_ref()),
-                Err(e) => Err(Problem::Line(e.to_string())),
+                Err(e) => Err(Problem::Line(LineProblem::Position(e))),
             }
         };
         match walked {
@@ -243,20 +265,23 @@ fn walk_record(
     text: &str,
     keep: &mut dyn FnMut(&dyn Session) -> Result<(), Problem>,
 ) -> Result<(), Problem> {
-    let record = read_record(text).map_err(|e| e.to_string())?;
-    let mut session = registry::create_from_spec(&record.game).map_err(|e| e.to_string())?;
+    let record = read_record(text)?;
+    let mut session = registry::create_from_spec(&record.game)?;
     let opening: Vec<&str> = record.opening.moves.iter().map(String::as_str).collect();
     session
         .set_position(record.opening.fen.as_deref(), &opening)
-        .map_err(|e| format!("the opening: {e}"))?;
+        .map_err(|e| Problem::Line(LineProblem::Opening(e)))?;
     for mv in &record.moves {
         if session.outcome().is_some() {
             break;
         }
         keep(session.as_ref())?;
-        session
-            .play_moves(&[mv.mv.as_str()])
-            .map_err(|e| format!("move '{}': {e}", mv.mv))?;
+        session.play_moves(&[mv.mv.as_str()]).map_err(|error| {
+            Problem::Line(LineProblem::Move {
+                mv: mv.mv.clone(),
+                error,
+            })
+        })?;
     }
     Ok(())
 }
