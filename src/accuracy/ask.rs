@@ -6,6 +6,8 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use thiserror::Error;
+
 use crate::cli::{CancelToken, progress_bar};
 use crate::client::process::{EngineProcess, Failure, deadline_after};
 use crate::client::spec::EngineSpec;
@@ -23,6 +25,17 @@ pub struct Timeouts {
     pub search: Duration,
 }
 
+/// Why an engine could not be judged.
+#[derive(Debug, Error)]
+pub enum AskError {
+    #[error("engine '{engine}': {}", .failure.message())]
+    NotStarted { engine: String, failure: Failure },
+    #[error("engine '{name}' failed {failures} positions in a row: given up")]
+    GivenUp { name: String, failures: usize },
+    #[error("cannot write --out: {0}")]
+    Out(std::io::Error),
+}
+
 /// Failures in a row after which the engine is given up.
 const MAX_FAILURES_IN_A_ROW: usize = 3;
 
@@ -35,7 +48,7 @@ pub fn judge_engine(
     timeouts: Timeouts,
     cancel: &CancelToken,
     mut out: Option<&mut std::io::BufWriter<std::fs::File>>,
-) -> Result<EngineStats, String> {
+) -> Result<EngineStats, AskError> {
     let mut engine: Option<EngineProcess> = None;
     let mut stats = EngineStats::new(
         spec.name.clone().unwrap_or_else(|| spec.command_line()),
@@ -63,11 +76,10 @@ pub fn judge_engine(
                 }
                 Err(Failure::Cancelled) => break,
                 Err(failure) => {
-                    return Err(format!(
-                        "engine '{}': {}",
-                        spec.command_line(),
-                        failure.message()
-                    ));
+                    return Err(AskError::NotStarted {
+                        engine: spec.command_line(),
+                        failure,
+                    });
                 }
             }
         }
@@ -88,7 +100,7 @@ pub fn judge_engine(
                         "value": judged.value().map(|v| v as f64 / 2.0),
                         "loss": judged.loss().map(|l| l as f64 / 2.0),
                     });
-                    writeln!(writer, "{line}").map_err(|e| format!("cannot write --out: {e}"))?;
+                    writeln!(writer, "{line}").map_err(AskError::Out)?;
                 }
                 stats.add(judged);
             }
@@ -109,10 +121,10 @@ pub fn judge_engine(
                 failures_in_a_row += 1;
                 if failures_in_a_row >= MAX_FAILURES_IN_A_ROW {
                     bar.finish_and_clear();
-                    return Err(format!(
-                        "engine '{}' failed {failures_in_a_row} positions in a row: given up",
-                        stats.name
-                    ));
+                    return Err(AskError::GivenUp {
+                        name: stats.name,
+                        failures: failures_in_a_row,
+                    });
                 }
             }
         }

@@ -12,11 +12,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 use crate::cli::CancelToken;
 use crate::cli::progress_bar;
 use crate::records::lines::{BoundedLines, ends_in_newline};
-use crate::session::{Session, SolveRequest};
+use crate::session::{PositionCommandError, Session, SolveRequest};
 use crate::solver::tt::SolverTt;
 
 use super::positions::Position;
@@ -27,6 +28,43 @@ struct CacheLine {
     game: String,
     fen: String,
     half_points: BTreeMap<String, i32>,
+}
+
+/// Why the exact values could not be had: the cache file, or a proof.
+#[derive(Debug, Error)]
+pub enum ExactError {
+    #[error("cannot read '{}': {error}", path.display())]
+    Read {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("cannot write '{}': {error}", path.display())]
+    Write {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("position '{fen}': {error}")]
+    Position {
+        fen: String,
+        error: PositionCommandError,
+    },
+    /// A cache line that cannot be written as JSON.
+    #[error(transparent)]
+    Line(#[from] serde_json::Error),
+    /// The solver failed (its own message).
+    #[error("{0}")]
+    Solve(String),
+}
+
+/// Why a cache line's values cannot be the exact values of its position.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+enum DamagedValues {
+    #[error("'{0}' is not a legal move there")]
+    NotLegal(String),
+    #[error("the legal move '{0}' has no value")]
+    NoValue(String),
+    #[error("move '{mv}' has the value {value}, which no game from there can end with")]
+    Impossible { mv: String, value: i32 },
 }
 
 /// A solved position: every legal move with its exact value (half-points, the mover's).
@@ -57,7 +95,7 @@ pub struct ExactValues {
 
 impl ExactValues {
     /// Read the cache (if it exists) for `spec`'s positions, and open it for adding.
-    pub fn open(path: Option<&Path>, spec: &str) -> Result<ExactValues, String> {
+    pub fn open(path: Option<&Path>, spec: &str) -> Result<ExactValues, ExactError> {
         let mut known = HashMap::new();
         let Some(path) = path else {
             return Ok(ExactValues {
@@ -66,13 +104,19 @@ impl ExactValues {
                 cache: None,
             });
         };
+        let unreadable = |error| ExactError::Read {
+            path: path.to_path_buf(),
+            error,
+        };
+        let unwritable = |error| ExactError::Write {
+            path: path.to_path_buf(),
+            error,
+        };
         let mut damaged = 0usize;
         if path.exists() {
-            let file =
-                File::open(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+            let file = File::open(path).map_err(unreadable)?;
             for line in BoundedLines::new(BufReader::new(file)) {
-                let (_, text) =
-                    line.map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+                let (_, text) = line.map_err(unreadable)?;
                 let parsed = text
                     .ok()
                     .and_then(|t| serde_json::from_str::<CacheLine>(&t).ok());
@@ -95,13 +139,12 @@ impl ExactValues {
             .create(true)
             .append(true)
             .open(path)
-            .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
+            .map_err(unwritable)?;
         // A line cut off as it was written (a run killed mid-write) is ended here, so that
         // the next proof is a line of its own, not glued to it and lost with it.
         let ended = File::open(path).and_then(|mut file| ends_in_newline(&mut file));
-        if !ended.map_err(|e| format!("cannot read '{}': {e}", path.display()))? {
-            file.write_all(b"\n")
-                .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
+        if !ended.map_err(unreadable)? {
+            file.write_all(b"\n").map_err(unwritable)?;
         }
         Ok(ExactValues {
             spec: spec.to_string(),
@@ -121,7 +164,7 @@ impl ExactValues {
         threads: usize,
         limit: Duration,
         stop: &CancelToken,
-    ) -> Result<Vec<Solved>, String> {
+    ) -> Result<Vec<Solved>, ExactError> {
         // A cache line is a file's word: checked against its position before use; a damaged
         // one is dropped, and its position proven again with the others.
         for position in positions {
@@ -129,7 +172,10 @@ impl ExactValues {
             if let Some(values) = self.known.get(fen) {
                 session
                     .set_position(Some(fen), &[])
-                    .map_err(|e| format!("position '{fen}': {e}"))?;
+                    .map_err(|error| ExactError::Position {
+                        fen: fen.clone(),
+                        error,
+                    })?;
                 if let Err(why) = check_values(session, values) {
                     eprintln!(
                         "sowfan accuracy: warning: a damaged line of the cache skipped (it is \
@@ -157,7 +203,10 @@ impl ExactValues {
             if !self.known.contains_key(fen) {
                 session
                     .set_position(Some(fen), &[])
-                    .map_err(|e| format!("position '{fen}': {e}"))?;
+                    .map_err(|error| ExactError::Position {
+                        fen: fen.clone(),
+                        error,
+                    })?;
                 match prove(session, tt, threads, limit, stop)? {
                     Some(values) => {
                         self.add(fen, values)?;
@@ -190,17 +239,20 @@ impl ExactValues {
         Ok(solved)
     }
 
-    fn add(&mut self, fen: &str, values: BTreeMap<String, i32>) -> Result<(), String> {
+    fn add(&mut self, fen: &str, values: BTreeMap<String, i32>) -> Result<(), ExactError> {
         if let Some((path, file)) = &mut self.cache {
             let line = CacheLine {
                 game: self.spec.clone(),
                 fen: fen.to_string(),
                 half_points: values.clone(),
             };
-            let text = serde_json::to_string(&line).map_err(|e| e.to_string())?;
+            let text = serde_json::to_string(&line)?;
             writeln!(file, "{text}")
                 .and_then(|()| file.flush())
-                .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
+                .map_err(|error| ExactError::Write {
+                    path: path.clone(),
+                    error,
+                })?;
         }
         self.known.insert(fen.to_string(), values);
         Ok(())
@@ -210,21 +262,25 @@ impl ExactValues {
 /// Whether `values` can be the exact values of the session's position: every legal move and
 /// nothing else, each value one a game can end with after its move
 /// ([`Session::possible_move_value`]).
-fn check_values(session: &dyn Session, values: &BTreeMap<String, i32>) -> Result<(), String> {
+fn check_values(
+    session: &dyn Session,
+    values: &BTreeMap<String, i32>,
+) -> Result<(), DamagedValues> {
     let legal = session.legal_moves();
     if let Some(mv) = values.keys().find(|mv| !legal.contains(mv)) {
-        return Err(format!("'{mv}' is not a legal move there"));
+        return Err(DamagedValues::NotLegal(mv.clone()));
     }
     if let Some(mv) = legal.iter().find(|mv| !values.contains_key(*mv)) {
-        return Err(format!("the legal move '{mv}' has no value"));
+        return Err(DamagedValues::NoValue(mv.clone()));
     }
     match values
         .iter()
         .find(|&(mv, &v)| !session.possible_move_value(mv, v))
     {
-        Some((mv, v)) => Err(format!(
-            "move '{mv}' has the value {v}, which no game from there can end with"
-        )),
+        Some((mv, &value)) => Err(DamagedValues::Impossible {
+            mv: mv.clone(),
+            value,
+        }),
         None => Ok(()),
     }
 }
@@ -237,7 +293,7 @@ fn prove(
     threads: usize,
     limit: Duration,
     stop: &CancelToken,
-) -> Result<Option<BTreeMap<String, i32>>, String> {
+) -> Result<Option<BTreeMap<String, i32>>, ExactError> {
     let request = SolveRequest {
         threads,
         all_moves: true,
@@ -250,7 +306,9 @@ fn prove(
         deadline: Some(Instant::now() + limit),
         node_limit: None,
     };
-    let report = session.solve(&request, tt, stop.flag(), &|_| {})?;
+    let report = session
+        .solve(&request, tt, stop.flag(), &|_| {})
+        .map_err(ExactError::Solve)?;
     // Every move proven, or the position is left out.
     let values: Option<BTreeMap<String, i32>> = report
         .moves

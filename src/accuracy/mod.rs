@@ -17,14 +17,17 @@ pub mod totals;
 
 use std::path::PathBuf;
 
+use thiserror::Error;
+
 use crate::cli::CancelToken;
-use crate::client::spec::{EngineSpec, parse_engine};
+use crate::client::spec::{EngineSpec, EngineSpecError, parse_engine};
 use crate::memory::check_hash_mb;
-use crate::registry;
+use crate::registry::{self, RegistryError};
 use crate::solver::tt::SolverTt;
 use crate::tables::TableError;
-use exact::ExactValues;
-use positions::{Selection, StoneRange};
+use ask::AskError;
+use exact::{ExactError, ExactValues};
+use positions::{PositionsError, Selection, StoneRange};
 use totals::EngineStats;
 
 /// Measure engines' accuracy against perfect play: the share of positions where an
@@ -96,6 +99,52 @@ pub struct AccuracyArgs {
     pub move_timeout: u64,
 }
 
+/// Why a run could not be done (said after `sowfan accuracy: `).
+#[derive(Debug, Error)]
+pub enum AccuracyError {
+    #[error("--positions 0: give at least 1")]
+    NoPositions,
+    #[error(transparent)]
+    Engine(#[from] EngineSpecError),
+    #[error(
+        "engine '{0}': tc= is a clock for whole games; give depth=, nodes= or movetime= for \
+         single positions"
+    )]
+    Clock(String),
+    #[error(transparent)]
+    Game(#[from] RegistryError),
+    /// `--hash`, `--threads` or a table's memory refused (the memory check's words).
+    #[error("{0}")]
+    Memory(String),
+    /// An output refused or held by another run (the check's words).
+    #[error("{0}")]
+    Output(String),
+    #[error(transparent)]
+    Positions(#[from] PositionsError),
+    #[error(
+        "no position of '{}' matches (read {games} games and {lines} position lines{})",
+        .input.display(),
+        .stones.map(|range| format!(", stones {range}")).unwrap_or_default()
+    )]
+    NoneMatches {
+        input: PathBuf,
+        games: usize,
+        lines: usize,
+        stones: Option<StoneRange>,
+    },
+    #[error(transparent)]
+    Tables(#[from] TableError),
+    #[error(transparent)]
+    Exact(#[from] ExactError),
+    #[error(transparent)]
+    Ask(#[from] AskError),
+    #[error("cannot write '{}': {error}", path.display())]
+    Out {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
 /// What a run found.
 pub struct AccuracyReport {
     pub positions: usize,
@@ -106,43 +155,41 @@ pub struct AccuracyReport {
 }
 
 /// Solve the positions, ask the engines, print the summary (and `--out` lines).
-pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, String> {
-    check_hash_mb("--hash", args.hash_mb)?;
-    crate::memory::check_threads("--threads", args.threads)?;
+pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, AccuracyError> {
+    check_hash_mb("--hash", args.hash_mb).map_err(AccuracyError::Memory)?;
+    crate::memory::check_threads("--threads", args.threads).map_err(AccuracyError::Memory)?;
     if args.positions == 0 {
-        return Err("--positions 0: give at least 1".to_string());
+        return Err(AccuracyError::NoPositions);
     }
     let engines: Vec<EngineSpec> = args
         .engine
         .iter()
         .map(|text| {
             let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
-            let spec = parse_engine(&words, &[]).map_err(|e| e.to_string())?;
+            let spec = parse_engine(&words, &[])?;
             if spec.limits.tc.is_some() {
-                return Err(format!(
-                    "engine '{}': tc= is a clock for whole games; give depth=, nodes= or \
-                     movetime= for single positions",
-                    spec.command_line()
-                ));
+                return Err(AccuracyError::Clock(spec.command_line()));
             }
             Ok(spec)
         })
-        .collect::<Result<_, String>>()?;
-    let default_game = registry::create_from_spec(&args.game).map_err(|e| e.to_string())?;
+        .collect::<Result<_, AccuracyError>>()?;
+    let default_game = registry::create_from_spec(&args.game)?;
     let selection = Selection {
         stones: args.stones,
         limit: args.positions,
     };
     for output in [("--cache", &args.cache), ("--out", &args.out)] {
         if let (name, Some(path)) = output {
-            crate::cli::refuse_output_over_input((name, path), &[("the input", &args.input)])?;
+            crate::cli::refuse_output_over_input((name, path), &[("the input", &args.input)])
+                .map_err(AccuracyError::Output)?;
         }
     }
     if let Some(cache) = &args.cache {
-        crate::cli::refuse_irregular("--cache", cache)?;
+        crate::cli::refuse_irregular("--cache", cache).map_err(AccuracyError::Output)?;
     }
     if let (Some(cache), Some(out)) = (&args.cache, &args.out) {
-        crate::cli::refuse_output_over_input(("--out", out), &[("--cache", cache)])?;
+        crate::cli::refuse_output_over_input(("--out", out), &[("--cache", cache)])
+            .map_err(AccuracyError::Output)?;
     }
     // One run a file: held for the whole run. A terminal or a pipe as --out needs none.
     let mut _locks = Vec::new();
@@ -150,40 +197,42 @@ pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, 
         if let Some(path) = path
             && std::fs::metadata(path).map_or(true, |meta| meta.is_file())
         {
-            _locks.push(crate::cli::OutputLock::file(name, path, "accuracy")?);
+            _locks.push(
+                crate::cli::OutputLock::file(name, path, "accuracy")
+                    .map_err(AccuracyError::Output)?,
+            );
         }
     }
     let picked = positions::read(&args.input, default_game.as_ref(), &selection)?;
     if picked.positions.is_empty() {
-        return Err(format!(
-            "no position of '{}' matches (read {} games and {} position lines{})",
-            args.input.display(),
-            picked.games,
-            picked.lines,
-            match args.stones {
-                Some(range) => format!(", stones {range}"),
-                None => String::new(),
-            }
-        ));
+        return Err(AccuracyError::NoneMatches {
+            input: args.input.clone(),
+            games: picked.games,
+            lines: picked.lines,
+            stones: args.stones,
+        });
     }
-    let mut session = registry::create_from_spec(&picked.spec).map_err(|e| e.to_string())?;
+    let mut session = registry::create_from_spec(&picked.spec)?;
     if let Some(dir) = &args.tablebases {
         match session.open_tables(dir) {
             Ok(tables) => session.set_tables(tables),
             Err(e @ TableError::Absent { .. }) => {
                 eprintln!("sowfan accuracy: note: {e}; solving without");
             }
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e.into()),
         }
     }
-    // Opened before the proofs, so that an output that cannot be written is said at once.
     // Opened before the proofs, so that an output that cannot be written is said at once;
     // emptied only once they are done (an interrupted run leaves the last one's).
     let mut out = match &args.out {
-        Some(path) => Some(crate::cli::open_for_appending(path).map(std::io::BufWriter::new)?),
+        Some(path) => Some(
+            crate::cli::open_for_appending(path)
+                .map(std::io::BufWriter::new)
+                .map_err(AccuracyError::Output)?,
+        ),
         None => None,
     };
-    let tt = SolverTt::new(args.hash_mb)?;
+    let tt = SolverTt::new(args.hash_mb).map_err(AccuracyError::Memory)?;
     let mut exact = ExactValues::open(args.cache.as_deref(), &picked.spec)?;
     let solved = exact.solve_all(
         session.as_mut(),
@@ -206,8 +255,10 @@ pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, 
         // A regular file is written from its start; a pipe or a terminal as it is.
         let file = writer.get_ref();
         if file.metadata().is_ok_and(|m| m.is_file()) {
-            file.set_len(0)
-                .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
+            file.set_len(0).map_err(|error| AccuracyError::Out {
+                path: path.clone(),
+                error,
+            })?;
         }
     }
     let timeouts = ask::Timeouts {
@@ -232,9 +283,10 @@ pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, 
     }
     if let (Some(mut writer), Some(path)) = (out, &args.out) {
         use std::io::Write;
-        writer
-            .flush()
-            .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
+        writer.flush().map_err(|error| AccuracyError::Out {
+            path: path.clone(),
+            error,
+        })?;
     }
     Ok(AccuracyReport {
         positions: picked.positions.len(),

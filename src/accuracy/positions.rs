@@ -6,13 +6,16 @@ use std::collections::HashSet;
 use std::fmt;
 use std::fs::File;
 use std::io::BufReader;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use thiserror::Error;
+
+use crate::records::RecordError;
 use crate::records::jsonl::read_record;
-use crate::records::lines::BoundedLines;
-use crate::registry;
-use crate::session::Session;
+use crate::records::lines::{BoundedLines, LineError};
+use crate::registry::{self, RegistryError};
+use crate::session::{PositionCommandError, Session};
 
 /// `MIN-MAX` (or one number) stones in play, both ends included.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,14 +36,23 @@ impl fmt::Display for StoneRange {
     }
 }
 
-impl FromStr for StoneRange {
-    type Err = String;
+/// Why `--stones` is not a range (the text as given, then why).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum StoneRangeError {
+    #[error("'{0}': give MIN-MAX stones in play (e.g. 25-48) or one number")]
+    NotANumber(String),
+    #[error("'{0}': the smaller number comes first")]
+    Reversed(String),
+}
 
-    fn from_str(text: &str) -> Result<StoneRange, String> {
+impl FromStr for StoneRange {
+    type Err = StoneRangeError;
+
+    fn from_str(text: &str) -> Result<StoneRange, StoneRangeError> {
         let number = |t: &str| {
-            t.trim().parse::<u32>().map_err(|_| {
-                format!("'{text}': give MIN-MAX stones in play (e.g. 25-48) or one number")
-            })
+            t.trim()
+                .parse::<u32>()
+                .map_err(|_| StoneRangeError::NotANumber(text.to_string()))
         };
         let (min, max) = match text.split_once('-') {
             Some((a, b)) => (number(a)?, number(b)?),
@@ -50,7 +62,7 @@ impl FromStr for StoneRange {
             }
         };
         if min > max {
-            return Err(format!("'{text}': the smaller number comes first"));
+            return Err(StoneRangeError::Reversed(text.to_string()));
         }
         Ok(StoneRange { min, max })
     }
@@ -81,16 +93,51 @@ pub struct Picked {
     pub lines: usize,
 }
 
+/// Why the input gives no positions to judge.
+#[derive(Debug, Error)]
+pub enum PositionsError {
+    #[error("cannot read '{}': {error}", path.display())]
+    Read {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("positions of two games: '{first}' and '{second}'; judge one game at a time")]
+    TwoGames { first: String, second: String },
+}
+
+/// Why one line of the input gives no positions: it is skipped with a warning.
+#[derive(Debug, Error)]
+enum LineProblem {
+    #[error(transparent)]
+    Unreadable(#[from] LineError),
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    #[error(transparent)]
+    Game(#[from] RegistryError),
+    #[error("the opening: {0}")]
+    Opening(PositionCommandError),
+    #[error("move '{mv}': {error}")]
+    Move {
+        mv: String,
+        error: PositionCommandError,
+    },
+    /// A position string the game refuses.
+    #[error("{0}")]
+    Position(PositionCommandError),
+    #[error("the game is over there")]
+    Over,
+}
+
 /// Why a line gave no position: the run cannot go on (positions of two games), or the
 /// line alone is skipped.
 enum Problem {
-    Mixed(String),
-    Line(String),
+    Mixed(PositionsError),
+    Line(LineProblem),
 }
 
-impl From<String> for Problem {
-    fn from(why: String) -> Problem {
-        Problem::Line(why)
+impl<E: Into<LineProblem>> From<E> for Problem {
+    fn from(why: E) -> Problem {
+        Problem::Line(why.into())
     }
 }
 
@@ -104,8 +151,12 @@ pub fn read(
     path: &Path,
     default_game: &dyn Session,
     selection: &Selection,
-) -> Result<Picked, String> {
-    let file = File::open(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+) -> Result<Picked, PositionsError> {
+    let unreadable = |error| PositionsError::Read {
+        path: path.to_path_buf(),
+        error,
+    };
+    let file = File::open(path).map_err(unreadable)?;
     let mut picked = Picked {
         spec: String::new(),
         positions: Vec::new(),
@@ -114,18 +165,18 @@ pub fn read(
     };
     let mut seen: HashSet<String> = HashSet::new();
     let mut warnings = 0;
-    let mut warn = |number: usize, why: String| {
+    let mut warn = |number: usize, why: LineProblem| {
         warnings += 1;
         if warnings <= MAX_WARNINGS {
             eprintln!("sowfan accuracy: {}: line {number}: {why}", path.display());
         }
     };
     for line in BoundedLines::new(BufReader::new(file)) {
-        let (number, text) = line.map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+        let (number, text) = line.map_err(unreadable)?;
         let text = match text {
             Ok(text) => text,
             Err(e) => {
-                warn(number, e.to_string());
+                warn(number, e.into());
                 continue;
             }
         };
@@ -143,11 +194,9 @@ pub fn read(
             let fen = text.strip_prefix("fen ").unwrap_or(text).trim();
             let mut session = default_game.clone_box();
             match session.set_position(Some(fen), &[]) {
-                Ok(()) if session.outcome().is_some() => {
-                    Err(Problem::Line("the game is over there".into()))
-                }
+                Ok(()) if session.outcome().is_some() => Err(Problem::Line(LineProblem::Over)),
                 Ok(()) => take(&mut picked, &mut seen, selection, session.as_ref()),
-                Err(e) => Err(Problem::Line(e.to_string())),
+                Err(e) => Err(Problem::Line(LineProblem::Position(e))),
             }
         };
         match walked {
@@ -196,10 +245,10 @@ fn take(
     if picked.spec.is_empty() {
         picked.spec = spec;
     } else if picked.spec != spec {
-        return Err(Problem::Mixed(format!(
-            "positions of two games: '{}' and '{spec}'; judge one game at a time",
-            picked.spec
-        )));
+        return Err(Problem::Mixed(PositionsError::TwoGames {
+            first: picked.spec.clone(),
+            second: spec,
+        }));
     }
     let fen = session.fen();
     if picked.positions.len() < selection.limit && seen.insert(fen.clone()) {
@@ -216,20 +265,23 @@ fn walk_record(
     text: &str,
     keep: &mut dyn FnMut(&dyn Session) -> Result<(), Problem>,
 ) -> Result<(), Problem> {
-    let record = read_record(text).map_err(|e| e.to_string())?;
-    let mut session = registry::create_from_spec(&record.game).map_err(|e| e.to_string())?;
+    let record = read_record(text)?;
+    let mut session = registry::create_from_spec(&record.game)?;
     let opening: Vec<&str> = record.opening.moves.iter().map(String::as_str).collect();
     session
         .set_position(record.opening.fen.as_deref(), &opening)
-        .map_err(|e| format!("the opening: {e}"))?;
+        .map_err(|e| Problem::Line(LineProblem::Opening(e)))?;
     for mv in &record.moves {
         if session.outcome().is_some() {
             break;
         }
         keep(session.as_ref())?;
-        session
-            .play_moves(&[mv.mv.as_str()])
-            .map_err(|e| format!("move '{}': {e}", mv.mv))?;
+        session.play_moves(&[mv.mv.as_str()]).map_err(|error| {
+            Problem::Line(LineProblem::Move {
+                mv: mv.mv.clone(),
+                error,
+            })
+        })?;
     }
     Ok(())
 }

@@ -61,13 +61,23 @@ pub struct ChartSpec<'a> {
     pub moves: &'a [MoveAnalysis],
 }
 
-fn draw_error<E: std::fmt::Debug>(e: E) -> String {
-    format!("cannot draw the chart: {e:?}")
+/// plotters could not draw the chart. Its errors are generic over the drawing backend and
+/// only say themselves through `Debug`: that text is kept.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot draw the chart: {detail}")]
+pub struct ChartError {
+    detail: String,
+}
+
+fn draw_error<E: std::fmt::Debug>(e: E) -> ChartError {
+    ChartError {
+        detail: format!("{e:?}"),
+    }
 }
 
 /// The SVG document: one circle a move (filled for proven values, hollow for heuristic
 /// ones, coloured by mark; see `height` for where), the mark written next to it.
-pub fn render(spec: &ChartSpec) -> Result<String, String> {
+pub fn render(spec: &ChartSpec) -> Result<String, ChartError> {
     let limit = LIMIT;
     let n = spec.moves.len();
     let x_max = (n.max(1)) as f64;
@@ -198,7 +208,7 @@ pub fn render(spec: &ChartSpec) -> Result<String, String> {
 
 /// The legend, in a strip under the chart: what the curve, the dashed lines, the points and
 /// the colours mean.
-fn legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>) -> Result<(), String> {
+fn legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>) -> Result<(), ChartError> {
     let font = ("sans-serif", 15).into_font().color(&BLACK);
     // The SVG is laid out before a browser chooses the font: an average glyph width.
     let width = |label: &str| (label.chars().count() as f64 * 6.4) as i32;

@@ -25,6 +25,8 @@
 //!   best, its value is proven, and a second search of all the other moves proves each of
 //!   them worse (the one move that keeps the value).
 
+use thiserror::Error;
+
 use crate::game::{Outcome, Player};
 use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
@@ -104,6 +106,17 @@ pub struct PositionResult {
     pub outcome: Option<Outcome>,
 }
 
+/// Why a position could not be searched.
+#[derive(Debug, Error)]
+pub enum SearchError {
+    /// Its tables could not be had (the memory's words).
+    #[error("{0}")]
+    Memory(String),
+    /// The search failed (its words).
+    #[error("{0}")]
+    Search(String),
+}
+
 /// Search the session's current position with a fresh table (so that the result depends on
 /// nothing but the position and the limits); `next` is the move the game went on with.
 pub fn analyse_position(
@@ -111,7 +124,7 @@ pub fn analyse_position(
     next: Option<&str>,
     spec: &SearchSpec,
     control: &SearchControl,
-) -> Result<PositionResult, String> {
+) -> Result<PositionResult, SearchError> {
     let fen = session.fen();
     let mover = session.to_move();
     if let Some(outcome) = session.outcome() {
@@ -133,9 +146,9 @@ pub fn analyse_position(
         contempt: 0,
     };
     let search = |limits: &Limits| {
-        let tt = TranspositionTable::new(spec.hash_mb)?;
+        let tt = TranspositionTable::new(spec.hash_mb).map_err(SearchError::Memory)?;
         let solve_tt = match session.tables() {
-            Some(_) => Some(SolverTt::new(spec.hash_mb)?),
+            Some(_) => Some(SolverTt::new(spec.hash_mb).map_err(SearchError::Memory)?),
             None => None,
         };
         let summary = session.search(
@@ -149,7 +162,7 @@ pub fn analyse_position(
         if let Some(failure) = session.tables().and_then(|t| t.new_failure()) {
             eprintln!("sowfan analyse: {failure}");
         }
-        summary
+        summary.map_err(SearchError::Search)
     };
     let summary = search(&spec.limits)?;
     let decisive = session.win_draw_loss();

@@ -77,6 +77,8 @@ pub enum InputError {
     Record(#[from] RecordError),
     #[error("line {line}: {why}")]
     Syntax { line: usize, why: String },
+    #[error("line {line}: {error}")]
+    Movetext { line: usize, error: MovetextError },
     #[error("no 'moves:' line")]
     NoMovesLine,
     #[error(transparent)]
@@ -414,10 +416,10 @@ impl Parser {
                 .map(|(_, v)| v.clone())
                 .filter(|v| !v.is_empty() && v != "?")
         };
-        let tokens = movetext_tokens(movetext).map_err(|why| GameError {
+        let tokens = movetext_tokens(movetext).map_err(|error| GameError {
             number,
             line,
-            error: InputError::Syntax { line, why },
+            error: InputError::Movetext { line, error },
         })?;
         let mut moves = tokens.opening;
         let opening = moves.len();
@@ -546,6 +548,19 @@ fn parse_tag(text: &str) -> Option<(String, String)> {
     Some((name.to_string(), value))
 }
 
+/// Why PGN-like movetext cannot be split into moves.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum MovetextError {
+    #[error("'{0}' after the result")]
+    AfterResult(String),
+    #[error("a '{{' comment is not closed")]
+    UnclosedComment,
+    #[error("a '(' is not closed")]
+    UnclosedVariation,
+    #[error("an unmatched '{0}'")]
+    Unmatched(char),
+}
+
 /// The parts of PGN-like movetext.
 #[derive(Debug, Default)]
 struct Movetext {
@@ -559,11 +574,11 @@ struct Movetext {
 /// Split movetext into moves: `{…}` comments, `;` comments to the end of the line, `(…)`
 /// variations or annotations (nested), `$n` glyphs, move numbers (`12.`, `12...`) and
 /// result tokens are skipped; `!`/`?` suffixes are cut from moves.
-fn movetext_tokens(text: &str) -> Result<Movetext, String> {
+fn movetext_tokens(text: &str) -> Result<Movetext, MovetextError> {
     let mut out = Movetext::default();
     let mut chars = text.char_indices().peekable();
     let mut word = String::new();
-    let flush = |word: &mut String, out: &mut Movetext| -> Result<(), String> {
+    let flush = |word: &mut String, out: &mut Movetext| -> Result<(), MovetextError> {
         let token = std::mem::take(word);
         if token.is_empty() {
             return Ok(());
@@ -573,7 +588,7 @@ fn movetext_tokens(text: &str) -> Result<Movetext, String> {
             return Ok(());
         }
         if out.result.is_some() {
-            return Err(format!("'{token}' after the result"));
+            return Err(MovetextError::AfterResult(token));
         }
         // A move number, alone or glued to its move: `12.`, `12...`, `12.e`.
         let digits = token.chars().take_while(char::is_ascii_digit).count();
@@ -606,7 +621,7 @@ fn movetext_tokens(text: &str) -> Result<Movetext, String> {
                     comment.push(c);
                 }
                 if !closed {
-                    return Err("a '{' comment is not closed".to_string());
+                    return Err(MovetextError::UnclosedComment);
                 }
                 if let Some(opening) = comment.trim().strip_prefix("opening:")
                     && out.moves.is_empty()
@@ -637,10 +652,10 @@ fn movetext_tokens(text: &str) -> Result<Movetext, String> {
                     }
                 }
                 if depth != 0 {
-                    return Err("a '(' is not closed".to_string());
+                    return Err(MovetextError::UnclosedVariation);
                 }
             }
-            ')' | '}' => return Err(format!("an unmatched '{c}'")),
+            ')' | '}' => return Err(MovetextError::Unmatched(c)),
             c if c.is_whitespace() => flush(&mut word, &mut out)?,
             c => word.push(c),
         }
@@ -680,7 +695,11 @@ fn fixture_game(
         .collect();
     let p1 = header("p1").or_else(|| sides.first().cloned());
     let p2 = header("p2").or_else(|| sides.get(1).cloned());
-    let tokens = movetext_tokens(movetext).map_err(fail)?;
+    let tokens = movetext_tokens(movetext).map_err(|error| GameError {
+        number,
+        line,
+        error: InputError::Movetext { line, error },
+    })?;
     let mut moves = tokens.opening;
     let opening = moves.len();
     moves.extend(tokens.moves);

@@ -33,17 +33,19 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use thiserror::Error;
 
 use crate::cli::CancelToken;
 use crate::game::Player;
 use crate::memory;
 use crate::records::lines::BoundedLines;
-use crate::registry;
+use crate::registry::{self, RegistryError};
 use crate::search::SearchControl;
 use crate::search::limits::Limits;
-use crate::session::Session;
+use crate::session::{PositionCommandError, Session};
 use crate::tables::{TableError, Tables};
-use evaluate::{MoveAnalysis, PositionResult, SearchSpec};
+use chart::ChartError;
+use evaluate::{MoveAnalysis, PositionResult, SearchError, SearchSpec};
 use input::{GameError, InputGame, Parser};
 pub use render::OutputFormat;
 
@@ -175,18 +177,99 @@ impl InFlight {
     }
 }
 
+/// Why the analysis could not start or go on (said after `sowfan analyse: `). A game that
+/// cannot be read or replayed is no error of the run: it is reported in its place.
+#[derive(Debug, Error)]
+pub enum AnalyseError {
+    #[error("--game: {0}")]
+    Game(RegistryError),
+    #[error("--tablebases: '{}' is not a directory", .0.display())]
+    TablebasesNotADirectory(PathBuf),
+    /// `--threads` or `--hash` refused, or a table not had (the memory check's words).
+    #[error("{0}")]
+    Memory(String),
+    #[error(transparent)]
+    Chart(#[from] ChartTargetError),
+    #[error("cannot open '{}': {error}", path.display())]
+    Open {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("cannot read '{}': a directory", .0.display())]
+    InputIsADirectory(PathBuf),
+    #[error("cannot start the input thread: {0}")]
+    InputThread(std::io::Error),
+    #[error("cannot start a worker thread: {0}")]
+    WorkerThread(std::io::Error),
+    #[error("cannot read the input: {0}")]
+    Read(std::io::Error),
+    #[error("game {game}, position {index}: {error}")]
+    Position {
+        game: usize,
+        index: usize,
+        error: PositionError,
+    },
+    #[error(transparent)]
+    Print(#[from] PrintError),
+}
+
+/// Why `--chart` is refused before the analysis starts.
+#[derive(Debug, Error)]
+pub enum ChartTargetError {
+    #[error("--chart: '{}' is not a directory", .0.display())]
+    NotADirectory(PathBuf),
+    #[error("--chart: '{}' is not a regular file or a directory", .0.display())]
+    NotAFile(PathBuf),
+    #[error("--chart: '{}' names no file", .0.display())]
+    NoFileName(PathBuf),
+    #[error("--chart: the directory '{}' does not exist", .0.display())]
+    NoDirectory(PathBuf),
+    #[error("--chart: cannot write in the directory '{}': {error}", dir.display())]
+    Unwritable { dir: PathBuf, error: std::io::Error },
+}
+
+/// Why a position of a game got no result: the run stops there.
+#[derive(Debug, Error)]
+pub enum PositionError {
+    #[error(transparent)]
+    Search(#[from] SearchError),
+    /// The reader's replay of a game `check` had replayed whole failed.
+    #[error("internal error: the replay failed: {0}")]
+    Replay(PositionCommandError),
+    /// A worker's step to its job's next position failed.
+    #[error("{0}")]
+    NextMove(PositionCommandError),
+}
+
+/// Why the results could not be printed (or a chart written).
+#[derive(Debug, Error)]
+pub enum PrintError {
+    /// Standard output was closed (e.g. `| head`): the run ends quietly.
+    #[error("standard output closed")]
+    Closed,
+    #[error("cannot write the output: {0}")]
+    Write(std::io::Error),
+    #[error(transparent)]
+    Chart(#[from] ChartError),
+    #[error("cannot write the chart '{}': {error}", path.display())]
+    WriteChart {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
 enum Event {
     Game(Arc<InputGame>),
     Error(GameError),
     Position {
         game: usize,
         index: usize,
-        result: Result<PositionResult, String>,
+        result: Result<PositionResult, PositionError>,
     },
-    /// The input has ended (or could not be read further: the message).
+    /// The input has ended (or could not be read further: why).
     InputDone {
         games: usize,
-        error: Option<String>,
+        error: Option<std::io::Error>,
     },
 }
 
@@ -233,41 +316,32 @@ impl ChartTarget {
     /// regular file (a device such as /dev/full, a FIFO), in a directory that exists. Either
     /// directory must take a new file: one is created there and removed, so that a chart
     /// that cannot be written is refused before hours of analysis, not after.
-    fn check(path: &Path) -> Result<ChartTarget, String> {
-        let shown = path.display();
+    fn check(path: &Path) -> Result<ChartTarget, ChartTargetError> {
         let slash = path.as_os_str().as_encoded_bytes().ends_with(b"/");
         let target = if slash || path.is_dir() {
             if !path.is_dir() {
-                return Err(format!("--chart: '{shown}' is not a directory"));
+                return Err(ChartTargetError::NotADirectory(path.to_path_buf()));
             }
             ChartTarget::Dir(path.to_path_buf())
         } else {
             if let Ok(meta) = std::fs::metadata(path)
                 && !meta.is_file()
             {
-                return Err(format!(
-                    "--chart: '{shown}' is not a regular file or a directory"
-                ));
+                return Err(ChartTargetError::NotAFile(path.to_path_buf()));
             }
             if path.file_name().is_none() {
-                return Err(format!("--chart: '{shown}' names no file"));
+                return Err(ChartTargetError::NoFileName(path.to_path_buf()));
             }
             ChartTarget::File(path.to_path_buf())
         };
         let dir = target.dir();
         if !dir.is_dir() {
-            return Err(format!(
-                "--chart: the directory '{}' does not exist",
-                dir.display()
-            ));
+            return Err(ChartTargetError::NoDirectory(dir));
         }
         let probe = dir.join(format!(".sowfan-chart-check-{}", std::process::id()));
-        File::create(&probe).map_err(|e| {
-            format!(
-                "--chart: cannot write in the directory '{}': {e}",
-                dir.display()
-            )
-        })?;
+        if let Err(error) = File::create(&probe) {
+            return Err(ChartTargetError::Unwritable { dir, error });
+        }
         let _ = std::fs::remove_file(&probe);
         Ok(target)
     }
@@ -385,7 +459,7 @@ impl Reading {
                 let _ = self.events.send(Event::Position {
                     game: job.number,
                     index: end,
-                    result: Err(format!("internal error: the replay failed: {e}")),
+                    result: Err(PositionError::Replay(e)),
                 });
                 return false;
             }
@@ -408,7 +482,7 @@ fn read_games(reader: Box<dyn BufRead + Send>, mut reading: Reading) {
             Ok((_, Ok(text))) => parser.line(&text),
             Ok((_, Err(bad))) => parser.bad_line(&bad),
             Err(e) => {
-                error = Some(format!("cannot read the input: {e}"));
+                error = Some(e);
                 break;
             }
         };
@@ -458,7 +532,8 @@ fn work(
                 return;
             }
             let next = moves.get(index).map(String::as_str);
-            let result = evaluate::analyse_position(job.session.as_ref(), next, &spec, &control);
+            let result = evaluate::analyse_position(job.session.as_ref(), next, &spec, &control)
+                .map_err(PositionError::from);
             let failed = result.is_err();
             let event = Event::Position {
                 game: job.game.number,
@@ -475,7 +550,7 @@ fn work(
                 let event = Event::Position {
                     game: job.game.number,
                     index: index + 1,
-                    result: Err(e.to_string()),
+                    result: Err(PositionError::NextMove(e)),
                 };
                 let _ = events.send(event);
                 return;
@@ -484,14 +559,11 @@ fn work(
     }
 }
 
-/// Standard output was closed (e.g. `| head`): the run ends quietly.
-const CLOSED: &str = "standard output closed";
-
-fn output_error(e: std::io::Error) -> String {
+fn output_error(e: std::io::Error) -> PrintError {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
-        CLOSED.to_string()
+        PrintError::Closed
     } else {
-        format!("cannot write the output: {e}")
+        PrintError::Write(e)
     }
 }
 
@@ -549,7 +621,7 @@ impl Printer {
     }
 
     /// Print what `pending` has ready; true when the game is finished.
-    fn advance(&self, pending: &mut Pending, several: Option<bool>) -> Result<bool, String> {
+    fn advance(&self, pending: &mut Pending, several: Option<bool>) -> Result<bool, PrintError> {
         let io = output_error;
         let game = Arc::clone(&pending.game);
         let game = game.as_ref();
@@ -617,8 +689,12 @@ impl Printer {
                 start,
                 moves: &pending.moves,
             })?;
-            crate::cli::write_atomically(path, svg.as_bytes())
-                .map_err(|e| format!("cannot write the chart '{}': {e}", path.display()))?;
+            crate::cli::write_atomically(path, svg.as_bytes()).map_err(|error| {
+                PrintError::WriteChart {
+                    path: path.clone(),
+                    error,
+                }
+            })?;
         }
         match self.format {
             OutputFormat::Text => {
@@ -654,7 +730,7 @@ fn progress_bar() -> ProgressBar {
 
 /// Analyse every game of the input and print as each move is done. `stop` (Ctrl-C) ends
 /// the run after the searches in progress.
-pub fn run(args: &AnalyseArgs, stop: &CancelToken) -> Result<AnalyseReport, String> {
+pub fn run(args: &AnalyseArgs, stop: &CancelToken) -> Result<AnalyseReport, AnalyseError> {
     let limits = Limits {
         depth: args
             .depth
@@ -663,7 +739,7 @@ pub fn run(args: &AnalyseArgs, stop: &CancelToken) -> Result<AnalyseReport, Stri
         movetime: args.movetime,
         ..Limits::default()
     };
-    memory::check_threads("--threads", args.threads)?;
+    memory::check_threads("--threads", args.threads).map_err(AnalyseError::Memory)?;
     if let Ok(cores) = std::thread::available_parallelism()
         && args.threads > cores.get()
     {
@@ -674,19 +750,16 @@ pub fn run(args: &AnalyseArgs, stop: &CancelToken) -> Result<AnalyseReport, Stri
         );
     }
     let default_game = args.game.clone().unwrap_or_else(|| "kalah".to_string());
-    registry::create_from_spec(&default_game).map_err(|e| format!("--game: {e}"))?;
+    registry::create_from_spec(&default_game).map_err(AnalyseError::Game)?;
     if let Some(dir) = &args.tablebases
         && !dir.is_dir()
     {
-        return Err(format!(
-            "--tablebases: '{}' is not a directory",
-            dir.display()
-        ));
+        return Err(AnalyseError::TablebasesNotADirectory(dir.clone()));
     }
     // Every worker has its own table (and, with endgame tables, a solver's table of the
     // same size) and its thread's stack: the cap holds for them all together, so that a
     // machine that cannot hold them refuses up front instead of failing mid-run.
-    memory::check_hash_mb("--hash", args.hash_mb)?;
+    memory::check_hash_mb("--hash", args.hash_mb).map_err(AnalyseError::Memory)?;
     let tables_per_worker = if args.tablebases.is_some() { 2 } else { 1 };
     let total = args
         .hash_mb
@@ -707,7 +780,8 @@ pub fn run(args: &AnalyseArgs, stop: &CancelToken) -> Result<AnalyseReport, Stri
             }
         ),
         total,
-    )?;
+    )
+    .map_err(AnalyseError::Memory)?;
     let chart = args.chart.as_deref().map(ChartTarget::check).transpose()?;
     let file = args.input.as_ref().filter(|path| path.as_os_str() != "-");
     if file.is_none() && std::io::stdin().is_terminal() {
@@ -716,10 +790,12 @@ pub fn run(args: &AnalyseArgs, stop: &CancelToken) -> Result<AnalyseReport, Stri
     let reader: Box<dyn BufRead + Send> = match file {
         None => Box::new(BufReader::new(std::io::stdin())),
         Some(path) => {
-            let opened =
-                File::open(path).map_err(|e| format!("cannot open '{}': {e}", path.display()))?;
+            let opened = File::open(path).map_err(|error| AnalyseError::Open {
+                path: path.clone(),
+                error,
+            })?;
             if opened.metadata().is_ok_and(|m| m.is_dir()) {
-                return Err(format!("cannot read '{}': a directory", path.display()));
+                return Err(AnalyseError::InputIsADirectory(path.clone()));
             }
             Box::new(BufReader::new(opened))
         }
@@ -729,7 +805,7 @@ pub fn run(args: &AnalyseArgs, stop: &CancelToken) -> Result<AnalyseReport, Stri
         hash_mb: args.hash_mb,
     };
     // Fail early on a hash size that cannot be had.
-    crate::search::tt::TranspositionTable::new(spec.hash_mb)?;
+    crate::search::tt::TranspositionTable::new(spec.hash_mb).map_err(AnalyseError::Memory)?;
 
     // The run's own stop for its threads: Ctrl-C, or the end of the run.
     let halt = CancelToken::new();
@@ -759,7 +835,7 @@ pub fn run(args: &AnalyseArgs, stop: &CancelToken) -> Result<AnalyseReport, Stri
             .name("analyse-input".to_string())
             .spawn(move || read_games(reader, reading));
         if let Err(e) = spawned {
-            return Err(format!("cannot start the input thread: {e}"));
+            return Err(AnalyseError::InputThread(e));
         }
     }
     let mut workers = Vec::new();
@@ -776,7 +852,7 @@ pub fn run(args: &AnalyseArgs, stop: &CancelToken) -> Result<AnalyseReport, Stri
             Ok(worker) => workers.push(worker),
             Err(e) if workers.is_empty() => {
                 halt.cancel();
-                return Err(format!("cannot start a worker thread: {e}"));
+                return Err(AnalyseError::WorkerThread(e));
             }
             Err(e) => {
                 eprintln!(
@@ -805,8 +881,8 @@ pub fn run(args: &AnalyseArgs, stop: &CancelToken) -> Result<AnalyseReport, Stri
     let mut slots: HashMap<usize, Slot> = HashMap::new();
     let mut announced = 0usize;
     let mut input_done: Option<usize> = None;
-    let mut failure: Option<String> = None;
-    let mut read_error: Option<String> = None;
+    let mut failure: Option<AnalyseError> = None;
+    let mut read_error: Option<AnalyseError> = None;
     let finish = |halt: &CancelToken, control: &SearchControl| {
         halt.cancel();
         control.request_stop();
@@ -860,15 +936,15 @@ pub fn run(args: &AnalyseArgs, stop: &CancelToken) -> Result<AnalyseReport, Stri
                             pending.results[index] = Some(result);
                         }
                     }
-                    Err(e) => {
-                        failure = Some(format!("game {game}, position {index}: {e}"));
+                    Err(error) => {
+                        failure = Some(AnalyseError::Position { game, index, error });
                         break;
                     }
                 }
             }
             Event::InputDone { games, error } => {
                 input_done = Some(games);
-                read_error = error;
+                read_error = error.map(AnalyseError::Read);
             }
         }
         let several = if announced > 1 {
@@ -900,7 +976,7 @@ pub fn run(args: &AnalyseArgs, stop: &CancelToken) -> Result<AnalyseReport, Stri
             }
         }
         if let Err(e) = printed {
-            failure = Some(e);
+            failure = Some(e.into());
             break;
         }
         if failure.is_some() {
@@ -922,7 +998,7 @@ pub fn run(args: &AnalyseArgs, stop: &CancelToken) -> Result<AnalyseReport, Stri
     }
     printer.bar.finish_and_clear();
     match failure.or(read_error) {
-        Some(e) if e == CLOSED => Ok(report),
+        Some(AnalyseError::Print(PrintError::Closed)) => Ok(report),
         Some(e) => Err(e),
         None => Ok(report),
     }

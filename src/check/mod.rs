@@ -25,11 +25,13 @@ pub mod test_positions;
 
 use std::time::{Duration, Instant};
 
+use thiserror::Error;
+
 use crate::cli::CancelToken;
 use crate::client::process::{EngineProcess, Failure, deadline_after};
 use crate::client::spec::{EngineSpec, Proto};
 use crate::client::{is_bestmove, parse_bestmove};
-use crate::registry;
+use crate::registry::{self, RegistryError};
 use crate::session::{PositionCommandError, Session};
 
 use test_positions::{Line, Positions};
@@ -188,10 +190,30 @@ impl CheckReport {
     }
 }
 
+/// Why there is no engine to check (a configuration error, said after `sowfan check: `).
+#[derive(Debug, Error)]
+pub enum CheckError {
+    #[error("--game: {0}")]
+    Game(RegistryError),
+    /// The program could not be started at all (the process's words).
+    #[error("{0}")]
+    NotStarted(String),
+}
+
+/// Why a check cannot run: the engine is gone and cannot be had again (the check fails
+/// with this as its note).
+#[derive(Debug, Error)]
+enum NotReady {
+    #[error("not run: {0}")]
+    GivenUp(String),
+    #[error("the engine could not be restarted: {waiting}: {}", .failure.message())]
+    RestartFailed { waiting: String, failure: Failure },
+}
+
 /// Run every check, printing each result line as it is decided, then the summary, to
 /// stdout. `Err` is a configuration error (unknown game, a program that cannot be started).
 /// Cancelling `cancel` (Ctrl-C) ends the run after the summary of the checks decided.
-pub fn run(config: &CheckConfig, cancel: &CancelToken) -> Result<CheckReport, String> {
+pub fn run(config: &CheckConfig, cancel: &CancelToken) -> Result<CheckReport, CheckError> {
     use std::io::Write;
     run_with(config, cancel, &mut |line| {
         let mut out = std::io::stdout().lock();
@@ -205,9 +227,9 @@ pub fn run_with(
     config: &CheckConfig,
     cancel: &CancelToken,
     out: &mut dyn FnMut(&str),
-) -> Result<CheckReport, String> {
+) -> Result<CheckReport, CheckError> {
     let started = Instant::now();
-    let base = registry::create_from_spec(&config.game).map_err(|e| format!("--game: {e}"))?;
+    let base = registry::create_from_spec(&config.game).map_err(CheckError::Game)?;
     let spec = &config.engine;
     out(&format!(
         "Check: {} (proto {}, setup {}), game {}, timeout {} ms, seed {}",
@@ -248,7 +270,7 @@ pub fn run_with(
         } else {
             match ctx.ensure_engine() {
                 Ok(()) => (check.run)(&mut ctx),
-                Err(why) => Ok(Verdict::fail("", None, why)),
+                Err(why) => Ok(Verdict::fail("", None, why.to_string())),
             }
         };
         let verdict = match outcome {
@@ -258,7 +280,9 @@ pub fn run_with(
                     interrupted = true;
                     break;
                 }
-                Failure::NotStarted(message) if check.id == 1 => return Err(message),
+                Failure::NotStarted(message) if check.id == 1 => {
+                    return Err(CheckError::NotStarted(message));
+                }
                 failure => {
                     ctx.needs_restart = true;
                     let sent = ctx.last_sent.clone();
@@ -458,12 +482,12 @@ impl Ctx<'_> {
 
     /// Make sure there is an engine ready for the next check: restart one if the last check
     /// left none. `Err` (the check fails without running) once a restart failed.
-    fn ensure_engine(&mut self) -> Result<(), String> {
+    fn ensure_engine(&mut self) -> Result<(), NotReady> {
         if self.engine.is_some() {
             return Ok(());
         }
         if let Some(why) = &self.gave_up {
-            return Err(format!("not run: {why}"));
+            return Err(NotReady::GivenUp(why.clone()));
         }
         match self.restart() {
             Ok(()) => {
@@ -471,13 +495,11 @@ impl Ctx<'_> {
                 Ok(())
             }
             Err(broken) => {
-                let why = format!(
-                    "the engine could not be restarted: {}: {}",
-                    broken.waiting,
-                    broken.failure.message()
-                );
                 self.give_up("a restart failed");
-                Err(why)
+                Err(NotReady::RestartFailed {
+                    waiting: broken.waiting,
+                    failure: broken.failure,
+                })
             }
         }
     }

@@ -73,7 +73,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
         let cancel = cancel_on_interrupt("check");
         // Processes the engines start outside their process groups end with the run.
         let _reaper = Reaper::adopt_orphans();
-        check::run(&config, &cancel)
+        check::run(&config, &cancel).map_err(|e| e.to_string())
     });
     match report {
         Ok(report) if report.interrupted => Exit::Interrupted.into(),

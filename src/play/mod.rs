@@ -5,17 +5,20 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
+use thiserror::Error;
+
 use crate::cli::game_words;
 use crate::game::Player;
 use crate::memory;
 use crate::records::lines::{BoundedLines, LineError};
-use crate::registry;
+use crate::registry::{self, RegistryError};
 use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::value::Value;
 use crate::search::{SearchControl, SearchSettings};
 use crate::session::{PositionCommandError, SearchSummary, Session};
 use crate::solver::tt::SolverTt;
+use crate::tables::TableError;
 
 /// Who the engine plays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -67,6 +70,33 @@ pub struct PlayArgs {
     /// Start from this position string.
     #[arg(long)]
     pub fen: Option<String>,
+}
+
+/// Why the game cannot start or go on (said after `sowfan play: `). A move the person
+/// types wrong is no error: it is said and the game goes on.
+#[derive(Debug, Error)]
+pub enum PlayError {
+    #[error(transparent)]
+    Game(#[from] RegistryError),
+    #[error("--fen: {0}")]
+    Fen(PositionCommandError),
+    #[error(transparent)]
+    Tables(#[from] TableError),
+    /// The game (its spec) has no endgame tables to open.
+    #[error("{0} has no endgame tables")]
+    NoTables(String),
+    /// `--hash` refused or its tables not had (the memory check's words).
+    #[error("{0}")]
+    Memory(String),
+    /// The engine's search failed (its words).
+    #[error("{0}")]
+    Search(String),
+    #[error("internal error: the engine's move was rejected: {0}")]
+    EngineMoveRejected(PositionCommandError),
+    #[error("cannot write: {0}")]
+    Write(std::io::Error),
+    #[error("cannot read the input: {0}")]
+    Read(std::io::Error),
 }
 
 /// The engine's thinking time when no limit is given.
@@ -203,7 +233,7 @@ struct Searcher {
 }
 
 impl Searcher {
-    fn think(&self, session: &dyn Session) -> Result<SearchSummary, String> {
+    fn think(&self, session: &dyn Session) -> Result<SearchSummary, PlayError> {
         let settings = SearchSettings {
             threads: 1,
             multipv: 1,
@@ -221,7 +251,7 @@ impl Searcher {
         if let Some(failure) = session.tables().and_then(|t| t.new_failure()) {
             eprintln!("sowfan play: {failure}");
         }
-        summary
+        summary.map_err(PlayError::Search)
     }
 }
 
@@ -237,16 +267,16 @@ pub fn play(
     out: &mut dyn Write,
     style: Style,
     echo: bool,
-) -> Result<(), String> {
+) -> Result<(), PlayError> {
     let (name, options) = game_words(&args.game);
-    let mut session = registry::create(name, &options).map_err(|e| e.to_string())?;
+    let mut session = registry::create(name, &options)?;
     session
         .set_position(args.fen.as_deref(), &[])
-        .map_err(|e| format!("--fen: {e}"))?;
+        .map_err(PlayError::Fen)?;
     if let Some(dir) = &args.tablebases {
-        match session.open_tables(dir).map_err(|e| e.to_string())? {
+        match session.open_tables(dir)? {
             Some(tables) => session.set_tables(Some(tables)),
-            None => return Err(format!("{} has no endgame tables", session.spec())),
+            None => return Err(PlayError::NoTables(session.spec())),
         }
     }
     let limits = Limits {
@@ -256,19 +286,20 @@ pub fn play(
             .or(args.depth.is_none().then_some(DEFAULT_MOVETIME)),
         ..Limits::default()
     };
-    memory::check_hash_mb("--hash", args.hash_mb)?;
+    memory::check_hash_mb("--hash", args.hash_mb).map_err(PlayError::Memory)?;
     if session.tables().is_some() {
         // A search table and a solver table of that size.
         memory::check_hash_mb(
             &format!("--hash {} MB twice (with --tablebases)", args.hash_mb),
             args.hash_mb.saturating_mul(2),
-        )?;
+        )
+        .map_err(PlayError::Memory)?;
     }
     let engine = Searcher {
         limits,
-        tt: TranspositionTable::new(args.hash_mb)?,
+        tt: TranspositionTable::new(args.hash_mb).map_err(PlayError::Memory)?,
         solve_tt: match session.tables() {
-            Some(_) => Some(SolverTt::new(args.hash_mb)?),
+            Some(_) => Some(SolverTt::new(args.hash_mb).map_err(PlayError::Memory)?),
             None => None,
         },
         control: SearchControl::default(),
@@ -279,11 +310,10 @@ pub fn play(
         moves: Vec::new(),
         by_person: Vec::new(),
     };
-    let io = |e: std::io::Error| format!("cannot write: {e}");
-    let say = |out: &mut dyn Write, text: &str| -> Result<(), String> {
+    let say = |out: &mut dyn Write, text: &str| -> Result<(), PlayError> {
         writeln!(out, "{text}")
             .and_then(|_| out.flush())
-            .map_err(io)
+            .map_err(PlayError::Write)
     };
     let sides = match args.engine {
         EngineSide::P1 => "sowfan plays p1, you play p2".to_string(),
@@ -329,7 +359,7 @@ pub fn play(
             if args.engine.plays(mover) {
                 let summary = engine.think(game.session.as_ref())?;
                 game.play(&summary.bestmove, false)
-                    .map_err(|e| format!("internal error: the engine's move was rejected: {e}"))?;
+                    .map_err(PlayError::EngineMoveRejected)?;
                 say(
                     out,
                     &style.engine(&format!(
@@ -349,13 +379,13 @@ pub fn play(
         };
         write!(out, "{}", style.prompt(&prompt))
             .and_then(|_| out.flush())
-            .map_err(io)?;
+            .map_err(PlayError::Write)?;
         let line = match lines.next_line() {
             None => {
                 say(out, "")?;
                 return Ok(());
             }
-            Some(Err(e)) => return Err(format!("cannot read the input: {e}")),
+            Some(Err(e)) => return Err(PlayError::Read(e)),
             Some(Ok((_, Ok(line)))) => line,
             Some(Ok((_, Err(bad)))) => {
                 let why = match bad {
@@ -441,7 +471,7 @@ fn legal_line(game: &PlayedGame) -> String {
 }
 
 /// The board (as `d`), the scores, whose turn it is and the legal moves.
-fn show(out: &mut dyn Write, game: &PlayedGame) -> Result<(), String> {
+fn show(out: &mut dyn Write, game: &PlayedGame) -> Result<(), PlayError> {
     let mut text = String::new();
     text.push('\n');
     text.push_str(&game.session.display());
@@ -452,5 +482,5 @@ fn show(out: &mut dyn Write, game: &PlayedGame) -> Result<(), String> {
     }
     out.write_all(text.as_bytes())
         .and_then(|_| out.flush())
-        .map_err(|e| format!("cannot write: {e}"))
+        .map_err(PlayError::Write)
 }
