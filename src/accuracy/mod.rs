@@ -183,7 +183,7 @@ pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, 
         Some(path) => Some(crate::cli::open_for_appending(path).map(std::io::BufWriter::new)?),
         None => None,
     };
-    let tt = SolverTt::new(args.hash_mb)?;
+    let tt = SolverTt::new(args.hash_mb).map_err(|e| e.to_string())?;
     let mut exact = ExactValues::open(args.cache.as_deref(), &picked.spec)?;
     let solved = exact.solve_all(
         session.as_mut(),

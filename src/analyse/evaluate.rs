@@ -135,7 +135,7 @@ pub fn analyse_position(
     let search = |limits: &Limits| {
         let tt = TranspositionTable::new(spec.hash_mb)?;
         let solve_tt = match session.tables() {
-            Some(_) => Some(SolverTt::new(spec.hash_mb)?),
+            Some(_) => Some(SolverTt::new(spec.hash_mb).map_err(|e| e.to_string())?),
             None => None,
         };
         let summary = session.search(

@@ -268,7 +268,7 @@ pub fn play(
         limits,
         tt: TranspositionTable::new(args.hash_mb)?,
         solve_tt: match session.tables() {
-            Some(_) => Some(SolverTt::new(args.hash_mb)?),
+            Some(_) => Some(SolverTt::new(args.hash_mb).map_err(|e| e.to_string())?),
             None => None,
         },
         control: SearchControl::default(),

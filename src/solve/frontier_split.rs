@@ -71,7 +71,8 @@ pub(super) fn run_part(
         return kept_part(path, (i, k), &game, &root, depth, &frontier.positions);
     }
     load_tables(args, session.as_mut())?;
-    let tt = SolverTt::for_game(args.hash_mb, session.win_draw_loss())?;
+    let tt =
+        SolverTt::for_game(args.hash_mb, session.win_draw_loss()).map_err(|e| e.to_string())?;
     let words = session.win_draw_loss();
     let mine: Vec<usize> = split_indexes(frontier.positions.len(), i, k).collect();
     let request = SolveRequest {

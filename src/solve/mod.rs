@@ -311,7 +311,8 @@ pub fn solve_position(args: &SolveArgs, stop: &CancelToken) -> Result<Solved, St
         ));
     }
     load_tables(args, session.as_mut())?;
-    let tt = SolverTt::for_game(args.hash_mb, session.win_draw_loss())?;
+    let tt =
+        SolverTt::for_game(args.hash_mb, session.win_draw_loss()).map_err(|e| e.to_string())?;
     let request = SolveRequest {
         threads,
         all_moves: args.all_moves,
@@ -396,7 +397,7 @@ pub fn solve_position(args: &SolveArgs, stop: &CancelToken) -> Result<Solved, St
             "sowfan solve: proof saved in '{}' ({buckets} table buckets)",
             path.display()
         ),
-        (Some(Err(e)), _) => return Err(e.clone()),
+        (Some(Err(e)), _) => return Err(e.to_string()),
         _ => {}
     }
     let moves_proven = report.moves.iter().all(|(_, v)| v.is_some());
