@@ -1257,4 +1257,29 @@ mod tests {
         used.spared += 1;
         assert!(used.pays());
     }
+
+    /// A table larger than any address space is refused as a `TableMemory` error (the size
+    /// asked named), before any mapping; so is a frontier depth out of range, by variant.
+    #[test]
+    fn refusals_are_typed_and_keep_their_words() {
+        for refused in [
+            SolverTt::new(usize::MAX).err(),
+            pn::tt::PnTt::new(usize::MAX).err(),
+        ] {
+            let Some(SolverError::TableMemory { megabytes, cause }) = refused else {
+                panic!("not refused as TableMemory: {refused:?}");
+            };
+            assert_eq!(megabytes, usize::MAX);
+            assert!(cause.contains("do not fit in memory"), "{cause}");
+        }
+        let depth = frontier::check_depth(frontier::MAX_DEPTH + 1);
+        assert_eq!(
+            depth,
+            Err(frontier::FrontierError::Depth(frontier::MAX_DEPTH + 1))
+        );
+        assert_eq!(
+            frontier::check_depth(0).map_err(|e| e.to_string()),
+            Err("--frontier 0: give a depth of 1 to 64 plies (moves) from the root".to_string())
+        );
+    }
 }
