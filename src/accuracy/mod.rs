@@ -232,7 +232,7 @@ pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, 
         ),
         None => None,
     };
-    let tt = SolverTt::new(args.hash_mb).map_err(AccuracyError::Memory)?;
+    let tt = SolverTt::new(args.hash_mb).map_err(|e| AccuracyError::Memory(e.to_string()))?;
     let mut exact = ExactValues::open(args.cache.as_deref(), &picked.spec)?;
     let solved = exact.solve_all(
         session.as_mut(),

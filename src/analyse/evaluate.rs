@@ -148,7 +148,9 @@ pub fn analyse_position(
     let search = |limits: &Limits| {
         let tt = TranspositionTable::new(spec.hash_mb).map_err(SearchError::Memory)?;
         let solve_tt = match session.tables() {
-            Some(_) => Some(SolverTt::new(spec.hash_mb).map_err(SearchError::Memory)?),
+            Some(_) => {
+                Some(SolverTt::new(spec.hash_mb).map_err(|e| SearchError::Memory(e.to_string()))?)
+            }
             None => None,
         };
         let summary = session.search(

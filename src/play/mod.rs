@@ -299,7 +299,9 @@ pub fn play(
         limits,
         tt: TranspositionTable::new(args.hash_mb).map_err(PlayError::Memory)?,
         solve_tt: match session.tables() {
-            Some(_) => Some(SolverTt::new(args.hash_mb).map_err(PlayError::Memory)?),
+            Some(_) => {
+                Some(SolverTt::new(args.hash_mb).map_err(|e| PlayError::Memory(e.to_string()))?)
+            }
             None => None,
         },
         control: SearchControl::default(),

@@ -329,7 +329,7 @@ impl Engine {
         if self.solve_tt.is_none() {
             match SolverTt::new(self.tt.megabytes().max(1)) {
                 Ok(table) => self.solve_tt = Some(Arc::new(table)),
-                Err(e) => self.out.error(&e),
+                Err(e) => self.out.error(&e.to_string()),
             }
         }
         self.solve_tt.clone()

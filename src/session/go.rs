@@ -76,7 +76,9 @@ impl<G: Game> GameSession<G> {
         }
         self.check_tables_at_root();
         if limits.solve {
-            return self.go_solve(limits, &searchmoves, settings, tt, solve_tt, control, info);
+            return self
+                .go_solve(limits, &searchmoves, settings, tt, solve_tt, control, info)
+                .map_err(|e| e.to_string());
         }
         let started = Instant::now();
         if let Some(summary) = self.table_answer(&searchmoves, settings, info) {

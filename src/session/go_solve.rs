@@ -5,6 +5,8 @@ use std::sync::Mutex;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
+use thiserror::Error;
+
 use super::go::SearchSummary;
 use super::go_info::{Info, InfoLine, InfoScore, ScoreBound, Work};
 use super::{GameSession, Session};
@@ -12,12 +14,26 @@ use crate::game::Game;
 use crate::search::limits::{Limits, TimeBudget};
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Report, SearchControl, SearchSettings, score};
-use crate::solver::{self, SolveSettings, tt::SolverTt};
+use crate::solver::{self, SolveSettings, SolverError, tt::SolverTt};
 
 /// How far beyond the tables (in points at stake) a `go` first tries the exact solver.
 const NEAR_TABLES: i32 = 12;
 /// The solver's node budget in a depth-limited search (reproducible, unlike a time budget).
 const SOLVE_NODES: u64 = 200_000;
+
+/// Why `go solve` has no answer: a game the solver cannot prove, or a fault of this program.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum GoSolveError {
+    #[error(transparent)]
+    Solver(#[from] SolverError),
+    #[error("go solve: no solver table (internal)")]
+    NoTable,
+    /// The solver's thread panicked.
+    #[error("internal error: the solver failed")]
+    SolverFailed,
+    #[error("no legal move in a position that is not over")]
+    NoLegalMove,
+}
 
 impl<G: Game> GameSession<G> {
     /// Tables loaded and the position a few points beyond them: try to prove its value with
@@ -129,7 +145,7 @@ impl<G: Game> GameSession<G> {
         solve_tt: Option<&SolverTt>,
         control: &SearchControl,
         info: &mut dyn FnMut(&Info),
-    ) -> Result<SearchSummary, String> {
+    ) -> Result<SearchSummary, GoSolveError> {
         let started = Instant::now();
         let mut candidates = Vec::new();
         self.game.legal_moves(&self.position, &mut candidates);
@@ -191,11 +207,11 @@ impl<G: Game> GameSession<G> {
         solve_tt: Option<&SolverTt>,
         control: &SearchControl,
         info: &mut dyn FnMut(&Info),
-    ) -> Result<SearchSummary, String> {
+    ) -> Result<SearchSummary, GoSolveError> {
         let started = Instant::now();
         solver::supported(&self.game)?;
         let Some(solve_tt) = solve_tt else {
-            return Err("go solve: no solver table (internal)".to_string());
+            return Err(GoSolveError::NoTable);
         };
         let mut legal = Vec::new();
         self.game.legal_moves(&self.position, &mut legal);
@@ -308,7 +324,7 @@ impl<G: Game> GameSession<G> {
             }
             handle.join()
         });
-        let solution = solution.map_err(|_| "internal error: the solver failed".to_string())?;
+        let solution = solution.map_err(|_| GoSolveError::SolverFailed)?;
         // The proof-number solver runs one thread by design (it says so itself).
         if solution.threads < settings.threads && !self.game.win_draw_loss() {
             log::warn!(
@@ -335,7 +351,7 @@ impl<G: Game> GameSession<G> {
                 .copied()
                 .or_else(|| (searchmoves.first().or(legal.first())).copied());
             let Some(best) = best else {
-                return Err("no legal move in a position that is not over".to_string());
+                return Err(GoSolveError::NoLegalMove);
             };
             return Ok(self.proven_summary(solution.lower, best, &pv, solution.nodes));
         }
@@ -383,7 +399,7 @@ impl<G: Game> GameSession<G> {
             &mut |r: &Report<G::Move>| last_line = Some(self.report_line(r, started.elapsed())),
         );
         let Some(best) = result.best else {
-            return Err("no legal move in a position that is not over".to_string());
+            return Err(GoSolveError::NoLegalMove);
         };
         // The first iteration always completes and reports; should it not, the move alone.
         let line = last_line.unwrap_or_else(|| InfoLine {

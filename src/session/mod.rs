@@ -39,7 +39,7 @@ use crate::tables::{TableError, Tables};
 pub use go::SearchSummary;
 pub use go_info::{Info, InfoLine, InfoScore, ScoreBound};
 pub use solve_request::SolveRequest;
-pub use solving::{SolveProgress, SolveReport};
+pub use solving::{SolveProgress, SolveReport, SolvingError};
 pub use state::{GameSession, PositionCommandError};
 pub use table_moves::TableValue;
 
@@ -340,7 +340,7 @@ impl<G: Game> Session for GameSession<G> {
     }
 
     fn frontier(&self, depth: u32, stop: &AtomicBool) -> Result<Frontier, String> {
-        frontier::frontier(&self.game, &self.position, depth, stop)
+        frontier::frontier(&self.game, &self.position, depth, stop).map_err(|e| e.to_string())
     }
 
     fn frontier_move_values(
@@ -348,7 +348,8 @@ impl<G: Game> Session for GameSession<G> {
         depth: u32,
         value_of: &dyn Fn(&str) -> Option<i32>,
     ) -> Result<Vec<(String, i32)>, String> {
-        let values = frontier::move_values(&self.game, &self.position, depth, value_of)?;
+        let values = frontier::move_values(&self.game, &self.position, depth, value_of)
+            .map_err(|e| e.to_string())?;
         Ok(values
             .into_iter()
             .map(|(mv, v)| (self.game.format_move(&self.position, mv), v))
@@ -437,6 +438,7 @@ impl<G: Game> Session for GameSession<G> {
         progress: &(dyn Fn(&SolveProgress) + Sync),
     ) -> Result<SolveReport, String> {
         self.solve_position(request, tt, stop, progress)
+            .map_err(|e| e.to_string())
     }
 
     fn search(

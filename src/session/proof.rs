@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::keep::Keeper;
 use super::solve_request::SolveRequest;
-use super::solving::{SolveProgress, SolveReport};
+use super::solving::{SolveProgress, SolveReport, SolvingError};
 use super::{GameSession, Session};
 use crate::game::Game;
 use crate::solver::pn::tt::PnTt;
@@ -34,7 +34,7 @@ impl<G: Game> GameSession<G> {
         tt: &SolverTt,
         stop: &AtomicBool,
         progress: &(dyn Fn(&SolveProgress) + Sync),
-    ) -> Result<SolveReport, String> {
+    ) -> Result<SolveReport, SolvingError> {
         let mut report = SolveReport::unproven(pn::LOSS, pn::WIN, true);
         if let Some(outcome) = self.outcome() {
             let value = self.game.final_value(&outcome, self.to_move()).signum() * pn::WIN;
@@ -52,7 +52,8 @@ impl<G: Game> GameSession<G> {
         let mut legal = Vec::new();
         self.game.legal_moves(&self.position, &mut legal);
         let wanted = self.wanted_moves(request, &legal)?;
-        let keeper = Keeper::open(request, self.proof_identity(), legal.len(), table)?;
+        let keeper = Keeper::open(request, self.proof_identity(), legal.len(), table)
+            .map_err(SolvingError::ProofFile)?;
         report.resumed = keeper.resumed.then_some(keeper.earlier);
         let checkpoint = |table: &PnTt, nodes: u64| keeper.checkpoint(table, nodes);
         // The proof-number solver saves between two of its nodes, on its own thread.
@@ -93,7 +94,11 @@ impl<G: Game> GameSession<G> {
         }
         report.elapsed = started.elapsed();
         if request.save.is_some() {
-            report.saved = Some(keeper.save(table, report.nodes));
+            report.saved = Some(
+                keeper
+                    .save(table, report.nodes)
+                    .map_err(SolvingError::ProofFile),
+            );
         }
         Ok(report)
     }

@@ -4,17 +4,33 @@
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use thiserror::Error;
+
 use super::go_info::Work;
 use super::keep::Keeper;
 use super::solve_request::SolveRequest;
 use super::{GameSession, Session};
 use crate::game::Game;
 use crate::solver::save::{ProofIdentity, ProofWork};
-use crate::solver::{self, SolveSettings, tt::SolverTt};
+use crate::solver::{self, SolveSettings, SolverError, tt::SolverTt};
 
 /// The bounds of a report when nothing is proven of the root (a part of a split proof
 /// proves only its moves): beyond any value, shown as `unknown`.
 const UNKNOWN_BOUND: i32 = 1 << 24;
+
+/// Why a `solve` request could not run, or its proof file not be kept.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SolvingError {
+    #[error(transparent)]
+    Solver(#[from] SolverError),
+    /// A move of the request's part that the position does not have.
+    #[error("'{0}' is not a legal move of this position")]
+    IllegalPartMove(String),
+    /// The proof file could not be resumed or saved: the keeping of it
+    /// ([`super::keep::Keeper`]) says why in words.
+    #[error("{0}")]
+    ProofFile(String),
+}
 
 /// Bounds proven so far while solving, as text for the protocol and the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +63,7 @@ pub struct SolveReport {
     /// The earlier work of the proof file it resumed (with the root's bounds it had proven).
     pub resumed: Option<ProofWork>,
     /// The proof file saved at the end: the table buckets written, or why it failed.
-    pub saved: Option<Result<u64, String>>,
+    pub saved: Option<Result<u64, SolvingError>>,
 }
 
 impl SolveReport {
@@ -136,7 +152,7 @@ impl<G: Game> GameSession<G> {
         &self,
         request: &SolveRequest,
         legal: &[G::Move],
-    ) -> Result<Vec<usize>, String> {
+    ) -> Result<Vec<usize>, SolvingError> {
         let Some(part) = &request.part else {
             return Ok(if request.all_moves {
                 (0..legal.len()).collect()
@@ -151,7 +167,7 @@ impl<G: Game> GameSession<G> {
                 .parse_move(&self.position, text)
                 .ok()
                 .and_then(|mv| legal.iter().position(|&m| m == mv))
-                .ok_or_else(|| format!("'{text}' is not a legal move of this position"))?;
+                .ok_or_else(|| SolvingError::IllegalPartMove(text.clone()))?;
             if !wanted.contains(&index) {
                 wanted.push(index);
             }
@@ -218,7 +234,7 @@ impl<G: Game> GameSession<G> {
         tt: &SolverTt,
         stop: &AtomicBool,
         progress: &(dyn Fn(&SolveProgress) + Sync),
-    ) -> Result<SolveReport, String> {
+    ) -> Result<SolveReport, SolvingError> {
         self.check_tables_at_root();
         if self.game.win_draw_loss() {
             return self.solve_win_draw_loss(request, tt, stop, progress);
@@ -234,7 +250,8 @@ impl<G: Game> GameSession<G> {
         let mut legal = Vec::new();
         self.game.legal_moves(&self.position, &mut legal);
         let wanted = self.wanted_moves(request, &legal)?;
-        let keeper = Keeper::open(request, self.proof_identity(), legal.len(), tt)?;
+        let keeper = Keeper::open(request, self.proof_identity(), legal.len(), tt)
+            .map_err(SolvingError::ProofFile)?;
         report.resumed = keeper.resumed.then_some(keeper.earlier);
         let settings = self.request_settings(request);
         keeper.with_checkpoints(tt, stop, || {
@@ -263,7 +280,11 @@ impl<G: Game> GameSession<G> {
         });
         report.elapsed = started.elapsed();
         if request.save.is_some() {
-            report.saved = Some(keeper.save(tt, report.nodes));
+            report.saved = Some(
+                keeper
+                    .save(tt, report.nodes)
+                    .map_err(SolvingError::ProofFile),
+            );
         }
         Ok(report)
     }

@@ -3,35 +3,154 @@
 //! ([`crate::solver::frontier_parts`]).
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use std::time::{Duration, Instant};
 
+use thiserror::Error;
+
 use super::{
-    SolveArgs, Solved, Ticker, bound_text, load_tables, memory_line, move_value_lines, print_lines,
-    solve_threads, spinner,
+    SolveArgs, SolveError, Solved, Ticker, bound_text, load_tables, memory_line, move_value_lines,
+    print_lines, solve_threads, spinner,
 };
 use crate::cli::CancelToken;
 use crate::memory::check_hash_mb;
-use crate::session::{Session, SolveProgress, SolveRequest};
+use crate::session::{PositionCommandError, Session, SolveProgress, SolveRequest};
 use crate::solver::frontier_parts::{
     self, AnyPart, FrontierPart, MAX_PARTS, read_any, split_indexes,
 };
-use crate::solver::parts::{parse_split_up_to, refuse_existing};
+use crate::solver::parts::{
+    CombineError, FrontierMismatch, PartFileError, parse_split_up_to, refuse_existing,
+};
 use crate::solver::tt::SolverTt;
 
 /// The deepest nesting of open positions split again that `--combine` follows.
 const MAX_NESTING: usize = 256;
+
+/// Why a part split by `--frontier` cannot run, be kept or be combined.
+#[derive(Debug, Error)]
+pub enum FrontierSplitError {
+    #[error("--part-nodes 0: give a number of nodes of at least 1")]
+    NoPartNodes,
+    /// A frontier position of this build that the session cannot set up.
+    #[error("frontier position {index} '{text}': {error}")]
+    Position {
+        index: usize,
+        text: String,
+        error: PositionCommandError,
+    },
+    #[error(
+        "--part-file '{}' holds a part of a proof split by first move: remove it to run the \
+         part again, or give a new name",
+        path.display()
+    )]
+    KeptSplitByMove { path: PathBuf },
+    #[error("--part-file: {0}: remove it to run the part again, or give a new name")]
+    KeptUnreadable(PartFileError),
+    #[error(
+        "--part-file '{}' {mismatch}: remove it to run the part again, or give a new name",
+        path.display()
+    )]
+    KeptOtherProof {
+        path: PathBuf,
+        mismatch: FrontierMismatch,
+    },
+    #[error(
+        "--part-file '{}' holds part {}/{} of this proof, not {}/{}: remove it to run the part \
+         again, or give a new name",
+        path.display(), found.0, found.1, split.0, split.1
+    )]
+    KeptOtherPart {
+        path: PathBuf,
+        found: (usize, usize),
+        split: (usize, usize),
+    },
+    /// A part of neither the root nor a position some part left open.
+    #[error(
+        "part file '{}' is a part of a proof of the position '{found}', not of '{root}' (give \
+         the --fen or --moves the parts were run with){}",
+        path.display(),
+        if *any_open { ", nor of a frontier position a part left open" } else { "" }
+    )]
+    OtherRoot {
+        path: PathBuf,
+        found: String,
+        root: String,
+        any_open: bool,
+    },
+    #[error(
+        "no part file is a part of the proof of '{0}' (give the --fen or --moves the parts \
+         were run with, and the parts of the root's split)"
+    )]
+    NoRootPart(String),
+    #[error(
+        "--frontier {asked}: part file '{}' is a part of a proof split at depth {depth}",
+        path.display()
+    )]
+    OtherDepth {
+        asked: u32,
+        path: PathBuf,
+        depth: u32,
+    },
+    #[error(
+        "part file '{}' is a part of a proof of the position '{position}', which no part of \
+         this proof left open (it was proven there): give the parts of one proof",
+        path.display()
+    )]
+    NotLeftOpen { path: PathBuf, position: String },
+    #[error("no part of the position '{0}'")]
+    NoPartOf(String),
+    #[error(
+        "part file '{}' is a part of a proof split at frontier depth {depth}, '{}' at \
+         {first_depth}: give the parts of one split",
+        path.display(),
+        first.display()
+    )]
+    MixedDepths {
+        path: PathBuf,
+        depth: u32,
+        first: PathBuf,
+        first_depth: u32,
+    },
+    #[error(
+        "the parts nest open positions more than {MAX_NESTING} deep: split at a deeper \
+         --frontier instead"
+    )]
+    TooDeep,
+    #[error(
+        "the open position '{0}' is left open by a part of its own split (a cycle): split it \
+         again with a larger --part-nodes"
+    )]
+    Cycle(String),
+    #[error(
+        "frontier position {index} of '{root}' was left open (--part-nodes) and no part splits \
+         it: run sowfan solve {spec} --fen '{text}' --frontier D --split I/K --part-file ... \
+         and give those parts too"
+    )]
+    OpenUnsplit {
+        index: usize,
+        root: String,
+        spec: String,
+        text: String,
+    },
+    #[error("the open position '{text}': {error}")]
+    OpenPosition {
+        text: String,
+        error: PositionCommandError,
+    },
+    #[error("the open position '{0}' has no moves")]
+    OpenNoMoves(String),
+}
 
 /// `--frontier D --frontier-size`: `Frontier: N positions at D plies (M game ends before D)`.
 pub(super) fn print_size(
     session: &dyn Session,
     depth: u32,
     stop: &CancelToken,
-) -> Result<Solved, String> {
+) -> Result<Solved, SolveError> {
     let frontier = match session.frontier(depth, stop.flag()) {
         Err(_) if stop.is_cancelled() => return Ok(Solved::Interrupted),
-        walked => walked?,
+        walked => walked.map_err(SolveError::Session)?,
     };
     print_lines(&[format!(
         "Frontier: {} positions at {depth} plies ({} game ends before {depth})",
@@ -50,19 +169,19 @@ pub(super) fn run_part(
     depth: u32,
     split: &str,
     stop: &CancelToken,
-) -> Result<Solved, String> {
-    check_hash_mb("--hash", args.hash_mb)?;
+) -> Result<Solved, SolveError> {
+    check_hash_mb("--hash", args.hash_mb).map_err(SolveError::Resources)?;
     let threads = solve_threads(args.threads)?;
-    let (i, k) = parse_split_up_to(split, MAX_PARTS).map_err(|e| e.to_string())?;
+    let (i, k) = parse_split_up_to(split, MAX_PARTS)?;
     if args.part_nodes == Some(0) {
-        return Err("--part-nodes 0: give a number of nodes of at least 1".to_string());
+        return Err(FrontierSplitError::NoPartNodes.into());
     }
     let frontier = match session.frontier(depth, stop.flag()) {
         Err(_) if stop.is_cancelled() => {
             eprintln!("sowfan solve: stopped while walking the frontier: no part file written");
             return Ok(Solved::Interrupted);
         }
-        walked => walked?,
+        walked => walked.map_err(SolveError::Session)?,
     };
     let (game, root) = (session.spec(), session.fen());
     if let Some(path) = &args.part_file
@@ -95,7 +214,11 @@ pub(super) fn run_part(
         let text = &frontier.positions[index - 1];
         let mut at = session.clone_box();
         at.set_position(Some(text), &[])
-            .map_err(|e| format!("frontier position {index} '{text}': {e}"))?;
+            .map_err(|error| FrontierSplitError::Position {
+                index,
+                text: text.clone(),
+                error,
+            })?;
         let progress = |p: &SolveProgress| {
             bar.set_message(format!(
                 "position {} of {} (#{index}): value in [{}, {}]  nodes {}  {:.1} s",
@@ -107,7 +230,9 @@ pub(super) fn run_part(
                 started.elapsed().as_secs_f64()
             ));
         };
-        let report = at.solve(&request, &tt, stop.flag(), &progress)?;
+        let report = at
+            .solve(&request, &tt, stop.flag(), &progress)
+            .map_err(SolveError::Session)?;
         nodes += report.nodes;
         tbhits += report.tbhits;
         match report.value() {
@@ -168,7 +293,7 @@ pub(super) fn run_part(
             tbhits,
             millis,
         };
-        if let Err(e) = part.write(path).map_err(|e| e.to_string()) {
+        if let Err(e) = part.write(path) {
             // Another run of the same part may have finished first: its file is as good.
             return match std::fs::symlink_metadata(path) {
                 Ok(_) => kept_part(
@@ -179,8 +304,8 @@ pub(super) fn run_part(
                     depth,
                     &frontier.positions,
                 )
-                .map_err(|_| e),
-                Err(_) => Err(e),
+                .map_err(|_| e.into()),
+                Err(_) => Err(e.into()),
             };
         }
         eprintln!(
@@ -196,40 +321,45 @@ pub(super) fn run_part(
 /// Something is at the --part-file `path` already: a whole, sound part `split` of this
 /// proof is kept (nothing to redo, status 0); anything else is named and refused.
 fn kept_part(
-    path: &std::path::Path,
+    path: &Path,
     split: (usize, usize),
     game: &str,
     root: &str,
     depth: u32,
     positions: &[String],
-) -> Result<Solved, String> {
-    let shown = path.display();
+) -> Result<Solved, SolveError> {
     if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
-        refuse_existing("--part-file", path).map_err(|e| e.to_string())?;
+        refuse_existing("--part-file", path)?;
     }
-    let remedy = "remove it to run the part again, or give a new name";
     let part = match read_any(path) {
         Ok(AnyPart::Frontier(part)) => part,
         Ok(AnyPart::Moves(_)) => {
-            return Err(format!(
-                "--part-file '{shown}' holds a part of a proof split by first move: {remedy}"
-            ));
+            return Err(FrontierSplitError::KeptSplitByMove {
+                path: path.to_path_buf(),
+            }
+            .into());
         }
-        Err(why) => return Err(format!("--part-file: {why}: {remedy}")),
+        Err(why) => return Err(FrontierSplitError::KeptUnreadable(why).into()),
     };
     part.check(game, root, depth, positions)
-        .map_err(|why| format!("--part-file '{shown}' {why}: {remedy}"))?;
+        .map_err(|mismatch| FrontierSplitError::KeptOtherProof {
+            path: path.to_path_buf(),
+            mismatch,
+        })?;
     if part.split != split || !part.is_whole() {
-        return Err(format!(
-            "--part-file '{shown}' holds part {}/{} of this proof, not {}/{}: {remedy}",
-            part.split.0, part.split.1, split.0, split.1
-        ));
+        return Err(FrontierSplitError::KeptOtherPart {
+            path: path.to_path_buf(),
+            found: part.split,
+            split,
+        }
+        .into());
     }
     eprintln!(
-        "sowfan solve: part {}/{} is in '{shown}' already ({} frontier positions proven): \
+        "sowfan solve: part {}/{} is in '{}' already ({} frontier positions proven): \
          nothing to do",
         split.0,
         split.1,
+        path.display(),
         part.leaves.len()
     );
     Ok(Solved::Complete)
@@ -244,15 +374,15 @@ pub(super) fn combine(
     args: &SolveArgs,
     session: &dyn Session,
     parts: &[(PathBuf, FrontierPart)],
-) -> Result<Solved, String> {
+) -> Result<Solved, SolveError> {
     let (root, spec) = (session.fen(), session.spec());
     if let Some((path, part)) = parts.iter().find(|(_, p)| p.game != spec) {
-        return Err(format!(
-            "part file '{}' is a part of a proof for '{}', not for '{spec}' (give the game and \
-             options the parts were run with)",
-            path.display(),
-            part.game
-        ));
+        return Err(CombineError::OtherGame {
+            path: path.clone(),
+            found: part.game.clone(),
+            game: spec,
+        }
+        .into());
     }
     // Every part splits the root or a position some part left open.
     let open: HashSet<&str> = parts
@@ -264,17 +394,13 @@ pub(super) fn combine(
         .iter()
         .find(|(_, p)| p.position != root && !open.contains(p.position.as_str()))
     {
-        return Err(format!(
-            "part file '{}' is a part of a proof of the position '{}', not of '{root}' (give \
-             the --fen or --moves the parts were run with){}",
-            path.display(),
-            part.position,
-            if open.is_empty() {
-                ""
-            } else {
-                ", nor of a frontier position a part left open"
-            }
-        ));
+        return Err(FrontierSplitError::OtherRoot {
+            path: path.clone(),
+            found: part.position.clone(),
+            root,
+            any_open: !open.is_empty(),
+        }
+        .into());
     }
     let mut by_root: HashMap<String, Vec<(PathBuf, FrontierPart)>> = HashMap::new();
     for (path, part) in parts {
@@ -284,29 +410,26 @@ pub(super) fn combine(
             .push((path.clone(), part.clone()));
     }
     let Some(top) = by_root.get(&root) else {
-        return Err(format!(
-            "no part file is a part of the proof of '{root}' (give the --fen or --moves the \
-             parts were run with, and the parts of the root's split)"
-        ));
+        return Err(FrontierSplitError::NoRootPart(root).into());
     };
     if let Some(asked) = args.frontier
         && let Some((path, part)) = top.iter().find(|(_, p)| p.depth != asked)
     {
-        return Err(format!(
-            "--frontier {asked}: part file '{}' is a part of a proof split at depth {}",
-            path.display(),
-            part.depth
-        ));
+        return Err(FrontierSplitError::OtherDepth {
+            asked,
+            path: path.clone(),
+            depth: part.depth,
+        }
+        .into());
     }
     let mut used = HashSet::new();
     let moves = move_values_at(session, &root, &by_root, &mut used, &mut Vec::new())?;
     if let Some((path, part)) = parts.iter().find(|(_, p)| !used.contains(&p.position)) {
-        return Err(format!(
-            "part file '{}' is a part of a proof of the position '{}', which no part of this \
-             proof left open (it was proven there): give the parts of one proof",
-            path.display(),
-            part.position
-        ));
+        return Err(FrontierSplitError::NotLeftOpen {
+            path: path.clone(),
+            position: part.position.clone(),
+        }
+        .into());
     }
     let mut out = move_value_lines(&moves, session.win_draw_loss());
     // A part given twice (the same file, or a copy) is counted once.
@@ -342,32 +465,30 @@ fn move_values_at(
     by_root: &HashMap<String, Vec<(PathBuf, FrontierPart)>>,
     used: &mut HashSet<String>,
     chain: &mut Vec<String>,
-) -> Result<Vec<(String, i32)>, String> {
-    let parts = by_root
-        .get(root)
-        .ok_or_else(|| format!("no part of the position '{root}'"))?;
+) -> Result<Vec<(String, i32)>, SolveError> {
+    let no_part = || FrontierSplitError::NoPartOf(root.to_string());
+    let parts = by_root.get(root).ok_or_else(no_part)?;
     let Some((first_path, first)) = parts.first() else {
-        return Err(format!("no part of the position '{root}'"));
+        return Err(no_part().into());
     };
     let depth = first.depth;
     if let Some((path, part)) = parts.iter().find(|(_, p)| p.depth != depth) {
-        return Err(format!(
-            "part file '{}' is a part of a proof split at frontier depth {}, '{}' at {depth}: \
-             give the parts of one split",
-            path.display(),
-            part.depth,
-            first_path.display()
-        ));
+        return Err(FrontierSplitError::MixedDepths {
+            path: path.clone(),
+            depth: part.depth,
+            first: first_path.clone(),
+            first_depth: depth,
+        }
+        .into());
     }
     if chain.len() >= MAX_NESTING {
-        return Err(format!(
-            "the parts nest open positions more than {MAX_NESTING} deep: split at a deeper \
-             --frontier instead"
-        ));
+        return Err(FrontierSplitError::TooDeep.into());
     }
     used.insert(root.to_string());
     chain.push(root.to_string());
-    let frontier = session.frontier(depth, CancelToken::new().flag())?;
+    let frontier = session
+        .frontier(depth, CancelToken::new().flag())
+        .map_err(SolveError::Session)?;
     let values = frontier_parts::combine(
         &session.spec(),
         root,
@@ -375,41 +496,43 @@ fn move_values_at(
         &frontier.positions,
         parts,
         &|position, value| session.possible_value(position, value),
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     let mut known: HashMap<&str, i32> = HashMap::with_capacity(values.len());
     for (index, (text, value)) in frontier.positions.iter().zip(values).enumerate() {
         let value = match value {
             Some(value) => value,
             None => {
                 if chain.contains(text) {
-                    return Err(format!(
-                        "the open position '{text}' is left open by a part of its own split \
-                         (a cycle): split it again with a larger --part-nodes"
-                    ));
+                    return Err(FrontierSplitError::Cycle(text.clone()).into());
                 }
                 if !by_root.contains_key(text) {
-                    return Err(format!(
-                        "frontier position {} of '{root}' was left open (--part-nodes) and no \
-                         part splits it: run sowfan solve {} --fen '{text}' --frontier D \
-                         --split I/K --part-file ... and give those parts too",
-                        index + 1,
-                        session.spec()
-                    ));
+                    return Err(FrontierSplitError::OpenUnsplit {
+                        index: index + 1,
+                        root: root.to_string(),
+                        spec: session.spec(),
+                        text: text.clone(),
+                    }
+                    .into());
                 }
                 let mut at = session.clone_box();
-                at.set_position(Some(text), &[])
-                    .map_err(|e| format!("the open position '{text}': {e}"))?;
+                at.set_position(Some(text), &[]).map_err(|error| {
+                    FrontierSplitError::OpenPosition {
+                        text: text.clone(),
+                        error,
+                    }
+                })?;
                 let moves = move_values_at(at.as_ref(), text, by_root, used, chain)?;
                 moves
                     .iter()
                     .map(|&(_, v)| v)
                     .max()
-                    .ok_or_else(|| format!("the open position '{text}' has no moves"))?
+                    .ok_or_else(|| FrontierSplitError::OpenNoMoves(text.clone()))?
             }
         };
         known.insert(text, value);
     }
     chain.pop();
-    session.frontier_move_values(depth, &|position| known.get(position).copied())
+    session
+        .frontier_move_values(depth, &|position| known.get(position).copied())
+        .map_err(SolveError::Session)
 }

@@ -10,19 +10,103 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
+use thiserror::Error;
 
 mod frontier_split;
+
+pub use frontier_split::FrontierSplitError;
 
 use crate::cli::CancelToken;
 use crate::game::value_text;
 use crate::memory::{self, check_hash_mb, check_threads, peak_resident_bytes};
 use crate::registry;
-use crate::session::{Session, SolveProgress, SolveRequest};
+use crate::session::{Session, SolveProgress, SolveRequest, SolvingError};
 use crate::solver::frontier_parts::{AnyPart, read_any};
-use crate::solver::parts::{Part, combine, parse_split, refuse_existing, split_moves};
+use crate::solver::parts::{
+    CombineError, Part, PartFileError, PathTaken, SplitError, combine, parse_split,
+    refuse_existing, split_moves,
+};
 use crate::solver::pn::{self, value_word};
-use crate::solver::{self, tt::SolverTt};
+use crate::solver::{self, SolverError, tt::SolverTt};
 use crate::tables::{self, TableError, Tables};
+
+/// Why `sowfan solve` failed (status 1): a bad game, position or option, memory or tables
+/// it cannot have, a proof or part file that cannot be read, saved or combined.
+#[derive(Debug, Error)]
+pub enum SolveError {
+    /// A size or thread count refused by [`crate::memory`]'s checks, which say why in words.
+    #[error("{0}")]
+    Resources(String),
+    /// The game or position of the command line, refused by the registry in words.
+    #[error("{0}")]
+    Setup(String),
+    #[error("--checkpoint {0}: give a number of seconds in 1..=1000000")]
+    Checkpoint(u64),
+    #[error(
+        "--combine prints the combined values: it takes no --split or --part-file (those run \
+         one part)"
+    )]
+    CombineRunsNoPart,
+    #[error(
+        "--frontier {0} runs a part (--split I/K --part-file FILE), counts the frontier \
+         (--frontier-size) or, with --combine, checks the depth of its parts"
+    )]
+    FrontierWithoutPart(u32),
+    #[error(transparent)]
+    Split(#[from] SplitError),
+    #[error(transparent)]
+    Taken(#[from] PathTaken),
+    /// The `--save` file is there already and is not the `--resume` one.
+    #[error(
+        "{0} (to continue a proof saved there: --resume {path} --save {path}, or --proof-file \
+         {path})",
+        path = .0.path.display()
+    )]
+    SaveTaken(PathTaken),
+    #[error(transparent)]
+    Tables(#[from] TableError),
+    #[error(
+        "--tables-in memory: the tables ({tables_mib} MiB) and --hash ({hash_mb} MiB) need more \
+         than the {free_mib} MiB available; use --tables-in mapped or a smaller --hash"
+    )]
+    TablesTooLarge {
+        tables_mib: u64,
+        hash_mb: usize,
+        free_mib: u64,
+    },
+    #[error("--tables-in memory: {0}")]
+    TablesToMemory(TableError),
+    #[error(transparent)]
+    Solver(#[from] SolverError),
+    #[error(transparent)]
+    Solving(#[from] SolvingError),
+    /// What the session refused, in its words (its trait gives text).
+    #[error("{0}")]
+    Session(String),
+    #[error(transparent)]
+    PartFile(#[from] PartFileError),
+    #[error(transparent)]
+    Combine(#[from] CombineError),
+    #[error(
+        "'{}' is a part of a proof split by first move, '{}' one split by --frontier: give the \
+         parts of one split",
+        by_move.display(),
+        by_frontier.display()
+    )]
+    MixedSplits {
+        by_move: PathBuf,
+        by_frontier: PathBuf,
+    },
+    #[error("--frontier {0}: the parts given are split by first move, not by --frontier")]
+    NotFrontierParts(u32),
+    #[error("the position is over: it has no moves to combine")]
+    NoMovesToCombine,
+    #[error(transparent)]
+    Frontier(#[from] FrontierSplitError),
+    /// Standard output refused the result (a closed pipe: `| head -1`).
+    #[error("cannot write the result: {0}")]
+    Output(std::io::Error),
+}
 
 /// Prove the exact value of a position: the final margin with perfect play.
 ///
@@ -157,7 +241,11 @@ pub enum TablesIn {
 
 /// The tables as `how` wants them held: left mapped, or read into memory
 /// ([`Tables::to_memory`]) when they and `hash_mb` fit in the memory available.
-fn hold_tables(tables: Arc<Tables>, how: TablesIn, hash_mb: usize) -> Result<Arc<Tables>, String> {
+fn hold_tables(
+    tables: Arc<Tables>,
+    how: TablesIn,
+    hash_mb: usize,
+) -> Result<Arc<Tables>, SolveError> {
     if how == TablesIn::Mapped {
         return Ok(tables);
     }
@@ -166,17 +254,14 @@ fn hold_tables(tables: Arc<Tables>, how: TablesIn, hash_mb: usize) -> Result<Arc
     if let Some(free) = memory::available_bytes()
         && wanted > free
     {
-        return Err(format!(
-            "--tables-in memory: the tables ({} MiB) and --hash ({hash_mb} MiB) need more than \
-             the {} MiB available; use --tables-in mapped or a smaller --hash",
-            bytes >> 20,
-            free >> 20
-        ));
+        return Err(SolveError::TablesTooLarge {
+            tables_mib: bytes >> 20,
+            hash_mb,
+            free_mib: free >> 20,
+        });
     }
     let started = Instant::now();
-    let copy = tables
-        .to_memory()
-        .map_err(|e| format!("--tables-in memory: {e}"))?;
+    let copy = tables.to_memory().map_err(SolveError::TablesToMemory)?;
     log::info!(
         "tables: {} MiB read into memory in {} ms",
         bytes >> 20,
@@ -197,8 +282,8 @@ pub enum Solved {
 /// The threads a solve may use: 1..=[`MAX_THREADS`](crate::memory::MAX_THREADS) asked, at most the processors used
 /// (more add nothing to the shared-table search and only slow it, as with the protocol's
 /// `Threads`), with a warning then.
-pub fn solve_threads(requested: usize) -> Result<usize, String> {
-    check_threads("--threads", requested)?;
+pub fn solve_threads(requested: usize) -> Result<usize, SolveError> {
+    check_threads("--threads", requested).map_err(SolveError::Resources)?;
     let processors = std::thread::available_parallelism().map_or(1, |n| n.get());
     if requested > processors {
         eprintln!(
@@ -251,25 +336,19 @@ fn value_line(lower: i32, upper: i32, words: bool) -> String {
 
 /// Solve and print `Value:`, `Best:`, `PV:`, `Nodes:`, `Time:`, `Tbhits:` (and a line per
 /// move with `all_moves`). `stop` (Ctrl-C) ends it with the bounds proven so far.
-pub fn solve_position(args: &SolveArgs, stop: &CancelToken) -> Result<Solved, String> {
+pub fn solve_position(args: &SolveArgs, stop: &CancelToken) -> Result<Solved, SolveError> {
     // Options that size memory or threads are refused before any work, never left to the
     // out-of-memory killer or a failed thread.
-    check_hash_mb("--hash", args.hash_mb)?;
+    check_hash_mb("--hash", args.hash_mb).map_err(SolveError::Resources)?;
     let threads = solve_threads(args.threads)?;
     if !(1..=1_000_000).contains(&args.checkpoint) {
-        return Err(format!(
-            "--checkpoint {}: give a number of seconds in 1..=1000000",
-            args.checkpoint
-        ));
+        return Err(SolveError::Checkpoint(args.checkpoint));
     }
-    let mut session = registry::create_at(&args.game, args.fen.as_deref(), args.moves.as_deref())?;
+    let mut session = registry::create_at(&args.game, args.fen.as_deref(), args.moves.as_deref())
+        .map_err(SolveError::Setup)?;
     if !args.combine.is_empty() {
         if args.part_file.is_some() || args.split.is_some() {
-            return Err(
-                "--combine prints the combined values: it takes no --split or \
-                        --part-file (those run one part)"
-                    .to_string(),
-            );
+            return Err(SolveError::CombineRunsNoPart);
         }
         return combine_parts(args, session.as_ref());
     }
@@ -278,20 +357,17 @@ pub fn solve_position(args: &SolveArgs, stop: &CancelToken) -> Result<Solved, St
             return frontier_split::print_size(session.as_ref(), depth, stop);
         }
         let Some(split) = &args.split else {
-            return Err(format!(
-                "--frontier {depth} runs a part (--split I/K --part-file FILE), counts the \
-                 frontier (--frontier-size) or, with --combine, checks the depth of its parts"
-            ));
+            return Err(SolveError::FrontierWithoutPart(depth));
         };
         return frontier_split::run_part(args, session, depth, split, stop);
     }
     if let Some(path) = &args.part_file {
         // Before the proof, not after hours of it.
-        refuse_existing("--part-file", path).map_err(|e| e.to_string())?;
+        refuse_existing("--part-file", path)?;
     }
     let part = match &args.split {
         Some(text) => {
-            let (i, k) = parse_split(text).map_err(|e| e.to_string())?;
+            let (i, k) = parse_split(text)?;
             Some(split_moves(&session.legal_moves(), i, k))
         }
         None => None,
@@ -304,11 +380,7 @@ pub fn solve_position(args: &SolveArgs, stop: &CancelToken) -> Result<Solved, St
         && resume.as_ref() != Some(path)
         && let Err(taken) = refuse_existing("--save", path)
     {
-        return Err(format!(
-            "{taken} (to continue a proof saved there: --resume {0} --save {0}, or \
-             --proof-file {0})",
-            path.display()
-        ));
+        return Err(SolveError::SaveTaken(taken));
     }
     load_tables(args, session.as_mut())?;
     let tt = SolverTt::for_game(args.hash_mb, session.win_draw_loss())?;
@@ -354,7 +426,7 @@ pub fn solve_position(args: &SolveArgs, stop: &CancelToken) -> Result<Solved, St
     if let Some(failure) = failed() {
         eprintln!("sowfan solve: {failure}");
     }
-    let report = report?;
+    let report = report.map_err(SolveError::Session)?;
     let words = report.win_draw_loss;
     if let (Some(work), Some(path)) = (report.resumed, &request.resume) {
         eprintln!(
@@ -396,7 +468,7 @@ pub fn solve_position(args: &SolveArgs, stop: &CancelToken) -> Result<Solved, St
             "sowfan solve: proof saved in '{}' ({buckets} table buckets)",
             path.display()
         ),
-        (Some(Err(e)), _) => return Err(e.clone()),
+        (Some(Err(e)), _) => return Err(e.clone().into()),
         _ => {}
     }
     let moves_proven = report.moves.iter().all(|(_, v)| v.is_some());
@@ -421,7 +493,7 @@ pub fn solve_position(args: &SolveArgs, stop: &CancelToken) -> Result<Solved, St
                 tbhits: report.tbhits,
                 millis: report.elapsed.as_millis() as u64,
             };
-            part.write(path).map_err(|e| e.to_string())?;
+            part.write(path)?;
             eprintln!(
                 "sowfan solve: part {} ({} moves: {}) written to '{}'",
                 args.split.as_deref().unwrap_or(""),
@@ -442,7 +514,7 @@ pub fn solve_position(args: &SolveArgs, stop: &CancelToken) -> Result<Solved, St
 
 /// The endgame tables of `args` (--tablebases, else the default folder when there is
 /// one) loaded into `session`, held as --tables-in says.
-fn load_tables(args: &SolveArgs, session: &mut dyn Session) -> Result<(), String> {
+fn load_tables(args: &SolveArgs, session: &mut dyn Session) -> Result<(), SolveError> {
     let (dir, explicit) = match &args.tablebases {
         Some(dir) => (Some(dir.clone()), true),
         None => (tables::default_dir(), false),
@@ -464,7 +536,7 @@ fn load_tables(args: &SolveArgs, session: &mut dyn Session) -> Result<(), String
                 eprintln!("sowfan solve: note: {e}; solving without");
             }
             Err(TableError::Absent { .. } | TableError::NoDirectory(_)) if !explicit => {}
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e.into()),
         }
     }
     Ok(())
@@ -487,11 +559,11 @@ fn move_value_lines(moves: &[(String, i32)], words: bool) -> Vec<String> {
 
 /// Write `lines` to stdout. A closed output (`| head -1`) is an error to report, not a
 /// panic of `println!`.
-fn print_lines(lines: &[String]) -> Result<(), String> {
+fn print_lines(lines: &[String]) -> Result<(), SolveError> {
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "{}", lines.join("\n"))
         .and_then(|()| stdout.flush())
-        .map_err(|e| format!("cannot write the result: {e}"))
+        .map_err(SolveError::Output)
 }
 
 /// `Memory: peak resident N MiB (hash M MiB, tables mapped T MiB)`, or `tables in memory T
@@ -510,38 +582,33 @@ fn memory_line(tt: &SolverTt, tables: Option<(u64, bool)>) -> String {
 
 /// `--combine`: the parts' move values checked against this game and position, then
 /// printed as `--all-moves` prints them.
-fn combine_parts(args: &SolveArgs, session: &dyn Session) -> Result<Solved, String> {
+fn combine_parts(args: &SolveArgs, session: &dyn Session) -> Result<Solved, SolveError> {
     let (mut parts, mut by_frontier) = (Vec::new(), Vec::new());
     for path in &args.combine {
-        match read_any(path).map_err(|e| e.to_string())? {
+        match read_any(path)? {
             AnyPart::Moves(part) => parts.push((path.clone(), part)),
             AnyPart::Frontier(part) => by_frontier.push((path.clone(), part)),
         }
     }
     if let (Some((moves, _)), Some((deep, _))) = (parts.first(), by_frontier.first()) {
-        return Err(format!(
-            "'{}' is a part of a proof split by first move, '{}' one split by --frontier: \
-             give the parts of one split",
-            moves.display(),
-            deep.display()
-        ));
+        return Err(SolveError::MixedSplits {
+            by_move: moves.clone(),
+            by_frontier: deep.clone(),
+        });
     }
     if !by_frontier.is_empty() {
         return frontier_split::combine(args, session, &by_frontier);
     }
     if let Some(depth) = args.frontier {
-        return Err(format!(
-            "--frontier {depth}: the parts given are split by first move, not by --frontier"
-        ));
+        return Err(SolveError::NotFrontierParts(depth));
     }
     let legal = session.legal_moves();
     if legal.is_empty() {
-        return Err("the position is over: it has no moves to combine".to_string());
+        return Err(SolveError::NoMovesToCombine);
     }
     let moves = combine(&session.spec(), &session.fen(), &legal, &parts, &|mv, v| {
         session.possible_move_value(mv, v)
-    })
-    .map_err(|e| e.to_string())?;
+    })?;
     let mut out = move_value_lines(&moves, session.win_draw_loss());
     let sum = |f: fn(&Part) -> u64| parts.iter().map(|(_, p)| f(p)).sum::<u64>();
     out.push(format!("Nodes: {}", sum(|p| p.nodes)));

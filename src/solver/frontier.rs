@@ -20,7 +20,10 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::game::Game;
+use thiserror::Error;
+
+use crate::game::{Game, PositionError};
+use crate::solver::SolverError;
 use crate::solver::pn::{DRAW, LOSS, WIN};
 
 /// The deepest frontier (plies from the root).
@@ -30,6 +33,41 @@ pub const MAX_DEPTH: u32 = 64;
 pub const MAX_POSITIONS: usize = 1 << 22;
 /// The most positions (frontier and above it) a walk visits, to bound its time.
 const MAX_VISITS: usize = 1 << 25;
+
+/// Why a frontier cannot be walked, or its values not minimaxed: each says what to do.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum FrontierError {
+    #[error(transparent)]
+    Unsupported(#[from] SolverError),
+    #[error("the position is over: it has no moves to split")]
+    Over,
+    #[error("--frontier {0}: give a depth of 1 to {MAX_DEPTH} plies (moves) from the root")]
+    Depth(u32),
+    #[error(
+        "the frontier takes more than {MAX_VISITS} positions to walk: give a smaller --frontier"
+    )]
+    TooManyVisits,
+    #[error("stopped while walking the frontier")]
+    Stopped,
+    #[error(
+        "{spec}: the frontier position '{text}' cannot be read back ({error}): this game \
+         cannot be split by --frontier"
+    )]
+    Unreadable {
+        spec: String,
+        text: String,
+        error: PositionError,
+    },
+    #[error(
+        "{spec}: the position string '{text}' does not hold all of its position: this game \
+         cannot be split by --frontier"
+    )]
+    Incomplete { spec: String, text: String },
+    #[error("the frontier has more than {MAX_POSITIONS} positions: give a smaller --frontier")]
+    TooManyPositions,
+    #[error("no value for the frontier position '{0}'")]
+    NoValue(String),
+}
 
 /// The distinct frontier positions of a root, in their order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,11 +84,11 @@ pub fn frontier<G: Game>(
     root: &G::Position,
     depth: u32,
     stop: &AtomicBool,
-) -> Result<Frontier, String> {
+) -> Result<Frontier, FrontierError> {
     super::supported(game)?;
     check_depth(depth)?;
     if game.outcome(root).is_some() {
-        return Err("the position is over: it has no moves to split".to_string());
+        return Err(FrontierError::Over);
     }
     let mut walk = Walk {
         game,
@@ -68,13 +106,11 @@ pub fn frontier<G: Game>(
 }
 
 /// `1..=MAX_DEPTH`.
-pub fn check_depth(depth: u32) -> Result<(), String> {
+pub fn check_depth(depth: u32) -> Result<(), FrontierError> {
     if (1..=MAX_DEPTH).contains(&depth) {
         Ok(())
     } else {
-        Err(format!(
-            "--frontier {depth}: give a depth of 1 to {MAX_DEPTH} plies (moves) from the root"
-        ))
+        Err(FrontierError::Depth(depth))
     }
 }
 
@@ -90,16 +126,13 @@ struct Walk<'a, G: Game> {
 }
 
 impl<G: Game> Walk<'_, G> {
-    fn visit(&mut self, pos: &G::Position, left: u32) -> Result<(), String> {
+    fn visit(&mut self, pos: &G::Position, left: u32) -> Result<(), FrontierError> {
         self.visits += 1;
         if self.visits > MAX_VISITS {
-            return Err(format!(
-                "the frontier takes more than {MAX_VISITS} positions to walk: give a smaller \
-                 --frontier"
-            ));
+            return Err(FrontierError::TooManyVisits);
         }
         if self.stop.load(Ordering::Relaxed) {
-            return Err("stopped while walking the frontier".to_string());
+            return Err(FrontierError::Stopped);
         }
         let mut moves = Vec::new();
         let ended = self.game.outcome(pos).is_some();
@@ -124,26 +157,30 @@ impl<G: Game> Walk<'_, G> {
         Ok(())
     }
 
-    fn leaf(&mut self, pos: &G::Position, text: String, early: bool) -> Result<(), String> {
+    fn leaf(&mut self, pos: &G::Position, text: String, early: bool) -> Result<(), FrontierError> {
         if self.index.contains_key(&text) {
             return Ok(());
         }
         // A part proves the position its string names: it must be this one.
-        let back = self.game.parse_position(&text).map_err(|e| {
-            format!("{}: the frontier position '{text}' cannot be read back ({e}): this game cannot be split by --frontier", self.game.spec())
-        })?;
+        let back = match self.game.parse_position(&text) {
+            Ok(back) => back,
+            Err(error) => {
+                return Err(FrontierError::Unreadable {
+                    spec: self.game.spec(),
+                    text,
+                    error,
+                });
+            }
+        };
         if self.game.hash(&back) != self.game.hash(pos) || self.game.format_position(&back) != text
         {
-            return Err(format!(
-                "{}: the position string '{text}' does not hold all of its position: this \
-                 game cannot be split by --frontier",
-                self.game.spec()
-            ));
+            return Err(FrontierError::Incomplete {
+                spec: self.game.spec(),
+                text,
+            });
         }
         if self.frontier.positions.len() >= MAX_POSITIONS {
-            return Err(format!(
-                "the frontier has more than {MAX_POSITIONS} positions: give a smaller --frontier"
-            ));
+            return Err(FrontierError::TooManyPositions);
         }
         self.index
             .insert(text.clone(), self.frontier.positions.len());
@@ -165,7 +202,7 @@ pub fn move_values<G: Game>(
     root: &G::Position,
     depth: u32,
     value_of: &dyn Fn(&str) -> Option<i32>,
-) -> Result<Vec<(G::Move, i32)>, String> {
+) -> Result<Vec<(G::Move, i32)>, FrontierError> {
     check_depth(depth)?;
     let mut memo = HashMap::new();
     let mut legal = Vec::new();
@@ -187,15 +224,14 @@ fn value<G: Game>(
     left: u32,
     value_of: &dyn Fn(&str) -> Option<i32>,
     memo: &mut HashMap<(String, u32), i32>,
-) -> Result<i32, String> {
+) -> Result<i32, FrontierError> {
     let mut moves = Vec::new();
     if game.outcome(pos).is_none() && left > 0 {
         game.legal_moves(pos, &mut moves);
     }
     let text = game.format_position(pos);
     if moves.is_empty() {
-        return value_of(&text)
-            .ok_or_else(|| format!("no value for the frontier position '{text}'"));
+        return value_of(&text).ok_or(FrontierError::NoValue(text));
     }
     if let Some(&v) = memo.get(&(text.clone(), left)) {
         return Ok(v);

@@ -41,9 +41,24 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use thiserror::Error;
+
 use crate::game::Game;
 use crate::tables::Tables;
 use tt::{PROVEN, SolverTt};
+
+/// Why the solver cannot start: a game it cannot prove, or a table it cannot have.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SolverError {
+    #[error(
+        "{spec} has a repetition rule: values depend on the game's history, not on the \
+         position alone (solve it with repetition=off)"
+    )]
+    RepetitionRule { spec: String },
+    /// `cause`: the memory mapping's refusal (its text, as [`crate::memory`] gives it).
+    #[error("cannot allocate {megabytes} MB for the solver's table: {cause}")]
+    TableMemory { megabytes: usize, cause: String },
+}
 
 /// Values beyond any game's stake: "unbounded".
 const UNBOUNDED: i32 = 1 << 24;
@@ -112,16 +127,12 @@ pub struct SolveSettings<'a> {
 }
 
 /// Can `game` be solved exactly from positions alone?
-pub fn supported<G: Game>(game: &G) -> Result<(), String> {
+pub fn supported<G: Game>(game: &G) -> Result<(), SolverError> {
     if game.win_draw_loss() {
         return Ok(());
     }
     if game.repetition_limit().is_some() {
-        return Err(format!(
-            "{} has a repetition rule: values depend on the game's history, not on the \
-             position alone (solve it with repetition=off)",
-            game.spec()
-        ));
+        return Err(SolverError::RepetitionRule { spec: game.spec() });
     }
     Ok(())
 }
@@ -1245,5 +1256,30 @@ mod tests {
         );
         used.spared += 1;
         assert!(used.pays());
+    }
+
+    /// A table larger than any address space is refused as a `TableMemory` error (the size
+    /// asked named), before any mapping; so is a frontier depth out of range, by variant.
+    #[test]
+    fn refusals_are_typed_and_keep_their_words() {
+        for refused in [
+            SolverTt::new(usize::MAX).err(),
+            pn::tt::PnTt::new(usize::MAX).err(),
+        ] {
+            let Some(SolverError::TableMemory { megabytes, cause }) = refused else {
+                panic!("not refused as TableMemory: {refused:?}");
+            };
+            assert_eq!(megabytes, usize::MAX);
+            assert!(cause.contains("do not fit in memory"), "{cause}");
+        }
+        let depth = frontier::check_depth(frontier::MAX_DEPTH + 1);
+        assert_eq!(
+            depth,
+            Err(frontier::FrontierError::Depth(frontier::MAX_DEPTH + 1))
+        );
+        assert_eq!(
+            frontier::check_depth(0).map_err(|e| e.to_string()),
+            Err("--frontier 0: give a depth of 1 to 64 plies (moves) from the root".to_string())
+        );
     }
 }

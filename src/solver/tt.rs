@@ -10,6 +10,7 @@
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::SolverError;
 use super::pn::tt::PnTt;
 use crate::memory::{ZeroedArray, prefetch};
 
@@ -53,16 +54,16 @@ pub struct SolverTt {
     megabytes: usize,
     /// The proof-number solver's table (win/draw/loss games), made when first needed: a
     /// game uses one of the two, so only one ever takes memory.
-    pn: OnceLock<Result<PnTt, String>>,
+    pn: OnceLock<Result<PnTt, SolverError>>,
 }
 
 impl SolverTt {
     /// A table of `megabytes` MiB (at least one bucket); pages are touched only when used.
-    pub fn new(megabytes: usize) -> Result<SolverTt, String> {
+    pub fn new(megabytes: usize) -> Result<SolverTt, SolverError> {
         let count = (megabytes.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>()).max(1);
         // SAFETY: an all-zero `Bucket` is valid (atomics), and reads as empty entries.
         let buckets = unsafe { ZeroedArray::new(count) }
-            .map_err(|e| format!("cannot allocate {megabytes} MB for the solver's table: {e}"))?;
+            .map_err(|cause| SolverError::TableMemory { megabytes, cause })?;
         Ok(SolverTt {
             buckets,
             megabytes,
@@ -74,7 +75,7 @@ impl SolverTt {
     /// (`win_draw_loss`) only ever uses the proof-number solver's table, so the exact
     /// solver's gets a single bucket, and the process maps `megabytes` once, not twice (an
     /// address-space limit, `ulimit -v`, would count both).
-    pub fn for_game(megabytes: usize, win_draw_loss: bool) -> Result<SolverTt, String> {
+    pub fn for_game(megabytes: usize, win_draw_loss: bool) -> Result<SolverTt, SolverError> {
         if !win_draw_loss {
             return SolverTt::new(megabytes);
         }
@@ -89,7 +90,7 @@ impl SolverTt {
     }
 
     /// The proof-number solver's table, of the same size, made on first use.
-    pub fn pn(&self) -> Result<&PnTt, String> {
+    pub fn pn(&self) -> Result<&PnTt, SolverError> {
         self.pn
             .get_or_init(|| PnTt::new(self.megabytes))
             .as_ref()

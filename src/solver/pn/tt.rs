@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::memory::mix64 as mix;
 use crate::memory::{ZeroedArray, prefetch};
+use crate::solver::SolverError;
 
 /// "Infinite" proof or disproof number: the question is decided.
 pub const INF: u32 = u32::MAX;
@@ -148,16 +149,12 @@ fn encode(check: u64, known: &Known) -> (u64, u64) {
 impl PnTt {
     /// A table of at most `megabytes` MiB (a power of two of buckets, at least one); pages
     /// are touched only when used.
-    pub fn new(megabytes: usize) -> Result<PnTt, String> {
+    pub fn new(megabytes: usize) -> Result<PnTt, SolverError> {
         let most = (megabytes.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>()).max(1);
         let bits = usize::BITS - 1 - most.leading_zeros();
-        PnTt::with_bits(bits)
-            .map_err(|e| format!("cannot allocate {megabytes} MB for the solver's table: {e}"))
-    }
-
-    fn with_bits(bits: u32) -> Result<PnTt, String> {
         // SAFETY: an all-zero `Bucket` is valid (atomics) and reads as empty entries.
-        let buckets = unsafe { ZeroedArray::new(1usize << bits) }?;
+        let buckets = unsafe { ZeroedArray::new(1usize << bits) }
+            .map_err(|cause| SolverError::TableMemory { megabytes, cause })?;
         Ok(PnTt { buckets, bits })
     }
 
