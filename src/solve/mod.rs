@@ -262,7 +262,8 @@ pub fn solve_position(args: &SolveArgs, stop: &CancelToken) -> Result<Solved, St
             args.checkpoint
         ));
     }
-    let mut session = registry::create_at(&args.game, args.fen.as_deref(), args.moves.as_deref())?;
+    let mut session = registry::create_at(&args.game, args.fen.as_deref(), args.moves.as_deref())
+        .map_err(|e| e.to_string())?;
     if !args.combine.is_empty() {
         if args.part_file.is_some() || args.split.is_some() {
             return Err(
