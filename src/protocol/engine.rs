@@ -18,7 +18,7 @@ use crate::bench;
 use crate::memory::{MemoryLimits, release_in_background};
 use crate::registry::{self, RegistryError};
 use crate::search::limits::Limits;
-use crate::search::tt::TranspositionTable;
+use crate::search::tt::{HashTableError, TranspositionTable};
 use crate::search::{SearchControl, SearchSettings};
 use crate::session::Session;
 use crate::solver::tt::SolverTt;
@@ -41,8 +41,8 @@ pub enum SettingError {
         current: usize,
     },
     /// The memory for a table was refused.
-    #[error("{0}")]
-    Memory(String),
+    #[error(transparent)]
+    Memory(#[from] HashTableError),
     #[error(transparent)]
     Game(#[from] RegistryError),
     #[error("option 'EvalFile': {0}; the evaluation stays as it was")]
@@ -212,7 +212,7 @@ impl Engine {
                 current: self.tt.megabytes(),
             });
         }
-        self.install_table(TranspositionTable::new(mb).map_err(SettingError::Memory)?);
+        self.install_table(TranspositionTable::new(mb)?);
         Ok(())
     }
 

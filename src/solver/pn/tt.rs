@@ -157,7 +157,7 @@ impl PnTt {
 
     fn with_bits(bits: u32) -> Result<PnTt, String> {
         // SAFETY: an all-zero `Bucket` is valid (atomics) and reads as empty entries.
-        let buckets = unsafe { ZeroedArray::new(1usize << bits) }?;
+        let buckets = unsafe { ZeroedArray::new(1usize << bits) }.map_err(|e| e.to_string())?;
         Ok(PnTt { buckets, bits })
     }
 
