@@ -138,14 +138,16 @@ pub fn analyse_position(
             Some(_) => Some(SolverTt::new(spec.hash_mb)?),
             None => None,
         };
-        let summary = session.search(
-            limits,
-            &settings,
-            &tt,
-            solve_tt.as_ref(),
-            control,
-            &mut |_| {},
-        );
+        let summary = session
+            .search(
+                limits,
+                &settings,
+                &tt,
+                solve_tt.as_ref(),
+                control,
+                &mut |_| {},
+            )
+            .map_err(|e| e.to_string());
         if let Some(failure) = session.tables().and_then(|t| t.new_failure()) {
             eprintln!("sowfan analyse: {failure}");
         }

@@ -210,14 +210,16 @@ impl Searcher {
             move_overhead: 0,
             contempt: 0,
         };
-        let summary = session.search(
-            &self.limits,
-            &settings,
-            &self.tt,
-            self.solve_tt.as_ref(),
-            &self.control,
-            &mut |_| {},
-        );
+        let summary = session
+            .search(
+                &self.limits,
+                &settings,
+                &self.tt,
+                self.solve_tt.as_ref(),
+                &self.control,
+                &mut |_| {},
+            )
+            .map_err(|e| e.to_string());
         if let Some(failure) = session.tables().and_then(|t| t.new_failure()) {
             eprintln!("sowfan play: {failure}");
         }

@@ -476,9 +476,9 @@ impl Engine {
                     (true, Some(reply)) => format!("bestmove {} ponder {reply}", summary.bestmove),
                     _ => format!("bestmove {}", summary.bestmove),
                 },
-                Ok(Err(message)) => {
+                Ok(Err(e)) => {
                     // Still a move to play when there is one (e.g. `go solve` refused).
-                    out.error(&message);
+                    out.error(&e.to_string());
                     let first = session.legal_moves().into_iter().next();
                     format!("bestmove {}", first.as_deref().unwrap_or("0000"))
                 }
