@@ -10,10 +10,10 @@ use std::sync::mpsc::Sender;
 
 use thiserror::Error;
 
-use super::Event;
 use super::engine_options::{self, DEFAULT_HASH_MB, EMPTY, Setting, Shows};
 use super::job_thread::Job;
 use super::output::Output;
+use super::{Event, StartError};
 use crate::bench;
 use crate::memory::{MemoryLimits, release_in_background};
 use crate::registry::{self, RegistryError};
@@ -88,9 +88,13 @@ pub struct Engine {
 
 impl Engine {
     /// `game` preselects the game (`"kalah pits=4"`); the default is Kalah.
-    pub fn new(out: Output, events: Sender<Event>, game: Option<&str>) -> Result<Engine, String> {
+    pub fn new(
+        out: Output,
+        events: Sender<Event>,
+        game: Option<&str>,
+    ) -> Result<Engine, StartError> {
         let spec = game.unwrap_or(registry::GAMES[0].name);
-        let session = registry::create_from_spec(spec).map_err(|e| e.to_string())?;
+        let session = registry::create_from_spec(spec)?;
         let game_options = spec.split_whitespace().skip(1).map(String::from).collect();
         let tt = Arc::new(TranspositionTable::new(DEFAULT_HASH_MB)?);
         let evaluation = if session.default_network().is_some() {
