@@ -10,6 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 
+use thiserror::Error;
+
 /// Kept back from the memory limit for everything that is not the table (threads, buffers,
 /// the program itself): a sixteenth of the limit, at least 64 MiB.
 fn reserve(limit: u64) -> u64 {
@@ -80,28 +82,59 @@ pub fn max_hash_mb() -> usize {
         .map_or(MAX_HASH_MB, |most| most.min(MAX_HASH_MB))
 }
 
+/// A hash table size refused by [`check_hash_mb`]; `what` names the setting (`--hash`).
+#[derive(Debug, Error)]
+pub enum HashSizeError {
+    #[error("{what}: 0 MB is no table; give at least 1")]
+    Zero { what: String },
+    #[error("{what}: {mb} MB is more than the most, {MAX_HASH_MB} MB")]
+    AboveMost { what: String, mb: usize },
+    /// More than the limits let this process hold: at most `most` MiB, as `binding` (the
+    /// limit that binds, of `limit_mb` MiB) less a reserve.
+    #[error(
+        "{what}: {mb} MB is more memory than this process can have here: at most {most} MB \
+         ({binding} is {limit_mb} MB, less a reserve for the rest of the process)"
+    )]
+    AboveMemory {
+        what: String,
+        mb: usize,
+        most: usize,
+        binding: &'static str,
+        limit_mb: u64,
+    },
+}
+
+/// For the tools whose own errors are still text: their `?` on the check keeps working
+/// until they have enums of their own.
+impl From<HashSizeError> for String {
+    fn from(error: HashSizeError) -> String {
+        error.to_string()
+    }
+}
+
 /// Refuse a hash table of `mb` MiB that this process cannot hold: the message names the
 /// limit and what binds it. `what` names the setting in the message (`option 'Hash'`,
 /// `--hash`). Shared by the protocol's `Hash` and the tools' `--hash`, so that one cap holds
 /// everywhere.
-pub fn check_hash_mb(what: &str, mb: usize) -> Result<(), String> {
+pub fn check_hash_mb(what: &str, mb: usize) -> Result<(), HashSizeError> {
+    let what = || what.to_string();
     if mb == 0 {
-        return Err(format!("{what}: 0 MB is no table; give at least 1"));
+        return Err(HashSizeError::Zero { what: what() });
     }
     if mb > MAX_HASH_MB {
-        return Err(format!(
-            "{what}: {mb} MB is more than the most, {MAX_HASH_MB} MB"
-        ));
+        return Err(HashSizeError::AboveMost { what: what(), mb });
     }
     let limits = MemoryLimits::current();
     if let (Some(most), Some((bytes, binding))) = (limits.table_limit_mb(), limits.binding())
         && mb > most
     {
-        return Err(format!(
-            "{what}: {mb} MB is more memory than this process can have here: at most {most} MB \
-             ({binding} is {} MB, less a reserve for the rest of the process)",
-            bytes >> 20
-        ));
+        return Err(HashSizeError::AboveMemory {
+            what: what(),
+            mb,
+            most,
+            binding,
+            limit_mb: bytes >> 20,
+        });
     }
     Ok(())
 }
@@ -176,6 +209,19 @@ pub fn cgroup_limit_from(membership: &str, read: impl Fn(&Path) -> Option<String
     limits.into_iter().min()
 }
 
+/// Why a [`ZeroedArray`] could not be made.
+#[derive(Debug, Error)]
+pub enum MapError {
+    /// `len` entries are more bytes than an address space has.
+    #[error("{len} entries do not fit in memory")]
+    TooLarge { len: usize },
+    /// The system refused a mapping of `mib` MiB.
+    #[error("cannot map {mib} MiB: {source}")]
+    Refused { mib: usize, source: std::io::Error },
+    #[error("the mapping is at address 0")]
+    AtZero,
+}
+
 /// A zero-filled array of `T` in its own anonymous mapping: the operating system supplies
 /// zero pages on first touch, so creating one costs nothing whatever its size, and large
 /// ones ask for transparent huge pages (fewer TLB misses in the search, and a far cheaper
@@ -194,12 +240,12 @@ unsafe impl<T: Sync> Sync for ZeroedArray<T> {}
 impl<T> ZeroedArray<T> {
     /// # Safety
     /// The all-zero bit pattern must be a valid `T` (e.g. integers, atomics).
-    pub unsafe fn new(len: usize) -> Result<ZeroedArray<T>, String> {
+    pub unsafe fn new(len: usize) -> Result<ZeroedArray<T>, MapError> {
         let len = len.max(1);
         let bytes = len
             .checked_mul(std::mem::size_of::<T>())
             .filter(|&b| b > 0 && b <= isize::MAX as usize)
-            .ok_or_else(|| format!("{len} entries do not fit in memory"))?;
+            .ok_or(MapError::TooLarge { len })?;
         // SAFETY: an anonymous private mapping with no address hint; the result is checked
         // against MAP_FAILED. Mappings are page-aligned, which satisfies any `T`'s alignment.
         let ptr = unsafe {
@@ -213,11 +259,10 @@ impl<T> ZeroedArray<T> {
             )
         };
         if ptr == libc::MAP_FAILED {
-            return Err(format!(
-                "cannot map {} MiB: {}",
-                bytes >> 20,
-                std::io::Error::last_os_error()
-            ));
+            return Err(MapError::Refused {
+                mib: bytes >> 20,
+                source: std::io::Error::last_os_error(),
+            });
         }
         if bytes >= 2 << 20 {
             // Only advice: without huge pages the table works the same, a little slower.
@@ -226,7 +271,7 @@ impl<T> ZeroedArray<T> {
                 libc::madvise(ptr, bytes, libc::MADV_HUGEPAGE);
             }
         }
-        let ptr = NonNull::new(ptr.cast::<T>()).ok_or("the mapping is at address 0")?;
+        let ptr = NonNull::new(ptr.cast::<T>()).ok_or(MapError::AtZero)?;
         Ok(ZeroedArray { ptr, len, bytes })
     }
 

@@ -46,13 +46,11 @@ impl OptionSpec {
         }
     }
 
-    fn parse_value(&self, text: &str) -> Result<OptionValue, String> {
-        let bad = || {
-            format!(
-                "bad value '{text}' for option '{}': expected {}",
-                self.name,
-                self.accepted()
-            )
+    fn parse_value(&self, text: &str) -> Result<OptionValue, OptionError> {
+        let bad = || OptionError::BadValue {
+            value: text.to_string(),
+            option: self.name,
+            accepted: self.accepted(),
         };
         match self.kind {
             OptionKind::Bool => match text {
@@ -147,8 +145,12 @@ pub enum OptionError {
         game: &'static str,
         accepted: String,
     },
-    #[error("{0}")]
-    BadValue(String),
+    #[error("bad value '{value}' for option '{option}': expected {accepted}")]
+    BadValue {
+        value: String,
+        option: &'static str,
+        accepted: String,
+    },
     #[error("option '{0}' is given twice")]
     Repeated(String),
     /// A game reads an option its table does not declare: a misspelt name in the game's
@@ -230,11 +232,7 @@ impl GameOptions {
             if given[index].is_some() {
                 return Err(OptionError::Repeated(key.to_string()));
             }
-            given[index] = Some(
-                specs[index]
-                    .parse_value(value)
-                    .map_err(OptionError::BadValue)?,
-            );
+            given[index] = Some(specs[index].parse_value(value)?);
         }
         let mut values = Vec::with_capacity(specs.len());
         for (spec, value) in specs.iter().zip(given) {
@@ -242,9 +240,7 @@ impl GameOptions {
                 Some(v) => v,
                 // Defaults are part of the program: a bad one is a bug caught by the tests,
                 // reported as any bad value rather than a panic.
-                None => spec
-                    .parse_value(spec.default)
-                    .map_err(OptionError::BadValue)?,
+                None => spec.parse_value(spec.default)?,
             };
             values.push(value);
         }

@@ -8,7 +8,7 @@ use crate::games::anywoli::{self, Anywoli};
 use crate::games::fanorona::{self, Fanorona, Size};
 use crate::games::kalah::{self, Kalah};
 use crate::options::{GameOptions, OptionError, OptionSpec};
-use crate::session::{GameSession, Session};
+use crate::session::{GameSession, PositionCommandError, Session};
 
 /// One playable game: its protocol name, its options, and how to build it.
 pub struct GameEntry {
@@ -73,6 +73,15 @@ pub enum RegistryError {
     Option(#[from] OptionError),
 }
 
+/// A game named on a command line that cannot be set up ([`create_at`]).
+#[derive(Debug, Error)]
+pub enum CreateAtError {
+    #[error(transparent)]
+    Game(#[from] RegistryError),
+    #[error(transparent)]
+    Position(#[from] PositionCommandError),
+}
+
 /// The game names, `kalah, afrika, …`.
 pub fn names() -> String {
     GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", ")
@@ -106,15 +115,13 @@ pub fn create_at(
     words: &[String],
     fen: Option<&str>,
     moves: Option<&str>,
-) -> Result<Box<dyn Session>, String> {
+) -> Result<Box<dyn Session>, CreateAtError> {
     let (name, options) = crate::cli::game_words(words);
-    let mut session = create(name, &options).map_err(|e| e.to_string())?;
+    let mut session = create(name, &options)?;
     let moves: Vec<&str> = moves
         .map(|m| m.split_whitespace().collect())
         .unwrap_or_default();
-    session
-        .set_position(fen, &moves)
-        .map_err(|e| e.to_string())?;
+    session.set_position(fen, &moves)?;
     Ok(session)
 }
 

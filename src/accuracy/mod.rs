@@ -156,7 +156,7 @@ pub struct AccuracyReport {
 
 /// Solve the positions, ask the engines, print the summary (and `--out` lines).
 pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, AccuracyError> {
-    check_hash_mb("--hash", args.hash_mb).map_err(AccuracyError::Memory)?;
+    check_hash_mb("--hash", args.hash_mb).map_err(|e| AccuracyError::Memory(e.to_string()))?;
     crate::memory::check_threads("--threads", args.threads).map_err(AccuracyError::Memory)?;
     if args.positions == 0 {
         return Err(AccuracyError::NoPositions);
@@ -228,7 +228,7 @@ pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, 
         Some(path) => Some(
             crate::cli::open_for_appending(path)
                 .map(std::io::BufWriter::new)
-                .map_err(AccuracyError::Output)?,
+                .map_err(|e| AccuracyError::Output(e.to_string()))?,
         ),
         None => None,
     };

@@ -146,21 +146,24 @@ pub fn analyse_position(
         contempt: 0,
     };
     let search = |limits: &Limits| {
-        let tt = TranspositionTable::new(spec.hash_mb).map_err(SearchError::Memory)?;
+        let tt = TranspositionTable::new(spec.hash_mb)
+            .map_err(|e| SearchError::Memory(e.to_string()))?;
         let solve_tt = match session.tables() {
             Some(_) => {
                 Some(SolverTt::new(spec.hash_mb).map_err(|e| SearchError::Memory(e.to_string()))?)
             }
             None => None,
         };
-        let summary = session.search(
-            limits,
-            &settings,
-            &tt,
-            solve_tt.as_ref(),
-            control,
-            &mut |_| {},
-        );
+        let summary = session
+            .search(
+                limits,
+                &settings,
+                &tt,
+                solve_tt.as_ref(),
+                control,
+                &mut |_| {},
+            )
+            .map_err(|e| e.to_string());
         if let Some(failure) = session.tables().and_then(|t| t.new_failure()) {
             eprintln!("sowfan analyse: {failure}");
         }

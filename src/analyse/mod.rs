@@ -759,7 +759,8 @@ pub fn run(args: &AnalyseArgs, stop: &CancelToken) -> Result<AnalyseReport, Anal
     // Every worker has its own table (and, with endgame tables, a solver's table of the
     // same size) and its thread's stack: the cap holds for them all together, so that a
     // machine that cannot hold them refuses up front instead of failing mid-run.
-    memory::check_hash_mb("--hash", args.hash_mb).map_err(AnalyseError::Memory)?;
+    memory::check_hash_mb("--hash", args.hash_mb)
+        .map_err(|e| AnalyseError::Memory(e.to_string()))?;
     let tables_per_worker = if args.tablebases.is_some() { 2 } else { 1 };
     let total = args
         .hash_mb
@@ -781,7 +782,7 @@ pub fn run(args: &AnalyseArgs, stop: &CancelToken) -> Result<AnalyseReport, Anal
         ),
         total,
     )
-    .map_err(AnalyseError::Memory)?;
+    .map_err(|e| AnalyseError::Memory(e.to_string()))?;
     let chart = args.chart.as_deref().map(ChartTarget::check).transpose()?;
     let file = args.input.as_ref().filter(|path| path.as_os_str() != "-");
     if file.is_none() && std::io::stdin().is_terminal() {
@@ -805,7 +806,8 @@ pub fn run(args: &AnalyseArgs, stop: &CancelToken) -> Result<AnalyseReport, Anal
         hash_mb: args.hash_mb,
     };
     // Fail early on a hash size that cannot be had.
-    crate::search::tt::TranspositionTable::new(spec.hash_mb).map_err(AnalyseError::Memory)?;
+    crate::search::tt::TranspositionTable::new(spec.hash_mb)
+        .map_err(|e| AnalyseError::Memory(e.to_string()))?;
 
     // The run's own stop for its threads: Ctrl-C, or the end of the run.
     let halt = CancelToken::new();

@@ -7,7 +7,16 @@ use std::time::Duration;
 use crate::check::{self, CheckConfig};
 use crate::cli::{Exit, cancel_on_interrupt};
 use crate::client::process::Reaper;
-use crate::client::spec::parse_engine_keys;
+use crate::client::spec::{EngineSpecError, parse_engine_keys};
+
+/// An argument of `sowfan check` that is wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckArgsError {
+    #[error("--engine: {0}")]
+    Engine(#[from] EngineSpecError),
+    #[error("--timeout must be at least 1 ms")]
+    NoTimeout,
+}
 
 /// Check that an engine follows the protocol: one line per check, then a summary.
 ///
@@ -51,10 +60,10 @@ pub struct CheckArgs {
 
 impl CheckArgs {
     /// The run these arguments describe; `Err` names the argument that is wrong.
-    pub fn into_config(self) -> Result<CheckConfig, String> {
-        let engine = parse_engine_keys(&self.engine, &[]).map_err(|e| format!("--engine: {e}"))?;
+    pub fn into_config(self) -> Result<CheckConfig, CheckArgsError> {
+        let engine = parse_engine_keys(&self.engine, &[])?;
         if self.timeout == 0 {
-            return Err("--timeout must be at least 1 ms".to_string());
+            return Err(CheckArgsError::NoTimeout);
         }
         Ok(CheckConfig {
             engine,
@@ -69,19 +78,24 @@ impl CheckArgs {
 /// 2 with `sowfan check: <message>` when there is no engine to check (a configuration
 /// error), 130 when Ctrl-C stopped it (a second Ctrl-C leaves at once).
 pub fn run(args: CheckArgs) -> ExitCode {
-    let report = args.into_config().and_then(|config| {
-        let cancel = cancel_on_interrupt("check");
-        // Processes the engines start outside their process groups end with the run.
-        let _reaper = Reaper::adopt_orphans();
-        check::run(&config, &cancel).map_err(|e| e.to_string())
-    });
+    let config = match args.into_config() {
+        Ok(config) => config,
+        Err(e) => return usage_error(&e),
+    };
+    let cancel = cancel_on_interrupt("check");
+    // Processes the engines start outside their process groups end with the run.
+    let _reaper = Reaper::adopt_orphans();
+    let report = check::run(&config, &cancel);
     match report {
         Ok(report) if report.interrupted => Exit::Interrupted.into(),
         Ok(report) if report.all_passed() => Exit::Success.into(),
         Ok(_) => Exit::Failure.into(),
-        Err(message) => {
-            eprintln!("sowfan check: {message}");
-            Exit::Usage.into()
-        }
+        Err(e) => usage_error(&e),
     }
+}
+
+/// No engine to check: a configuration error.
+fn usage_error(e: &dyn std::fmt::Display) -> ExitCode {
+    eprintln!("sowfan check: {e}");
+    Exit::Usage.into()
 }

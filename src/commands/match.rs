@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use crate::cli::{Exit, cancel_on_interrupt, exit_status};
 use crate::client::process::Reaper;
-use crate::client::spec::parse_engine;
+use crate::client::spec::{EngineSpecError, parse_engine};
 
 use crate::r#match;
-use crate::r#match::config::{self, MatchConfig, TournamentKind};
+use crate::r#match::config::{self, MatchConfig, SliceError, SprtError, TournamentKind};
 use crate::r#match::report::ReportState;
 
 /// Play engines against each other, refereeing every move with sowfan's rules.
@@ -163,10 +163,35 @@ fn engine_groups(matches: &clap::ArgMatches) -> Vec<Vec<String>> {
         .unwrap_or_default()
 }
 
+/// An argument of `sowfan match` that is wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchArgsError {
+    /// `--engine` number `number` (from 1).
+    #[error("--engine {number}: {source}")]
+    Engine {
+        number: usize,
+        source: EngineSpecError,
+    },
+    /// `--openings` (its message names the key at fault).
+    #[error("{0}")]
+    Openings(String),
+    #[error(transparent)]
+    Sprt(#[from] SprtError),
+    #[error("--slice: {0}")]
+    Slice(#[from] SliceError),
+    /// `--slice` or `--report` (`option`) without `--seed`.
+    #[error(
+        "{option} needs --seed: every slice of a match must draw the same openings, which \
+         a seed of the clock would not give; give every slice and the report the same \
+         --seed (any number)"
+    )]
+    NoSeed { option: &'static str },
+}
+
 impl MatchArgs {
     /// The match these arguments describe; `Err` names the argument that is wrong. A seed
     /// not given is taken from the clock (the match prints it).
-    pub fn into_config(self) -> Result<MatchConfig, String> {
+    pub fn into_config(self) -> Result<MatchConfig, MatchArgsError> {
         let MatchArgs {
             engines,
             options: args,
@@ -175,36 +200,39 @@ impl MatchArgs {
             .iter()
             .enumerate()
             .map(|(i, words)| {
-                parse_engine(words, &args.each).map_err(|e| format!("--engine {}: {e}", i + 1))
+                parse_engine(words, &args.each).map_err(|source| MatchArgsError::Engine {
+                    number: i + 1,
+                    source,
+                })
             })
             .collect::<Result<Vec<_>, _>>()?;
         let openings = if args.openings.is_empty() {
             None
         } else {
-            Some(config::parse_openings(&args.openings)?)
+            // Its error is the openings' own message, whatever type carries it.
+            Some(
+                config::parse_openings(&args.openings)
+                    .map_err(|e| MatchArgsError::Openings(e.to_string()))?,
+            )
         };
         let sprt = if args.sprt.is_empty() {
             None
         } else {
-            Some(config::parse_sprt(&args.sprt).map_err(|e| e.to_string())?)
+            Some(config::parse_sprt(&args.sprt)?)
         };
         let slice = args
             .slice
             .as_deref()
             .map(config::Slice::parse)
-            .transpose()
-            .map_err(|e| format!("--slice: {e}"))?;
+            .transpose()?;
         if (slice.is_some() || !args.report.is_empty()) && args.seed.is_none() {
-            return Err(format!(
-                "{} needs --seed: every slice of a match must draw the same openings, which \
-                 a seed of the clock would not give; give every slice and the report the \
-                 same --seed (any number)",
-                if slice.is_some() {
+            return Err(MatchArgsError::NoSeed {
+                option: if slice.is_some() {
                     "--slice"
                 } else {
                     "--report"
-                }
-            ));
+                },
+            });
         }
         let seed = args.seed.unwrap_or_else(|| {
             std::time::SystemTime::now()
@@ -240,23 +268,21 @@ impl MatchArgs {
 /// close and quit). With `--report`: 0 when the match is decided or complete, 3 while
 /// games are still to come, 1 on an error.
 pub fn run(args: MatchArgs) -> ExitCode {
-    if !args.options.report.is_empty() {
-        let report = args.into_config().and_then(|config| {
-            let cancel = cancel_on_interrupt("match");
-            r#match::report::run(&config, &cancel)
-        });
-        return match report {
+    let reporting = !args.options.report.is_empty();
+    let config = match args.into_config() {
+        Ok(config) => config,
+        Err(e) => return exit_status(Err(e)),
+    };
+    let cancel = cancel_on_interrupt("match");
+    if reporting {
+        return match r#match::report::run(&config, &cancel) {
             Ok(report) if report.state == ReportState::Running => Exit::Running.into(),
             other => exit_status(other.map(drop)),
         };
     }
-    let summary = args.into_config().and_then(|config| {
-        let cancel = cancel_on_interrupt("match");
-        // Processes the engines start outside their process groups end with the run.
-        let _reaper = Reaper::adopt_orphans();
-        r#match::run(&config, &cancel)
-    });
-    match summary {
+    // Processes the engines start outside their process groups end with the run.
+    let _reaper = Reaper::adopt_orphans();
+    match r#match::run(&config, &cancel) {
         Ok(summary) if summary.interrupted => Exit::Interrupted.into(),
         other => exit_status(other.map(drop)),
     }

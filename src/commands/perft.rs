@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use crate::cli::exit_status;
 use crate::protocol::Output;
-use crate::registry;
+use crate::registry::{self, CreateAtError};
 
 /// Count move sequences of DEPTH moves (split by first move), with the speed.
 ///
@@ -32,7 +32,7 @@ pub fn run(args: PerftArgs) -> ExitCode {
     exit_status(count(&args))
 }
 
-fn count(args: &PerftArgs) -> Result<(), String> {
+fn count(args: &PerftArgs) -> Result<(), CreateAtError> {
     let session = registry::create_at(&args.game, args.fen.as_deref(), args.moves.as_deref())?;
     let out = Output::stdout();
     let start = Instant::now();

@@ -240,14 +240,16 @@ impl Searcher {
             move_overhead: 0,
             contempt: 0,
         };
-        let summary = session.search(
-            &self.limits,
-            &settings,
-            &self.tt,
-            self.solve_tt.as_ref(),
-            &self.control,
-            &mut |_| {},
-        );
+        let summary = session
+            .search(
+                &self.limits,
+                &settings,
+                &self.tt,
+                self.solve_tt.as_ref(),
+                &self.control,
+                &mut |_| {},
+            )
+            .map_err(|e| e.to_string());
         if let Some(failure) = session.tables().and_then(|t| t.new_failure()) {
             eprintln!("sowfan play: {failure}");
         }
@@ -286,18 +288,18 @@ pub fn play(
             .or(args.depth.is_none().then_some(DEFAULT_MOVETIME)),
         ..Limits::default()
     };
-    memory::check_hash_mb("--hash", args.hash_mb).map_err(PlayError::Memory)?;
+    memory::check_hash_mb("--hash", args.hash_mb).map_err(|e| PlayError::Memory(e.to_string()))?;
     if session.tables().is_some() {
         // A search table and a solver table of that size.
         memory::check_hash_mb(
             &format!("--hash {} MB twice (with --tablebases)", args.hash_mb),
             args.hash_mb.saturating_mul(2),
         )
-        .map_err(PlayError::Memory)?;
+        .map_err(|e| PlayError::Memory(e.to_string()))?;
     }
     let engine = Searcher {
         limits,
-        tt: TranspositionTable::new(args.hash_mb).map_err(PlayError::Memory)?,
+        tt: TranspositionTable::new(args.hash_mb).map_err(|e| PlayError::Memory(e.to_string()))?,
         solve_tt: match session.tables() {
             Some(_) => {
                 Some(SolverTt::new(args.hash_mb).map_err(|e| PlayError::Memory(e.to_string()))?)

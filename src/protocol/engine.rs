@@ -10,16 +10,16 @@ use std::sync::mpsc::Sender;
 
 use thiserror::Error;
 
-use super::Event;
 use super::engine_options::{self, DEFAULT_HASH_MB, EMPTY, Setting, Shows};
 use super::job_thread::Job;
 use super::output::Output;
+use super::{Event, StartError};
 use crate::bench;
 use crate::memory::{MemoryLimits, release_in_background};
 use crate::nnue::network::NetworkFileError;
 use crate::registry::{self, RegistryError};
 use crate::search::limits::Limits;
-use crate::search::tt::TranspositionTable;
+use crate::search::tt::{HashTableError, TranspositionTable};
 use crate::search::{SearchControl, SearchSettings};
 use crate::session::Session;
 use crate::solver::tt::SolverTt;
@@ -42,8 +42,8 @@ pub enum SettingError {
         current: usize,
     },
     /// The memory for a table was refused.
-    #[error("{0}")]
-    Memory(String),
+    #[error(transparent)]
+    Memory(#[from] HashTableError),
     #[error(transparent)]
     Game(#[from] RegistryError),
     #[error("option 'EvalFile': {0}; the evaluation stays as it was")]
@@ -89,9 +89,13 @@ pub struct Engine {
 
 impl Engine {
     /// `game` preselects the game (`"kalah pits=4"`); the default is Kalah.
-    pub fn new(out: Output, events: Sender<Event>, game: Option<&str>) -> Result<Engine, String> {
+    pub fn new(
+        out: Output,
+        events: Sender<Event>,
+        game: Option<&str>,
+    ) -> Result<Engine, StartError> {
         let spec = game.unwrap_or(registry::GAMES[0].name);
-        let session = registry::create_from_spec(spec).map_err(|e| e.to_string())?;
+        let session = registry::create_from_spec(spec)?;
         let game_options = spec.split_whitespace().skip(1).map(String::from).collect();
         let tt = Arc::new(TranspositionTable::new(DEFAULT_HASH_MB)?);
         let evaluation = if session.default_network().is_some() {
@@ -213,7 +217,7 @@ impl Engine {
                 current: self.tt.megabytes(),
             });
         }
-        self.install_table(TranspositionTable::new(mb).map_err(SettingError::Memory)?);
+        self.install_table(TranspositionTable::new(mb)?);
         Ok(())
     }
 
@@ -477,9 +481,9 @@ impl Engine {
                     (true, Some(reply)) => format!("bestmove {} ponder {reply}", summary.bestmove),
                     _ => format!("bestmove {}", summary.bestmove),
                 },
-                Ok(Err(message)) => {
+                Ok(Err(e)) => {
                     // Still a move to play when there is one (e.g. `go solve` refused).
-                    out.error(&message);
+                    out.error(&e.to_string());
                     let first = session.legal_moves().into_iter().next();
                     format!("bestmove {}", first.as_deref().unwrap_or("0000"))
                 }

@@ -19,8 +19,25 @@ pub mod server;
 use std::io::BufRead;
 use std::sync::mpsc;
 
+use thiserror::Error;
+
+use crate::registry::RegistryError;
+use crate::search::tt::HashTableError;
+
 pub use output::Output;
 pub use server::Server;
+
+/// Why the protocol could not start.
+#[derive(Debug, Error)]
+pub enum StartError {
+    /// The game preselected (`--game`).
+    #[error(transparent)]
+    Game(#[from] RegistryError),
+    #[error(transparent)]
+    HashTable(#[from] HashTableError),
+    #[error("cannot start the thread that reads the input: {0}")]
+    InputThread(std::io::Error),
+}
 
 /// What the event loop reacts to.
 pub enum Event {
@@ -51,7 +68,7 @@ pub fn run(
     output: Output,
     game: Option<&str>,
     tablebases: Option<std::path::PathBuf>,
-) -> Result<(), String> {
+) -> Result<(), StartError> {
     let (events, inbox) = mpsc::channel();
     let mut server = Server::new(output, events.clone(), game)?;
     if let Some(dir) = tablebases {
@@ -106,7 +123,7 @@ pub fn run(
             let _ = events.send(Event::Eof);
         });
     if let Err(e) = reader {
-        return Err(format!("cannot start the thread that reads the input: {e}"));
+        return Err(StartError::InputThread(e));
     }
     server.populate_hash_in_background();
     loop {

@@ -8,12 +8,12 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
-use super::Event;
 use super::engine::Engine;
 use super::engine_options::{self, ENGINE_OPTIONS, EngineOptionError};
 use super::job_thread::Job;
 use super::output::Output;
 use super::request::{self, Query, Request};
+use super::{Event, StartError};
 use crate::game::Player;
 use crate::registry;
 use crate::search::limits::{Limits, TimeBudget};
@@ -79,7 +79,11 @@ pub struct Server {
 
 impl Server {
     /// `game` preselects the game (`"kalah pits=4"`); the default is Kalah.
-    pub fn new(out: Output, events: Sender<Event>, game: Option<&str>) -> Result<Server, String> {
+    pub fn new(
+        out: Output,
+        events: Sender<Event>,
+        game: Option<&str>,
+    ) -> Result<Server, StartError> {
         Ok(Server {
             engine: Engine::new(out.clone(), events, game)?,
             out,

@@ -8,7 +8,9 @@
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
-use crate::memory::ZeroedArray;
+use thiserror::Error;
+
+use crate::memory::{MapError, ZeroedArray};
 
 /// What a stored score is: exact, or only a bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,15 +62,31 @@ pub struct TranspositionTable {
     written: AtomicBool,
 }
 
+/// A hash table of `megabytes` MiB that could not be made.
+#[derive(Debug, Error)]
+#[error("cannot allocate {megabytes} MB for the hash table: {source}")]
+pub struct HashTableError {
+    pub megabytes: usize,
+    pub source: MapError,
+}
+
+/// For the tools whose own errors are still text: their `?` on a new table keeps working
+/// until they have enums of their own.
+impl From<HashTableError> for String {
+    fn from(error: HashTableError) -> String {
+        error.to_string()
+    }
+}
+
 impl TranspositionTable {
     /// A table of `megabytes` MiB (at least one entry). The memory is a fresh mapping: no
     /// page is touched until a search writes to it, so any size is created at once, and an
     /// impossible size fails here (see [`crate::memory`] for the sizes the protocol allows).
-    pub fn new(megabytes: usize) -> Result<TranspositionTable, String> {
+    pub fn new(megabytes: usize) -> Result<TranspositionTable, HashTableError> {
         let count = (megabytes.saturating_mul(1 << 20) / ENTRY_BYTES).max(1);
         // SAFETY: the all-zero bit pattern is a valid `Slot` (two `AtomicU64`).
         let slots = unsafe { ZeroedArray::new(count) }
-            .map_err(|e| format!("cannot allocate {megabytes} MB for the hash table: {e}"))?;
+            .map_err(|source| HashTableError { megabytes, source })?;
         Ok(TranspositionTable {
             slots,
             generation: AtomicU8::new(0),

@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use std::time::Instant;
 
 use super::go_info::{Info, InfoScore};
-use super::{GameSession, Session};
+use super::{GameSession, Session, SessionError};
 use crate::game::Game;
 use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
@@ -37,13 +37,10 @@ impl<G: Game> GameSession<G> {
         solve_tt: Option<&SolverTt>,
         control: &SearchControl,
         info: &mut dyn FnMut(&Info),
-    ) -> Result<SearchSummary, String> {
+    ) -> Result<SearchSummary, SessionError> {
         let mut searchmoves = Vec::new();
         for text in &limits.searchmoves {
-            let mv = self
-                .game
-                .parse_move(&self.position, text)
-                .map_err(|e| format!("searchmoves: {e}"))?;
+            let mv = self.game.parse_move(&self.position, text)?;
             searchmoves.push(mv);
         }
         if let Some(outcome) = self.outcome() {
@@ -78,7 +75,7 @@ impl<G: Game> GameSession<G> {
         if limits.solve {
             return self
                 .go_solve(limits, &searchmoves, settings, tt, solve_tt, control, info)
-                .map_err(|e| e.to_string());
+                .map_err(|e| SessionError::Solve(e.to_string()));
         }
         let started = Instant::now();
         if let Some(summary) = self.table_answer(&searchmoves, settings, info) {
@@ -109,7 +106,7 @@ impl<G: Game> GameSession<G> {
             &mut report,
         );
         let Some(best) = result.best else {
-            return Err("no legal move in a position that is not over".to_string());
+            return Err(SessionError::NoLegalMove);
         };
         Ok(SearchSummary {
             bestmove: self.game.format_move(&self.position, best),

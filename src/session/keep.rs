@@ -2,12 +2,45 @@
 //! saved to `--save` every `--checkpoint`, when stopped and when done, with what is proven of
 //! the root (its bounds, its moves' values) — for both solvers' tables.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
+use thiserror::Error;
+
 use super::solve_request::SolveRequest;
-use crate::solver::save::{self, ProofIdentity, ProofTt, ProofWork, RootProof};
+use crate::solver::save::{self, ProofFileError, ProofIdentity, ProofTt, ProofWork, RootProof};
+
+/// Why a proof's files could not be taken up ([`Keeper::open`]).
+#[derive(Debug, Error)]
+pub enum KeepError {
+    /// `--save` is held by another run, or its lock cannot be made (the lock's own words).
+    #[error("{0}")]
+    SaveLock(String),
+    #[error(transparent)]
+    Load(#[from] ProofFileError),
+    #[error("--resume '{}': there is no such file (start a proof with --save)", .0.display())]
+    NoResumeFile(PathBuf),
+    /// The file's record of the root's moves is not the position's.
+    #[error(
+        "proof file '{}' is damaged: it records {recorded} root moves, the position has {moves}",
+        path.display()
+    )]
+    RootMoves {
+        path: PathBuf,
+        recorded: usize,
+        moves: usize,
+    },
+}
+
+/// For the solver's entry points, whose errors are still text: their `?` keeps working
+/// until they have an enum of their own.
+impl From<KeepError> for String {
+    fn from(error: KeepError) -> String {
+        error.to_string()
+    }
+}
 
 /// One proof's file keeping, for one run.
 pub(super) struct Keeper<'a> {
@@ -40,11 +73,14 @@ impl<'a> Keeper<'a> {
         identity: ProofIdentity,
         moves: usize,
         table: &T,
-    ) -> Result<Keeper<'a>, String> {
+    ) -> Result<Keeper<'a>, KeepError> {
         let save_lock = request
             .save
             .as_deref()
-            .map(|path| crate::cli::OutputLock::file("--save", path, "solve"))
+            .map(|path| {
+                crate::cli::OutputLock::file("--save", path, "solve")
+                    .map_err(|e| KeepError::SaveLock(e.to_string()))
+            })
             .transpose()?;
         let mut keeper = Keeper {
             request,
@@ -61,23 +97,17 @@ impl<'a> Keeper<'a> {
         let Some(path) = &request.resume else {
             return Ok(keeper);
         };
-        match save::load(path, &keeper.identity, table).map_err(|e| e.to_string())? {
+        match save::load(path, &keeper.identity, table)? {
             None if request.resume_optional => {}
-            None => {
-                return Err(format!(
-                    "--resume '{}': there is no such file (start a proof with --save)",
-                    path.display()
-                ));
-            }
+            None => return Err(KeepError::NoResumeFile(path.clone())),
             Some(saved) => {
                 if !saved.root.moves.is_empty() && saved.root.moves.len() != moves {
                     table.clear();
-                    return Err(format!(
-                        "proof file '{}' is damaged: it records {} root moves, the position \
-                         has {moves}",
-                        path.display(),
-                        saved.root.moves.len()
-                    ));
+                    return Err(KeepError::RootMoves {
+                        path: path.clone(),
+                        recorded: saved.root.moves.len(),
+                        moves,
+                    });
                 }
                 log::info!(
                     "proof file '{}': resumed a proof of {} nodes, {} s",

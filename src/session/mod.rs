@@ -22,8 +22,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+use thiserror::Error;
+
 use crate::cli::CancelToken;
-use crate::game::{BenchSpec, EvalTerm, Game, Outcome, Player};
+use crate::game::{BenchSpec, EvalTerm, Game, MoveError, Outcome, Player};
 use crate::nnue::network::NetworkError;
 use crate::perft;
 use crate::search::limits::Limits;
@@ -42,6 +44,29 @@ pub use solve_request::SolveRequest;
 pub use solving::{SolveProgress, SolveReport, SolvingError};
 pub use state::{GameSession, PositionCommandError};
 pub use table_moves::TableValue;
+
+/// Why a session could not answer a `go` ([`Session::search`]).
+#[derive(Debug, Error)]
+pub enum SessionError {
+    /// A move of `searchmoves` that is no legal move here.
+    #[error("searchmoves: {0}")]
+    SearchMove(#[from] MoveError),
+    /// The search found no move in a position that is not over: a game's rules disagree
+    /// with themselves.
+    #[error("no legal move in a position that is not over")]
+    NoLegalMove,
+    /// `go solve` refused or failed, in the exact solver's own words.
+    #[error("{0}")]
+    Solve(String),
+}
+
+/// For the tools whose own errors are still text: their `?` on a search keeps working
+/// until they have enums of their own.
+impl From<SessionError> for String {
+    fn from(error: SessionError) -> String {
+        error.to_string()
+    }
+}
 
 /// A game being played, whatever the game.
 pub trait Session: Send {
@@ -228,7 +253,7 @@ pub trait Session: Send {
         solve_tt: Option<&SolverTt>,
         control: &SearchControl,
         info: &mut dyn FnMut(&Info),
-    ) -> Result<SearchSummary, String>;
+    ) -> Result<SearchSummary, SessionError>;
 }
 
 impl<G: Game> Session for GameSession<G> {
@@ -449,7 +474,7 @@ impl<G: Game> Session for GameSession<G> {
         solve_tt: Option<&SolverTt>,
         control: &SearchControl,
         info: &mut dyn FnMut(&Info),
-    ) -> Result<SearchSummary, String> {
+    ) -> Result<SearchSummary, SessionError> {
         self.go(limits, settings, tt, solve_tt, control, info)
     }
 }

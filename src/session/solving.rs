@@ -251,7 +251,7 @@ impl<G: Game> GameSession<G> {
         self.game.legal_moves(&self.position, &mut legal);
         let wanted = self.wanted_moves(request, &legal)?;
         let keeper = Keeper::open(request, self.proof_identity(), legal.len(), tt)
-            .map_err(SolvingError::ProofFile)?;
+            .map_err(|e| SolvingError::ProofFile(e.to_string()))?;
         report.resumed = keeper.resumed.then_some(keeper.earlier);
         let settings = self.request_settings(request);
         keeper.with_checkpoints(tt, stop, || {

@@ -170,7 +170,7 @@ pub(super) fn run_part(
     split: &str,
     stop: &CancelToken,
 ) -> Result<Solved, SolveError> {
-    check_hash_mb("--hash", args.hash_mb).map_err(SolveError::Resources)?;
+    check_hash_mb("--hash", args.hash_mb).map_err(|e| SolveError::Resources(e.to_string()))?;
     let threads = solve_threads(args.threads)?;
     let (i, k) = parse_split_up_to(split, MAX_PARTS)?;
     if args.part_nodes == Some(0) {

@@ -339,13 +339,13 @@ fn value_line(lower: i32, upper: i32, words: bool) -> String {
 pub fn solve_position(args: &SolveArgs, stop: &CancelToken) -> Result<Solved, SolveError> {
     // Options that size memory or threads are refused before any work, never left to the
     // out-of-memory killer or a failed thread.
-    check_hash_mb("--hash", args.hash_mb).map_err(SolveError::Resources)?;
+    check_hash_mb("--hash", args.hash_mb).map_err(|e| SolveError::Resources(e.to_string()))?;
     let threads = solve_threads(args.threads)?;
     if !(1..=1_000_000).contains(&args.checkpoint) {
         return Err(SolveError::Checkpoint(args.checkpoint));
     }
     let mut session = registry::create_at(&args.game, args.fen.as_deref(), args.moves.as_deref())
-        .map_err(SolveError::Setup)?;
+        .map_err(|e| SolveError::Setup(e.to_string()))?;
     if !args.combine.is_empty() {
         if args.part_file.is_some() || args.split.is_some() {
             return Err(SolveError::CombineRunsNoPart);

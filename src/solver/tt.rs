@@ -62,8 +62,10 @@ impl SolverTt {
     pub fn new(megabytes: usize) -> Result<SolverTt, SolverError> {
         let count = (megabytes.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>()).max(1);
         // SAFETY: an all-zero `Bucket` is valid (atomics), and reads as empty entries.
-        let buckets = unsafe { ZeroedArray::new(count) }
-            .map_err(|cause| SolverError::TableMemory { megabytes, cause })?;
+        let buckets = unsafe { ZeroedArray::new(count) }.map_err(|e| SolverError::TableMemory {
+            megabytes,
+            cause: e.to_string(),
+        })?;
         Ok(SolverTt {
             buckets,
             megabytes,

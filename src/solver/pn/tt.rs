@@ -153,8 +153,11 @@ impl PnTt {
         let most = (megabytes.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>()).max(1);
         let bits = usize::BITS - 1 - most.leading_zeros();
         // SAFETY: an all-zero `Bucket` is valid (atomics) and reads as empty entries.
-        let buckets = unsafe { ZeroedArray::new(1usize << bits) }
-            .map_err(|cause| SolverError::TableMemory { megabytes, cause })?;
+        let buckets =
+            unsafe { ZeroedArray::new(1usize << bits) }.map_err(|e| SolverError::TableMemory {
+                megabytes,
+                cause: e.to_string(),
+            })?;
         Ok(PnTt { buckets, bits })
     }
 
