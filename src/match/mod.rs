@@ -92,11 +92,14 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
         config.records.as_deref(),
         config.pgn.as_deref(),
         config.resume,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     let earlier = match (&config.records, config.resume) {
         (Some(path), true) => {
             let found = resume::read_records(path, &identities, config.slice)?;
-            writer.rewrite_pgn(found.iter().map(|(_, record)| record))?;
+            writer
+                .rewrite_pgn(found.iter().map(|(_, record)| record))
+                .map_err(|e| e.to_string())?;
             found.into_iter().map(|(game, _)| game).collect()
         }
         _ => Vec::new(),
