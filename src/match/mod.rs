@@ -305,7 +305,8 @@ fn prepare(
         config.seed,
         config.concurrency,
         cancel,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     // A report starts no engine that has a name= (the machine reading the records may not
     // have the engines).
     let names = resolve_names(config, cancel, !config.report.is_empty())?;
