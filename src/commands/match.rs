@@ -243,7 +243,7 @@ pub fn run(args: MatchArgs) -> ExitCode {
     if !args.options.report.is_empty() {
         let report = args.into_config().and_then(|config| {
             let cancel = cancel_on_interrupt("match");
-            r#match::report::run(&config, &cancel)
+            r#match::report::run(&config, &cancel).map_err(|e| e.to_string())
         });
         return match report {
             Ok(report) if report.state == ReportState::Running => Exit::Running.into(),
@@ -254,7 +254,7 @@ pub fn run(args: MatchArgs) -> ExitCode {
         let cancel = cancel_on_interrupt("match");
         // Processes the engines start outside their process groups end with the run.
         let _reaper = Reaper::adopt_orphans();
-        r#match::run(&config, &cancel)
+        r#match::run(&config, &cancel).map_err(|e| e.to_string())
     });
     match summary {
         Ok(summary) if summary.interrupted => Exit::Interrupted.into(),

@@ -200,6 +200,11 @@ pub enum RecordFileError {
     },
     #[error("cannot write the PGN file: {0}")]
     WritePgn(#[source] std::io::Error),
+    #[error("cannot write the records file: {0}")]
+    WriteRecords(#[source] std::io::Error),
+    /// A record serde cannot write as JSON.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
 }
 
 /// Where records go; each game is flushed as soon as it is written.
@@ -242,13 +247,13 @@ impl RecordWriter {
     pub fn write(&mut self, record: &GameRecord) -> Result<(), WriteFailure> {
         if let Some(out) = self.jsonl.as_mut() {
             let line = jsonl::line(record).map_err(|e| WriteFailure {
-                message: e.to_string(),
+                error: e.into(),
                 recorded: false,
             })?;
             writeln!(out, "{line}")
                 .and_then(|_| out.flush())
                 .map_err(|e| WriteFailure {
-                    message: format!("cannot write the records file: {e}"),
+                    error: RecordFileError::WriteRecords(e),
                     recorded: false,
                 })?;
         }
@@ -256,7 +261,7 @@ impl RecordWriter {
             write!(out, "{}", pgn::pgn_text(record))
                 .and_then(|_| out.flush())
                 .map_err(|e| WriteFailure {
-                    message: format!("cannot write the PGN file: {e}"),
+                    error: RecordFileError::WritePgn(e),
                     recorded: true,
                 })?;
         }
@@ -286,9 +291,9 @@ impl RecordWriter {
 }
 
 /// A game that [`RecordWriter::write`] could not write whole.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct WriteFailure {
-    pub message: String,
+    pub error: RecordFileError,
     /// The game is in the records file (only the PGN failed).
     pub recorded: bool,
 }
