@@ -19,10 +19,10 @@ use rand::seq::SliceRandom;
 
 use crate::cli::{CancelToken, Interrupted};
 use crate::search::limits::Limits;
-use crate::search::tt::TranspositionTable;
+use crate::search::tt::{HashTableError, TranspositionTable};
 use crate::search::value::Value;
 use crate::search::{SearchControl, SearchSettings};
-use crate::session::Session;
+use crate::session::{PositionCommandError, Session, SessionError};
 
 /// Where the openings come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,6 +90,132 @@ impl Opening {
     }
 }
 
+/// How `--openings` is used, appended to each complaint about it.
+const USAGE: &str = "expected --openings plies=<k> [balanced=<points>] [probe-nodes=<n>] or \
+                     --openings file=<path> [order=sequential|random]";
+
+/// Words of `--openings` that say no openings ([`parse_openings`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OpeningsSpecError {
+    #[error("plies={0}: expected a number of moves, 0..={MAX_PLIES}; {USAGE}")]
+    Plies(String),
+    #[error(
+        "balanced={0}: expected the largest score in points (0 to 1000) a kept opening may \
+         leave, e.g. balanced=2; {USAGE}"
+    )]
+    Balanced(String),
+    #[error(
+        "probe-nodes={0}: expected the nodes of each balance search (1 to 1000000000); {USAGE}"
+    )]
+    ProbeNodes(String),
+    #[error("--openings: bad '{0}'; {USAGE}")]
+    BadWord(String),
+    #[error("--openings: order= applies to file= only; {USAGE}")]
+    OrderWithoutFile,
+    #[error("--openings: probe-nodes= needs balanced=<points>; {USAGE}")]
+    ProbeNodesWithoutBalanced,
+    #[error("--openings: balanced= and probe-nodes= apply to plies= only; {USAGE}")]
+    BalancedWithFile,
+    #[error("--openings: give either plies= or file=; {USAGE}")]
+    PliesOrFile,
+}
+
+/// Why the openings asked for could not be made ([`build`], [`random_opening`],
+/// [`opening_number`]).
+#[derive(Debug, thiserror::Error)]
+pub enum OpeningsError {
+    #[error("cannot read openings file '{}': {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("openings file '{}': {source}", path.display())]
+    File {
+        path: PathBuf,
+        source: OpeningsFileError,
+    },
+    #[error("openings file '{}' has no openings", .0.display())]
+    EmptyFile(PathBuf),
+    #[error(
+        "a random opening of {0} moves: at most {MAX_PLIES} (an opening is the start of a game, \
+         not a game)"
+    )]
+    TooLong(usize),
+    #[error("the start position: {0}")]
+    StartPosition(PositionCommandError),
+    #[error("no random opening of {plies} moves leaves a game to play in {game}")]
+    NoLine { plies: usize, game: String },
+    #[error("openings from a file: give plies=<k> [balanced=<points>] here")]
+    FileNotNumbered,
+    /// The balance probe's transposition table could not be had.
+    #[error(transparent)]
+    Table(#[from] HashTableError),
+    /// The balance probe's search failed.
+    #[error(transparent)]
+    Search(#[from] SessionError),
+    #[error("random opening {moves}: {source}")]
+    RandomLine {
+        moves: String,
+        source: PositionCommandError,
+    },
+    #[error(
+        "no random opening of {plies} moves was balanced within ±{:.2} points ({nodes} nodes a \
+         probe) in {tries} tries; widen balanced= or use fewer plies",
+        *max_centipoints as f64 / 100.0
+    )]
+    Unbalanced {
+        plies: usize,
+        max_centipoints: i32,
+        nodes: u64,
+        tries: usize,
+    },
+    #[error("a thread searching openings failed")]
+    ThreadFailed,
+    /// Stopped (Ctrl-C) while one opening was searched.
+    #[error(transparent)]
+    Interrupted(#[from] Interrupted),
+    /// Stopped (Ctrl-C) between openings.
+    #[error("interrupted while searching balanced openings")]
+    Stopped,
+    #[error("an opening was not searched")]
+    NotSearched,
+}
+
+/// An openings file with a line that is no opening ([`parse_file`]).
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}: {source}")]
+pub struct OpeningsFileError {
+    /// From 1.
+    pub line: usize,
+    pub source: OpeningLineError,
+}
+
+/// Why a line of an openings file is no opening.
+#[derive(Debug, thiserror::Error)]
+pub enum OpeningLineError {
+    #[error("expected 'moves' after 'startpos', got '{0}'")]
+    MovesAfterStartpos(String),
+    #[error("the position string after 'fen' is missing")]
+    NoFen,
+    #[error(transparent)]
+    Position(#[from] PositionCommandError),
+    #[error("the game is already over there ({0})")]
+    Over(&'static str),
+    /// A bare line that is neither a move list nor a position string.
+    #[error("{moves}; nor as a position: {position}")]
+    Neither {
+        moves: Box<OpeningLineError>,
+        position: Box<OpeningLineError>,
+    },
+}
+
+/// For callers whose own errors are still text (`datagen`): the message as shown.
+impl From<OpeningsSpecError> for String {
+    fn from(error: OpeningsSpecError) -> String {
+        error.to_string()
+    }
+}
+
 /// The random number generator of a match's openings and of the positions `sowfan check`
 /// finds. Xoshiro256++ is one of rand's generators with
 /// a documented, portable output stream, so a seed means the same openings everywhere.
@@ -108,7 +234,7 @@ pub fn build(
     seed: u64,
     workers: usize,
     stop: &CancelToken,
-) -> Result<Vec<Opening>, String> {
+) -> Result<Vec<Opening>, OpeningsError> {
     let mut rng = rng(seed);
     match spec {
         None => Ok(vec![Opening::start(); count]),
@@ -123,15 +249,16 @@ pub fn build(
             balance: Some(balance),
         }) => balanced_openings(base, *plies, balance, count, seed, workers, stop),
         Some(OpeningsSpec::File { path, random_order }) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("cannot read openings file '{}': {e}", path.display()))?;
-            let mut all = parse_file(&text, base)
-                .map_err(|e| format!("openings file '{}': {e}", path.display()))?;
+            let text = std::fs::read_to_string(path).map_err(|source| OpeningsError::Read {
+                path: path.clone(),
+                source,
+            })?;
+            let mut all = parse_file(&text, base).map_err(|source| OpeningsError::File {
+                path: path.clone(),
+                source,
+            })?;
             if all.is_empty() {
-                return Err(format!(
-                    "openings file '{}' has no openings",
-                    path.display()
-                ));
+                return Err(OpeningsError::EmptyFile(path.clone()));
             }
             if *random_order {
                 all.shuffle(&mut rng);
@@ -143,9 +270,7 @@ pub fn build(
 
 /// `--openings` words: `plies=<k> [balanced=<points>] [probe-nodes=<n>]`, or `file=<path>
 /// [order=sequential|random]`.
-pub fn parse_openings(words: &[String]) -> Result<OpeningsSpec, String> {
-    let usage = "expected --openings plies=<k> [balanced=<points>] [probe-nodes=<n>] or \
-                 --openings file=<path> [order=sequential|random]";
+pub fn parse_openings(words: &[String]) -> Result<OpeningsSpec, OpeningsSpecError> {
     let mut plies = None;
     let mut file = None;
     let mut random_order = None;
@@ -158,12 +283,7 @@ pub fn parse_openings(words: &[String]) -> Result<OpeningsSpec, String> {
                     v.parse::<usize>()
                         .ok()
                         .filter(|&k| k <= MAX_PLIES)
-                        .ok_or_else(|| {
-                            format!(
-                                "plies={v}: expected a number of moves, 0..={}; {usage}",
-                                MAX_PLIES
-                            )
-                        })?,
+                        .ok_or_else(|| OpeningsSpecError::Plies(v.to_string()))?,
                 )
             }
             Some(("balanced", v)) => {
@@ -171,12 +291,7 @@ pub fn parse_openings(words: &[String]) -> Result<OpeningsSpec, String> {
                     .parse::<f64>()
                     .ok()
                     .filter(|p| p.is_finite() && *p >= 0.0 && *p <= 1000.0)
-                    .ok_or_else(|| {
-                        format!(
-                            "balanced={v}: expected the largest score in points (0 to 1000) a \
-                             kept opening may leave, e.g. balanced=2; {usage}"
-                        )
-                    })?;
+                    .ok_or_else(|| OpeningsSpecError::Balanced(v.to_string()))?;
                 balanced = Some((points * 100.0).round() as i32);
             }
             Some(("probe-nodes", v)) => {
@@ -184,29 +299,22 @@ pub fn parse_openings(words: &[String]) -> Result<OpeningsSpec, String> {
                     v.parse::<u64>()
                         .ok()
                         .filter(|n| (1..=1_000_000_000).contains(n))
-                        .ok_or_else(|| {
-                            format!(
-                                "probe-nodes={v}: expected the nodes of each balance search \
-                                 (1 to 1000000000); {usage}"
-                            )
-                        })?,
+                        .ok_or_else(|| OpeningsSpecError::ProbeNodes(v.to_string()))?,
                 )
             }
             Some(("file", v)) => file = Some(PathBuf::from(v)),
             Some(("order", "sequential")) => random_order = Some(false),
             Some(("order", "random")) => random_order = Some(true),
-            _ => return Err(format!("--openings: bad '{word}'; {usage}")),
+            _ => return Err(OpeningsSpecError::BadWord(word.clone())),
         }
     }
     match (plies, file) {
         (Some(plies), None) => {
             if random_order.is_some() {
-                return Err(format!("--openings: order= applies to file= only; {usage}"));
+                return Err(OpeningsSpecError::OrderWithoutFile);
             }
             if probe_nodes.is_some() && balanced.is_none() {
-                return Err(format!(
-                    "--openings: probe-nodes= needs balanced=<points>; {usage}"
-                ));
+                return Err(OpeningsSpecError::ProbeNodesWithoutBalanced);
             }
             let balance = balanced.map(|max_centipoints| Balance {
                 max_centipoints,
@@ -216,16 +324,14 @@ pub fn parse_openings(words: &[String]) -> Result<OpeningsSpec, String> {
         }
         (None, Some(path)) => {
             if balanced.is_some() || probe_nodes.is_some() {
-                return Err(format!(
-                    "--openings: balanced= and probe-nodes= apply to plies= only; {usage}"
-                ));
+                return Err(OpeningsSpecError::BalancedWithFile);
             }
             Ok(OpeningsSpec::File {
                 path,
                 random_order: random_order.unwrap_or(false),
             })
         }
-        _ => Err(format!("--openings: give either plies= or file=; {usage}")),
+        _ => Err(OpeningsSpecError::PliesOrFile),
     }
 }
 
@@ -239,17 +345,14 @@ pub fn random_opening(
     base: &dyn Session,
     plies: usize,
     rng: &mut Xoshiro256PlusPlus,
-) -> Result<Opening, String> {
+) -> Result<Opening, OpeningsError> {
     if plies > MAX_PLIES {
-        return Err(format!(
-            "a random opening of {plies} moves: at most {MAX_PLIES} (an opening is the start of \
-             a game, not a game)"
-        ));
+        return Err(OpeningsError::TooLong(plies));
     }
     let mut session = base.clone_box();
     session
         .set_position(None, &[])
-        .map_err(|e| format!("the start position: {e}"))?;
+        .map_err(OpeningsError::StartPosition)?;
     let mut moves = Vec::new();
     let mut budget = 100_000usize;
     if extend(session.as_mut(), &mut moves, plies, rng, &mut budget) {
@@ -259,10 +362,10 @@ pub fn random_opening(
             source: "random".to_string(),
         })
     } else {
-        Err(format!(
-            "no random opening of {plies} moves leaves a game to play in {}",
-            base.spec()
-        ))
+        Err(OpeningsError::NoLine {
+            plies,
+            game: base.spec(),
+        })
     }
 }
 
@@ -277,7 +380,7 @@ pub fn opening_number(
     index: usize,
     tt: &TranspositionTable,
     stop: &CancelToken,
-) -> Result<Opening, String> {
+) -> Result<Opening, OpeningsError> {
     match spec {
         OpeningsSpec::Random {
             plies,
@@ -287,9 +390,7 @@ pub fn opening_number(
             plies,
             balance: None,
         } => random_opening(base, *plies, &mut rng(index_seed(seed, index))),
-        OpeningsSpec::File { .. } => {
-            Err("openings from a file: give plies=<k> [balanced=<points>] here".to_string())
-        }
+        OpeningsSpec::File { .. } => Err(OpeningsError::FileNotNumbered),
     }
 }
 
@@ -309,9 +410,10 @@ fn balanced_openings(
     seed: u64,
     workers: usize,
     stop: &CancelToken,
-) -> Result<Vec<Opening>, String> {
+) -> Result<Vec<Opening>, OpeningsError> {
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Opening, String>>>> = Mutex::new(vec![None; count]);
+    let results: Mutex<Vec<Option<Result<Opening, OpeningsError>>>> =
+        Mutex::new((0..count).map(|_| None).collect());
     let failed = AtomicBool::new(false);
     // Finding balanced openings can take a while: a bar on a terminal.
     let progress = crate::cli::progress_bar(
@@ -319,7 +421,7 @@ fn balanced_openings(
         "balanced openings {bar:30.cyan/blue} {pos}/{len} [{elapsed_precise} < {eta}]",
     );
     let workers = workers.clamp(1, count.max(1));
-    let work = |session: Box<dyn Session>| -> Result<(), String> {
+    let work = |session: Box<dyn Session>| -> Result<(), OpeningsError> {
         let tt = TranspositionTable::new(2)?;
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
@@ -336,7 +438,7 @@ fn balanced_openings(
             results[i] = Some(result);
         }
     };
-    let outcome: Result<(), String> = std::thread::scope(|scope| {
+    let outcome: Result<(), OpeningsError> = std::thread::scope(|scope| {
         let handles: Vec<_> = (1..workers)
             .map(|_| {
                 let session = base.clone_box();
@@ -345,9 +447,7 @@ fn balanced_openings(
             .collect();
         let mut outcome = work(base.clone_box());
         for handle in handles {
-            let joined = handle
-                .join()
-                .unwrap_or_else(|_| Err("a thread searching openings failed".to_string()));
+            let joined = handle.join().unwrap_or(Err(OpeningsError::ThreadFailed));
             outcome = outcome.and(joined);
         }
         outcome
@@ -355,12 +455,12 @@ fn balanced_openings(
     progress.finish_and_clear();
     outcome?;
     if stop.is_cancelled() {
-        return Err("interrupted while searching balanced openings".to_string());
+        return Err(OpeningsError::Stopped);
     }
     let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     results
         .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err("an opening was not searched".to_string())))
+        .map(|r| r.unwrap_or(Err(OpeningsError::NotSearched)))
         .collect()
 }
 
@@ -374,7 +474,7 @@ fn balanced_opening(
     index: usize,
     tt: &TranspositionTable,
     stop: &CancelToken,
-) -> Result<Opening, String> {
+) -> Result<Opening, OpeningsError> {
     let mut rng = rng(index_seed(seed, index));
     let limits = Limits {
         nodes: Some(balance.nodes),
@@ -384,13 +484,16 @@ fn balanced_opening(
     let mut session = base.clone_box();
     for _ in 0..Balance::MAX_TRIES {
         if stop.is_cancelled() {
-            return Err(Interrupted.to_string());
+            return Err(Interrupted.into());
         }
         let opening = random_opening(base, plies, &mut rng)?;
         let texts: Vec<&str> = opening.moves.iter().map(String::as_str).collect();
         session
             .set_position(None, &texts)
-            .map_err(|e| format!("random opening {}: {e}", opening.moves.join(" ")))?;
+            .map_err(|source| OpeningsError::RandomLine {
+                moves: opening.moves.join(" "),
+                source,
+            })?;
         // A fresh table for every probe: the verdict depends on the line alone.
         tt.clear();
         let control = SearchControl::new(false);
@@ -403,13 +506,12 @@ fn balanced_opening(
             });
         }
     }
-    Err(format!(
-        "no random opening of {plies} moves was balanced within ±{:.2} points ({} nodes a \
-         probe) in {} tries; widen balanced= or use fewer plies",
-        balance.max_centipoints as f64 / 100.0,
-        balance.nodes,
-        Balance::MAX_TRIES
-    ))
+    Err(OpeningsError::Unbalanced {
+        plies,
+        max_centipoints: balance.max_centipoints,
+        nodes: balance.nodes,
+        tries: Balance::MAX_TRIES,
+    })
 }
 
 /// Random legal moves after `moves` until there are `plies`, none ending the game: a depth-
@@ -479,7 +581,7 @@ fn extend(
 /// the protocol's forms (`startpos moves C f`, `fen <position> moves C`, with or without a
 /// leading `position`). Blank lines and `#` comments are skipped. Each opening must be legal
 /// and leave the game unfinished.
-pub fn parse_file(text: &str, base: &dyn Session) -> Result<Vec<Opening>, String> {
+pub fn parse_file(text: &str, base: &dyn Session) -> Result<Vec<Opening>, OpeningsFileError> {
     let mut out = Vec::new();
     for (index, raw) in text.lines().enumerate() {
         let line = raw.trim();
@@ -487,7 +589,10 @@ pub fn parse_file(text: &str, base: &dyn Session) -> Result<Vec<Opening>, String
             continue;
         }
         let number = index + 1;
-        let opening = parse_line(line, base).map_err(|e| format!("line {number}: {e}"))?;
+        let opening = parse_line(line, base).map_err(|source| OpeningsFileError {
+            line: number,
+            source,
+        })?;
         out.push(Opening {
             source: format!("file line {number}"),
             ..opening
@@ -496,7 +601,7 @@ pub fn parse_file(text: &str, base: &dyn Session) -> Result<Vec<Opening>, String
     Ok(out)
 }
 
-fn parse_line(line: &str, base: &dyn Session) -> Result<Opening, String> {
+fn parse_line(line: &str, base: &dyn Session) -> Result<Opening, OpeningLineError> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let words = match words.split_first() {
         Some((&"position", rest)) => rest,
@@ -511,61 +616,63 @@ fn parse_line(line: &str, base: &dyn Session) -> Result<Opening, String> {
             None => (words.iter().map(|s| s.to_string()).collect(), Vec::new()),
         }
     };
-    let candidates: Vec<(Option<String>, Vec<String>)> = match words.first() {
+    // The line as read, and for a bare line the other way to read it.
+    type Reading = (Option<String>, Vec<String>);
+    let (first, second): (Reading, Option<Reading>) = match words.first() {
         Some(&"startpos") => {
             let (before, moves) = split_moves(&words[1..]);
-            if !before.is_empty() {
-                return Err(format!(
-                    "expected 'moves' after 'startpos', got '{}'",
-                    before[0]
-                ));
+            if let Some(word) = before.into_iter().next() {
+                return Err(OpeningLineError::MovesAfterStartpos(word));
             }
-            vec![(None, moves)]
+            ((None, moves), None)
         }
         Some(&"fen") => {
             let (fen, moves) = split_moves(&words[1..]);
             if fen.is_empty() {
-                return Err("the position string after 'fen' is missing".to_string());
+                return Err(OpeningLineError::NoFen);
             }
-            vec![(Some(fen.join(" ")), moves)]
+            ((Some(fen.join(" ")), moves), None)
         }
-        Some(&"moves") => vec![(None, words[1..].iter().map(|s| s.to_string()).collect())],
+        Some(&"moves") => (
+            (None, words[1..].iter().map(|s| s.to_string()).collect()),
+            None,
+        ),
         _ => {
             // A bare line: a move list, or a position string (optionally `moves …`).
             let (fen, moves) = split_moves(words);
-            vec![
+            (
                 (None, words.iter().map(|s| s.to_string()).collect()),
-                (Some(fen.join(" ")), moves),
-            ]
+                Some((Some(fen.join(" ")), moves)),
+            )
         }
     };
-    let mut errors = Vec::new();
-    for (fen, moves) in candidates {
-        match check(base, fen.as_deref(), &moves) {
-            Ok(()) => {
-                return Ok(Opening {
-                    fen,
-                    moves,
-                    source: String::new(),
-                });
-            }
-            Err(e) => errors.push(e),
-        }
+    let opening = |(fen, moves): Reading| Opening {
+        fen,
+        moves,
+        source: String::new(),
+    };
+    let as_first = match check(base, first.0.as_deref(), &first.1) {
+        Ok(()) => return Ok(opening(first)),
+        Err(e) => e,
+    };
+    let Some(second) = second else {
+        return Err(as_first);
+    };
+    match check(base, second.0.as_deref(), &second.1) {
+        Ok(()) => Ok(opening(second)),
+        Err(as_position) => Err(OpeningLineError::Neither {
+            moves: Box::new(as_first),
+            position: Box::new(as_position),
+        }),
     }
-    Err(errors.join("; nor as a position: "))
 }
 
-fn check(base: &dyn Session, fen: Option<&str>, moves: &[String]) -> Result<(), String> {
+fn check(base: &dyn Session, fen: Option<&str>, moves: &[String]) -> Result<(), OpeningLineError> {
     let mut session = base.clone_box();
     let texts: Vec<&str> = moves.iter().map(String::as_str).collect();
-    session
-        .set_position(fen, &texts)
-        .map_err(|e| e.to_string())?;
+    session.set_position(fen, &texts)?;
     if let Some(outcome) = session.outcome() {
-        return Err(format!(
-            "the game is already over there ({})",
-            outcome.reason
-        ));
+        return Err(OpeningLineError::Over(outcome.reason));
     }
     Ok(())
 }
@@ -692,7 +799,9 @@ mod tests {
         };
         let stop = CancelToken::new();
         stop.cancel();
-        let e = build(Some(&spec), base.as_ref(), 4, 1, 2, &stop).unwrap_err();
+        let e = build(Some(&spec), base.as_ref(), 4, 1, 2, &stop)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("interrupted"), "{e}");
     }
 
@@ -700,7 +809,9 @@ mod tests {
     fn random_openings_that_cannot_avoid_the_end_are_an_error() {
         // Kalah(1,1): South's single move ends the game at once.
         let base = registry::create_from_spec("kalah pits=1 seeds=1").unwrap();
-        let e = random_opening(base.as_ref(), 3, &mut rng(1)).unwrap_err();
+        let e = random_opening(base.as_ref(), 3, &mut rng(1))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no random opening"), "{e}");
     }
 
@@ -743,9 +854,13 @@ mod tests {
     #[test]
     fn bad_file_lines_are_reported_with_their_number() {
         let base = registry::create_from_spec("kalah").unwrap();
-        let e = parse_file("C\nC C\n", base.as_ref()).unwrap_err();
+        let e = parse_file("C\nC C\n", base.as_ref())
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("line 2:"), "{e}");
-        let e = parse_file("startpos C\n", base.as_ref()).unwrap_err();
+        let e = parse_file("startpos C\n", base.as_ref())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("expected 'moves'"), "{e}");
     }
 }

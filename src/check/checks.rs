@@ -688,7 +688,11 @@ fn quit(ctx: &mut Ctx) -> Result<Verdict, Broken> {
             ctx.latency("quit", ms);
             Ok(Verdict::ok("quit", Some(&how), Some(ms)))
         }
-        Err(why) => Ok(Verdict::fail("quit", None, shorten(&why, SHOWN * 2))),
+        Err(why) => Ok(Verdict::fail(
+            "quit",
+            None,
+            shorten(&why.to_string(), SHOWN * 2),
+        )),
     }
 }
 

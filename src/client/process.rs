@@ -50,6 +50,25 @@ pub enum Failure {
     Cancelled,
 }
 
+/// How an engine failed to quit when told to ([`EngineProcess::quit_timed`]).
+#[derive(Debug, thiserror::Error)]
+pub enum QuitError {
+    /// Still running after `grace`, and killed; `unwritten`: why `quit` could not be sent.
+    #[error(
+        "still running {} ms after 'quit'{}; killed",
+        grace.as_millis(),
+        unwritten
+            .as_ref()
+            .map_or_else(String::new, |why| format!("; 'quit' could not be written: {why}"))
+    )]
+    StillRunning {
+        grace: Duration,
+        unwritten: Option<String>,
+    },
+    #[error("cannot be waited for: {0}")]
+    Wait(std::io::Error),
+}
+
 impl Failure {
     pub fn message(&self) -> &str {
         match self {
@@ -340,7 +359,7 @@ impl EngineProcess {
     /// `grace` and was killed (with its process group). Unlike [`quit`](Self::quit), the
     /// engine's input stays open while it is given time, so only `quit` can end it, not
     /// the end of its input.
-    pub fn quit_timed(mut self, grace: Duration) -> Result<(Duration, String), String> {
+    pub fn quit_timed(mut self, grace: Duration) -> Result<(Duration, String), QuitError> {
         self.write_timeout = self.write_timeout.min(grace);
         let sent = Instant::now();
         let written = self.send("quit");
@@ -354,17 +373,13 @@ impl EngineProcess {
                     std::thread::sleep(Duration::from_millis(2));
                 }
                 Ok(None) => {
-                    let why = match written {
-                        Err(f) => format!("; 'quit' could not be written: {}", f.message()),
-                        Ok(()) => String::new(),
-                    };
                     // Drop kills whatever is left of its process group.
-                    return Err(format!(
-                        "still running {} ms after 'quit'{why}; killed",
-                        grace.as_millis()
-                    ));
+                    return Err(QuitError::StillRunning {
+                        grace,
+                        unwritten: written.err().map(|f| f.message().to_string()),
+                    });
                 }
-                Err(e) => return Err(format!("cannot be waited for: {e}")),
+                Err(e) => return Err(QuitError::Wait(e)),
             }
         }
     }

@@ -145,7 +145,7 @@ pub fn execute(command: TablebaseCommand, stop: &CancelToken) -> Result<(), Tabl
             seeds,
             dir,
             slices,
-        } => plan(&game, seeds, &dir, slices).map_err(TablebaseError::from),
+        } => plan(&game, seeds, &dir, slices),
         TablebaseCommand::Verify { dir } => verify(&dir, stop),
         TablebaseCommand::Info { dir } => info(&dir, stop),
         TablebaseCommand::Merge { dir, layer } => merge(&dir, layer, stop),
@@ -154,6 +154,6 @@ pub fn execute(command: TablebaseCommand, stop: &CancelToken) -> Result<(), Tabl
             dir,
             positions,
             seed,
-        } => bench(&game, &dir, positions, seed).map_err(TablebaseError::from),
+        } => bench(&game, &dir, positions, seed),
     }
 }

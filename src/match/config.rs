@@ -276,7 +276,7 @@ mod tests {
             "file=o.txt balanced=2",
             "plies=4 order=random",
         ] {
-            let e = parse_openings(&words(bad)).unwrap_err();
+            let e = parse_openings(&words(bad)).unwrap_err().to_string();
             assert!(e.contains("expected --openings"), "{bad}: {e}");
         }
         assert!(parse_openings(&words("plies=2 file=x")).is_err());

@@ -26,14 +26,15 @@ use std::time::{Duration, Instant};
 use crate::cli::{CancelToken, Interrupted};
 use crate::client::process::{CANCEL_POLL, EngineProcess, Failure};
 use crate::game::{GameResult, Player};
+use crate::openings::OpeningsError;
 use crate::openings::{self, Opening};
-use crate::records::{GameRecord, OpeningRecord, RecordWriter};
-use crate::registry;
+use crate::records::{GameRecord, OpeningRecord, RecordFileError, RecordWriter};
+use crate::registry::{self, RegistryError};
 use crate::session::Session;
 
 use config::{MatchConfig, Slice};
 use referee::{Played, Referee, Seat, Termination};
-use resume::Identity;
+use resume::{Identity, RecordsReadError};
 use stats::{SprtVerdict, Tally};
 
 /// One scheduled game.
@@ -64,16 +65,53 @@ pub struct MatchSummary {
     pub elapsed: Duration,
 }
 
+/// Why a match could not be played, or stopped: each text is what the user is shown.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    #[error("--slice needs --records: the report over all slices reads every slice's records")]
+    SliceWithoutRecords,
+    #[error("--resume needs --records, the file to go on from")]
+    ResumeWithoutRecords,
+    #[error("--game: {0}")]
+    Game(RegistryError),
+    #[error("a match needs at least two --engine")]
+    TooFewEngines,
+    #[error("--games must be at least 1")]
+    NoGames,
+    /// `--concurrency` refused (`memory::check_threads` says why).
+    #[error("{0}")]
+    Concurrency(String),
+    #[error("--sprt needs exactly two engines")]
+    SprtEngines,
+    #[error(transparent)]
+    Openings(#[from] OpeningsError),
+    /// An engine's program could not be run at all (its message says why).
+    #[error("engine {number} ({command}): {message}")]
+    NotStarted {
+        number: usize,
+        command: String,
+        message: String,
+    },
+    /// Ctrl-C while the engines were started.
+    #[error(transparent)]
+    Interrupted(#[from] Interrupted),
+    #[error("interrupted before the first game")]
+    InterruptedBeforeFirstGame,
+    /// The records or PGN file: opened, or written after a game (the match then stopped).
+    #[error(transparent)]
+    Records(#[from] RecordFileError),
+    /// `--resume`: the records file is not this match's.
+    #[error(transparent)]
+    Resume(#[from] RecordsReadError),
+}
+
 /// Play the match, printing progress and the final summary to stdout. Cancelling `cancel`
 /// (Ctrl-C) stops it as when the SPRT decides: games in flight are abandoned and their
 /// engines stopped, finished games keep their records, and the summary of the finished
 /// games is printed.
-pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, String> {
+pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, MatchError> {
     if config.slice.is_some() && config.records.is_none() {
-        return Err(
-            "--slice needs --records: the report over all slices reads every slice's records"
-                .into(),
-        );
+        return Err(MatchError::SliceWithoutRecords);
     }
     let Prepared {
         base,
@@ -85,7 +123,7 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
         identities,
     } = prepare(config, cancel, config.slice.map(|s| s.count))?;
     if config.resume && config.records.is_none() {
-        return Err("--resume needs --records, the file to go on from".into());
+        return Err(MatchError::ResumeWithoutRecords);
     }
     // Opened (and locked) before a resumed file is read: no other match changes it between.
     let mut writer = RecordWriter::open(
@@ -207,7 +245,7 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
             );
             if let Err(failure) = writer.write(&record) {
                 let recorded = failure.recorded;
-                write_error.get_or_insert(failure.message);
+                write_error.get_or_insert(failure.error);
                 stop.cancel();
                 if !recorded {
                     // Not in the records: not counted (a resume would play it again).
@@ -255,7 +293,7 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<MatchSummary, S
     };
     print_summary(config, &summary);
     if let Some(e) = write_error {
-        return Err(e);
+        return Err(e.into());
     }
     Ok(summary)
 }
@@ -278,20 +316,21 @@ fn prepare(
     config: &MatchConfig,
     cancel: &CancelToken,
     slices: Option<usize>,
-) -> Result<Prepared, String> {
-    let base = registry::create_from_spec(&config.game).map_err(|e| format!("--game: {e}"))?;
+) -> Result<Prepared, MatchError> {
+    let base = registry::create_from_spec(&config.game).map_err(MatchError::Game)?;
     let game_spec = base.spec();
     let start_fen = base.start_fen();
     let engines = config.engines.len();
     if engines < 2 {
-        return Err("a match needs at least two --engine".to_string());
+        return Err(MatchError::TooFewEngines);
     }
     if config.games == 0 {
-        return Err("--games must be at least 1".to_string());
+        return Err(MatchError::NoGames);
     }
-    crate::memory::check_threads("--concurrency", config.concurrency)?;
+    crate::memory::check_threads("--concurrency", config.concurrency)
+        .map_err(MatchError::Concurrency)?;
     if config.sprt.is_some() && engines != 2 {
-        return Err("--sprt needs exactly two engines".to_string());
+        return Err(MatchError::SprtEngines);
     }
     let pairings = config::pairings(engines, config.tournament);
     let rounds = config.games.div_ceil(2);
@@ -307,7 +346,7 @@ fn prepare(
     // have the engines).
     let names = resolve_names(config, cancel, !config.report.is_empty())?;
     if cancel.is_cancelled() {
-        return Err("interrupted before the first game".to_string());
+        return Err(MatchError::InterruptedBeforeFirstGame);
     }
     let jobs = schedule(&pairings, config.games);
     // What each game's record says of where and between whom it is played.
@@ -526,7 +565,7 @@ fn resolve_names(
     config: &MatchConfig,
     cancel: &CancelToken,
     named_only: bool,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, MatchError> {
     let mut names: Vec<String> = Vec::new();
     for (i, spec) in config.engines.iter().enumerate() {
         if named_only && let Some(name) = &spec.name {
@@ -549,13 +588,13 @@ fn resolve_names(
             }
             // A program that cannot run at all is a mistake in the command line.
             Err(Failure::NotStarted(message)) => {
-                return Err(format!(
-                    "engine {} ({}): {message}",
-                    i + 1,
-                    spec.command_line()
-                ));
+                return Err(MatchError::NotStarted {
+                    number: i + 1,
+                    command: spec.command_line(),
+                    message,
+                });
             }
-            Err(Failure::Cancelled) => return Err(Interrupted.to_string()),
+            Err(Failure::Cancelled) => return Err(Interrupted.into()),
             // One that starts but misbehaves plays, and loses its games by forfeit.
             Err(failure) => {
                 eprintln!(

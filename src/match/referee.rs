@@ -174,10 +174,15 @@ impl Clock {
     }
 }
 
+/// A `bestmove` line that names no move (the line, trimmed).
+#[derive(Debug, thiserror::Error)]
+#[error("sent a malformed bestmove line: '{0}'")]
+struct MalformedBestmove(String);
+
 /// What an engine answered to `go`.
 struct Reply {
-    /// The move text, or why the `bestmove` line is not one.
-    mv: Result<String, String>,
+    /// The move text, or the `bestmove` line that is not one.
+    mv: Result<String, MalformedBestmove>,
     elapsed: Duration,
     depth: Option<u32>,
     score: Option<String>,
@@ -299,7 +304,7 @@ pub fn play(referee: &Referee, opening: &Opening, seats: &mut [Seat; 2]) -> Opti
         let mv = match reply.mv {
             Ok(mv) => mv,
             Err(why) => {
-                let fault = Fault::new(Termination::MalformedMove, why, false);
+                let fault = Fault::new(Termination::MalformedMove, why.to_string(), false);
                 return Some(forfeit(session.as_ref(), player, fault, records, started));
             }
         };
@@ -450,7 +455,7 @@ fn ask_move(
                     }
                     let mv = match parse_bestmove(&line) {
                         Some((mv, _ponder)) => Ok(mv.to_string()),
-                        None => Err(format!("sent a malformed bestmove line: '{}'", line.trim())),
+                        None => Err(MalformedBestmove(line.trim().to_string())),
                     };
                     return Ok(Reply {
                         mv,

@@ -14,14 +14,47 @@
 //! complete, the report's score, Elo, pentanomial and SPRT lines are the whole match's.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::cli::CancelToken;
 
-use super::config::{MatchConfig, Slice};
-use super::resume::{Reader, Seen};
+use super::config::{MatchConfig, Slice, SliceError};
+use super::resume::{Reader, RecordLineError, RecordsReadError, Seen};
 use super::stats::{self, SprtVerdict};
-use super::{MatchSummary, Prepared, Standings, prepare, print_results};
+use super::{MatchError, MatchSummary, Prepared, Standings, prepare, print_results};
+
+/// Why the report could not be made; the texts name the file and say what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("--report needs the records files of the slices")]
+    NoFiles,
+    #[error(
+        "--report reads the slices' records and plays nothing: give the slices' command line \
+         without --slice, --records, --resume"
+    )]
+    Plays,
+    #[error(
+        "--report: '{}' is given twice ('{}'): give each slice's file once",
+        file.display(),
+        earlier.display()
+    )]
+    Twice { file: PathBuf, earlier: PathBuf },
+    #[error("--report: '{}': the first record's slice: {source}", file.display())]
+    FirstSlice { file: PathBuf, source: SliceError },
+    #[error(
+        "--report: '{}' holds games of a match played whole (its first record, game {number}, \
+         says no slice): the report reads the records of the slices of a match played with \
+         --slice I/K",
+        file.display()
+    )]
+    Unsliced { file: PathBuf, number: usize },
+    /// The match the command line describes.
+    #[error(transparent)]
+    Match(#[from] MatchError),
+    /// A records file that is not this match's slices'.
+    #[error(transparent)]
+    Records(#[from] RecordsReadError),
+}
 
 /// Where a match cut in slices stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,17 +80,13 @@ pub struct Report {
 /// Read every slice's records (`config.report`), check them against the match `config`
 /// describes, and print the match's summary over the games in. `Err` names the file and
 /// line that is wrong and what to do; nothing is written.
-pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<Report, String> {
+pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<Report, ReportError> {
     let files: Vec<&Path> = config.report.iter().map(|p| p.as_path()).collect();
     if files.is_empty() {
-        return Err("--report needs the records files of the slices".to_string());
+        return Err(ReportError::NoFiles);
     }
     if config.slice.is_some() || config.resume || config.records.is_some() {
-        return Err(
-            "--report reads the slices' records and plays nothing: give the slices' command \
-             line without --slice, --records, --resume"
-                .to_string(),
-        );
+        return Err(ReportError::Plays);
     }
     for (i, file) in files.iter().enumerate() {
         let same =
@@ -66,11 +95,10 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<Report, String>
                 _ => *file == **other,
             };
         if let Some(earlier) = files[..i].iter().find(same) {
-            return Err(format!(
-                "--report: '{}' is given twice ('{}'): give each slice's file once",
-                file.display(),
-                earlier.display()
-            ));
+            return Err(ReportError::Twice {
+                file: file.to_path_buf(),
+                earlier: earlier.to_path_buf(),
+            });
         }
     }
     // The number of slices, from the first record of the first file that has one.
@@ -86,20 +114,15 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<Report, String>
             continue;
         };
         let slice = match record.slice.as_deref() {
-            Some(text) => Slice::parse(text).map_err(|e| {
-                format!(
-                    "--report: '{}': the first record's slice: {e}",
-                    file.display()
-                )
+            Some(text) => Slice::parse(text).map_err(|source| ReportError::FirstSlice {
+                file: file.to_path_buf(),
+                source,
             })?,
             None => {
-                return Err(format!(
-                    "--report: '{}' holds games of a match played whole (its first record, \
-                     game {}, says no slice): the report reads the records of the slices of \
-                     a match played with --slice I/K",
-                    file.display(),
-                    record.number
-                ));
+                return Err(ReportError::Unsliced {
+                    file: file.to_path_buf(),
+                    number: record.number,
+                });
             }
         };
         count = Some(slice.count);
@@ -134,21 +157,20 @@ pub fn run(config: &MatchConfig, cancel: &CancelToken) -> Result<Report, String>
             match file_slice {
                 None => {
                     if let Some(&other) = holder.get(&slice) {
-                        return Err(format!(
-                            "the file holds slice {slice}, as '{}' does: the same slice given \
-                             twice (or a slice run twice); give each slice's file once",
-                            files[other].display()
-                        ));
+                        return Err(RecordLineError::SliceTwice {
+                            slice,
+                            other: files[other].to_path_buf(),
+                        });
                     }
                     holder.insert(slice, file);
                     file_slice = Some(slice);
                 }
                 Some(mine) if mine != slice => {
-                    return Err(format!(
-                        "game {} is of slice {slice}, the file's earlier records are of slice \
-                         {mine}: one file holds one slice",
-                        game.index + 1
-                    ));
+                    return Err(RecordLineError::MixedSlices {
+                        number: game.index + 1,
+                        slice,
+                        mine,
+                    });
                 }
                 Some(_) => {}
             }

@@ -12,17 +12,129 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufReader, Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::game::GameResult;
 use crate::records::jsonl::{RECORD_START, record_line};
-use crate::records::lines::{BoundedLines, ends_in_newline};
+use crate::records::lines::{BoundedLines, LineError, ends_in_newline};
 use crate::records::{GameRecord, RecordError};
 
 use thiserror::Error;
 
 use super::config::{Slice, SliceError};
 use super::referee::Termination;
+
+/// Why the records files of a match cannot be read as its own; `what` is the option that
+/// reads them (`--resume`, `--report`).
+#[derive(Debug, Error)]
+pub enum RecordsReadError {
+    #[error("{what}: cannot read '{}': {source}", path.display())]
+    Read {
+        what: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
+    #[error(
+        "{what}: cannot read '{}': there is no such file (a slice not started yet: leave its \
+         file out)",
+        path.display()
+    )]
+    NoFile { what: &'static str, path: PathBuf },
+    /// Opening a FIFO would wait for a writer for ever.
+    #[error("{what}: '{}' is not a regular file", path.display())]
+    NotRegular { what: &'static str, path: PathBuf },
+    #[error(
+        "{what}: '{}' ends in a line without a newline that is not the start of a record \
+         ('{RECORD_START}…'): not a records file cut off by a stopped match; the file is left \
+         as it was",
+        path.display()
+    )]
+    NotCutOff { what: &'static str, path: PathBuf },
+    #[error("{what}: '{}' line {line}: {source}", path.display())]
+    Line {
+        what: &'static str,
+        path: PathBuf,
+        line: usize,
+        /// Boxed: a record of another match says much, and every read's result would be
+        /// as large.
+        source: Box<RecordLineError>,
+    },
+    #[error("--resume: cannot remove the cut-off record of '{}': {source}", path.display())]
+    RemoveCutOff { path: PathBuf, source: io::Error },
+}
+
+/// Why one line of a records file is not a record of this match.
+#[derive(Debug, Error)]
+pub enum RecordLineError {
+    /// Too long, or not text.
+    #[error(transparent)]
+    Text(#[from] LineError),
+    #[error("{} (a record is a line of JSON, '{{…}}')", RecordError::NotARecord)]
+    NotARecord,
+    #[error("not a match record: {0}")]
+    Record(RecordError),
+    /// A missing, zero or unreadable `number` (a negative, fractional or huge one, a string).
+    #[error("the record has no game number (a whole number from 1)")]
+    NoNumber,
+    #[error(
+        "game {number} is not in this match's schedule of {games} games (is --games smaller \
+         than the run's that wrote it?)"
+    )]
+    NotScheduled { number: usize, games: usize },
+    #[error(transparent)]
+    Mismatch(#[from] RecordMismatch),
+    #[error(
+        "game {number} is of slice {slice}, this is slice {mine}: each slice goes on from its \
+         own records"
+    )]
+    OtherSlice {
+        number: usize,
+        slice: Slice,
+        mine: Slice,
+    },
+    #[error("game {number} was already recorded on line {at}")]
+    Again { number: usize, at: usize },
+    #[error(
+        "game {number} is also recorded in '{}' line {at}: a game in two files (the same slice \
+         given twice, or a slice run twice); give each slice's file once",
+        other.display()
+    )]
+    InTwoFiles {
+        number: usize,
+        other: PathBuf,
+        at: usize,
+    },
+    #[error("game {0} has no result (p1win, p2win or draw)")]
+    NoResult(usize),
+    #[error("game {0} has no termination the runner writes")]
+    NoTermination(usize),
+    /// `--report`: a file holds a slice another file holds.
+    #[error(
+        "the file holds slice {slice}, as '{}' does: the same slice given twice (or a slice \
+         run twice); give each slice's file once",
+        other.display()
+    )]
+    SliceTwice { slice: Slice, other: PathBuf },
+    /// `--report`: a file holds games of two slices.
+    #[error(
+        "game {number} is of slice {slice}, the file's earlier records are of slice {mine}: one \
+         file holds one slice"
+    )]
+    MixedSlices {
+        number: usize,
+        slice: Slice,
+        mine: Slice,
+    },
+}
+
+impl From<RecordError> for RecordLineError {
+    fn from(error: RecordError) -> RecordLineError {
+        match error {
+            RecordError::NotARecord => RecordLineError::NotARecord,
+            error => RecordLineError::Record(error),
+        }
+    }
+}
 
 /// What a scheduled game's record must say: the game, who played it with which limits, and
 /// from where it started.
@@ -81,7 +193,7 @@ pub struct Finished {
 /// every game of this match, by index). A missing file holds none. When every complete line
 /// is a record of this match, a record cut off at the file's end is removed from the file
 /// (and its game is not among those returned); `Err` says which line is wrong and why.
-pub fn read(path: &Path, schedule: &[Identity]) -> Result<Vec<Finished>, String> {
+pub fn read(path: &Path, schedule: &[Identity]) -> Result<Vec<Finished>, RecordsReadError> {
     Ok(read_records(path, schedule, None)?
         .into_iter()
         .map(|(game, _)| game)
@@ -94,7 +206,7 @@ pub fn read_records(
     path: &Path,
     schedule: &[Identity],
     only: Option<Slice>,
-) -> Result<Vec<(Finished, GameRecord)>, String> {
+) -> Result<Vec<(Finished, GameRecord)>, RecordsReadError> {
     let shown = path.display();
     match std::fs::metadata(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -118,7 +230,10 @@ pub fn read_records(
             .write(true)
             .open(path)
             .and_then(|file| file.set_len(length))
-            .map_err(|e| format!("--resume: cannot remove the cut-off record of '{shown}': {e}"))?;
+            .map_err(|source| RecordsReadError::RemoveCutOff {
+                path: path.to_path_buf(),
+                source,
+            })?;
         eprintln!(
             "sowfan match: '{shown}' ended in a record cut off as it was written: removed, \
              its game is played again"
@@ -137,47 +252,54 @@ impl Reader<'_> {
         &self,
         file: usize,
         seen: &mut [Seen],
-        mut each: impl FnMut(Finished, GameRecord) -> Result<(), String>,
-    ) -> Result<Option<u64>, String> {
+        mut each: impl FnMut(Finished, GameRecord) -> Result<(), RecordLineError>,
+    ) -> Result<Option<u64>, RecordsReadError> {
         let what = self.what;
         let path = self.files[file];
-        let shown = path.display();
-        let cannot_read = |e: io::Error| format!("{what}: cannot read '{shown}': {e}");
         let (file_handle, cut_at) = open_complete(path, what)?;
         // Only the complete lines are read: a cut-off record is never looked at.
         let complete = file_handle.take(cut_at.unwrap_or(u64::MAX));
         let mut lines = BoundedLines::new(BufReader::new(complete));
         while let Some(read) = lines.next_line() {
-            let (number, text) = read.map_err(cannot_read)?;
-            text.map_err(|e| e.to_string())
+            let (number, text) = read.map_err(|source| cannot_read(what, path, source))?;
+            text.map_err(RecordLineError::from)
                 .and_then(|text| self.check_line(&text, seen, file, number))
                 .and_then(|game| match game {
                     Some((game, record)) => each(game, record),
                     None => Ok(()),
                 })
-                .map_err(|e| format!("{what}: '{shown}' line {number}: {e}"))?;
+                .map_err(|source| RecordsReadError::Line {
+                    what,
+                    path: path.to_path_buf(),
+                    line: number,
+                    source: Box::new(source),
+                })?;
         }
         Ok(cut_at)
     }
 
     /// The first record of file `file`, unchecked but for being a record (`None`: the file
     /// holds none yet).
-    pub fn first_record(&self, file: usize) -> Result<Option<GameRecord>, String> {
+    pub fn first_record(&self, file: usize) -> Result<Option<GameRecord>, RecordsReadError> {
         let what = self.what;
         let path = self.files[file];
-        let shown = path.display();
         let (file_handle, cut_at) = open_complete(path, what)?;
         let complete = file_handle.take(cut_at.unwrap_or(u64::MAX));
         let mut lines = BoundedLines::new(BufReader::new(complete));
         while let Some(read) = lines.next_line() {
-            let (number, text) = read.map_err(|e| format!("{what}: cannot read '{shown}': {e}"))?;
+            let (number, text) = read.map_err(|source| cannot_read(what, path, source))?;
             let record = text
-                .map_err(|e| e.to_string())
+                .map_err(RecordLineError::from)
                 .and_then(|text| match record_line(&text) {
                     None => Ok(None),
-                    Some(record) => record.map(Some).map_err(describe),
+                    Some(record) => record.map(Some).map_err(RecordLineError::from),
                 })
-                .map_err(|e| format!("{what}: '{shown}' line {number}: {e}"))?;
+                .map_err(|source| RecordsReadError::Line {
+                    what,
+                    path: path.to_path_buf(),
+                    line: number,
+                    source: Box::new(source),
+                })?;
             if record.is_some() {
                 return Ok(record);
             }
@@ -189,43 +311,44 @@ impl Reader<'_> {
 /// `path` opened for reading, with the length of its complete lines when its last line has
 /// no newline; `Err` when it is no regular file, cannot be read, or ends in a line without
 /// a newline that no record begins like.
-fn open_complete(path: &Path, what: &str) -> Result<(File, Option<u64>), String> {
-    let shown = path.display();
-    let cannot_read = |e: io::Error| format!("{what}: cannot read '{shown}': {e}");
+fn open_complete(path: &Path, what: &'static str) -> Result<(File, Option<u64>), RecordsReadError> {
+    let cannot = |source| cannot_read(what, path, source);
     // Opening a FIFO would wait for a writer for ever.
     let meta = std::fs::metadata(path).map_err(|e| {
         if e.kind() == io::ErrorKind::NotFound {
-            format!(
-                "{what}: cannot read '{shown}': there is no such file (a slice not started \
-                 yet: leave its file out)"
-            )
+            RecordsReadError::NoFile {
+                what,
+                path: path.to_path_buf(),
+            }
         } else {
-            cannot_read(e)
+            cannot(e)
         }
     })?;
     if !meta.is_file() {
-        return Err(format!("{what}: '{shown}' is not a regular file"));
+        return Err(RecordsReadError::NotRegular {
+            what,
+            path: path.to_path_buf(),
+        });
     }
-    let mut file = File::open(path).map_err(cannot_read)?;
-    let cut_at = partial_tail(&mut file).map_err(cannot_read)?;
+    let mut file = File::open(path).map_err(cannot)?;
+    let cut_at = partial_tail(&mut file).map_err(cannot)?;
     if let Some(at) = cut_at
-        && !begins_a_record(&mut file, at).map_err(cannot_read)?
+        && !begins_a_record(&mut file, at).map_err(cannot)?
     {
-        return Err(format!(
-            "{what}: '{shown}' ends in a line without a newline that is not the start of \
-             a record ('{}…'): not a records file cut off by a stopped match; the file is \
-             left as it was",
-            RECORD_START
-        ));
+        return Err(RecordsReadError::NotCutOff {
+            what,
+            path: path.to_path_buf(),
+        });
     }
-    file.seek(SeekFrom::Start(0)).map_err(cannot_read)?;
+    file.seek(SeekFrom::Start(0)).map_err(cannot)?;
     Ok((file, cut_at))
 }
 
-fn describe(e: RecordError) -> String {
-    match e {
-        RecordError::NotARecord => format!("{e} (a record is a line of JSON, '{{…}}')"),
-        e => format!("not a match record: {e}"),
+fn cannot_read(what: &'static str, path: &Path, source: io::Error) -> RecordsReadError {
+    RecordsReadError::Read {
+        what,
+        path: path.to_path_buf(),
+        source,
     }
 }
 
@@ -239,47 +362,44 @@ impl Reader<'_> {
         seen: &mut [Seen],
         file: usize,
         line: usize,
-    ) -> Result<Option<(Finished, GameRecord)>, String> {
+    ) -> Result<Option<(Finished, GameRecord)>, RecordLineError> {
         let schedule = self.schedule;
         let Some(record) = record_line(text) else {
             return Ok(None);
         };
-        let record = record.map_err(describe)?;
+        let record = record?;
         let number = record.number;
         if number == 0 {
-            // A missing, zero or unreadable `number` (a negative, fractional or huge one, a
-            // string) all read as 0.
-            return Err("the record has no game number (a whole number from 1)".to_string());
+            // A missing, zero or unreadable `number` all read as 0.
+            return Err(RecordLineError::NoNumber);
         }
         let Some(expected) = number.checked_sub(1).and_then(|i| schedule.get(i)) else {
-            return Err(format!(
-                "game {number} is not in this match's schedule of {} games (is --games \
-                 smaller than the run's that wrote it?)",
-                schedule.len()
-            ));
+            return Err(RecordLineError::NotScheduled {
+                number,
+                games: schedule.len(),
+            });
         };
-        check_identity(&record, expected).map_err(|e| e.to_string())?;
+        check_identity(&record, expected)?;
         if let (Some(mine), Some(sliced)) = (self.only, expected.sliced)
             && sliced.slice != mine
         {
-            return Err(format!(
-                "game {number} is of slice {}, this is slice {mine}: each slice goes on from \
-                 its own records",
-                sliced.slice
-            ));
+            return Err(RecordLineError::OtherSlice {
+                number,
+                slice: sliced.slice,
+                mine,
+            });
         }
         let index = number - 1;
         match seen[index] {
             Some((first, at)) if first == file => {
-                return Err(format!("game {number} was already recorded on line {at}"));
+                return Err(RecordLineError::Again { number, at });
             }
             Some((other, at)) => {
-                return Err(format!(
-                    "game {number} is also recorded in '{}' line {at}: a game in two files \
-                     (the same slice given twice, or a slice run twice); give each slice's \
-                     file once",
-                    self.files[other].display()
-                ));
+                return Err(RecordLineError::InTwoFiles {
+                    number,
+                    other: self.files[other].to_path_buf(),
+                    at,
+                });
             }
             None => {}
         }
@@ -287,12 +407,12 @@ impl Reader<'_> {
             .result
             .as_deref()
             .and_then(GameResult::parse)
-            .ok_or_else(|| format!("game {number} has no result (p1win, p2win or draw)"))?;
+            .ok_or(RecordLineError::NoResult(number))?;
         let termination = record
             .termination
             .as_deref()
             .and_then(Termination::parse)
-            .ok_or_else(|| format!("game {number} has no termination the runner writes"))?;
+            .ok_or(RecordLineError::NoTermination(number))?;
         seen[index] = Some((file, line));
         Ok(Some((
             Finished {
@@ -626,7 +746,10 @@ mod tests {
         let path = scratch("older.jsonl", &format!("{older}\n"));
         assert_eq!(read(&path, &schedule).expect("an older record").len(), 1);
         let missing = path.with_file_name("never-written.jsonl");
-        assert_eq!(read(&missing, &schedule), Ok(Vec::new()));
+        assert_eq!(
+            read(&missing, &schedule).map_err(|e| e.to_string()),
+            Ok(Vec::new())
+        );
     }
 
     #[test]
@@ -679,7 +802,7 @@ mod tests {
             // Without a final newline the last line would count as cut off.
             let text = format!("{text}\n");
             let path = scratch(&format!("bad-{i}.jsonl"), &text);
-            let error = read(&path, &schedule).expect_err(expected);
+            let error = read(&path, &schedule).expect_err(expected).to_string();
             assert!(error.contains(expected), "{text}: {error}");
             assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
         }
@@ -695,7 +818,7 @@ mod tests {
         ] {
             for text in [tail.to_string(), format!("{whole}{tail}")] {
                 let path = scratch("foreign-tail.jsonl", &text);
-                let error = read(&path, &schedule).expect_err(tail);
+                let error = read(&path, &schedule).expect_err(tail).to_string();
                 assert!(error.contains("not the start of a record"), "{error}");
                 assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
             }
@@ -706,7 +829,7 @@ mod tests {
         let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("path");
         // SAFETY: a valid NUL-terminated path.
         if unsafe { libc::mkfifo(name.as_ptr(), 0o600) } == 0 {
-            let error = read(&fifo, &schedule).expect_err("a FIFO");
+            let error = read(&fifo, &schedule).expect_err("a FIFO").to_string();
             assert!(error.contains("not a regular file"), "{error}");
         }
         // A cut-off last line is not removed when an earlier line is wrong.
@@ -740,7 +863,9 @@ mod tests {
         let good = tagged(&expected, "1/4", 7, 16);
         let path = scratch("slice-good.jsonl", &format!("{good}\n"));
         assert_eq!(
-            read(&path, std::slice::from_ref(&expected)).map(|g| g.len()),
+            read(&path, std::slice::from_ref(&expected))
+                .map(|g| g.len())
+                .map_err(|e| e.to_string()),
             Ok(1)
         );
         let plain = identity("a", "b", &["A"]);
@@ -780,13 +905,14 @@ mod tests {
         ] {
             let text = format!("{text}\n");
             let path = scratch("slice-bad.jsonl", &text);
-            let error = read(&path, &[schedule]).expect_err(wanted);
+            let error = read(&path, &[schedule]).expect_err(wanted).to_string();
             assert!(error.contains(wanted), "{text}: {error}");
             assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
         }
         // Resuming slice 2/4: a game of slice 1/4 is another slice's.
         let error = read_records(&path, &[expected], Some(Slice { index: 2, count: 4 }))
-            .expect_err("another slice");
+            .expect_err("another slice")
+            .to_string();
         assert!(
             error.contains("is of slice 1/4, this is slice 2/4"),
             "{error}"

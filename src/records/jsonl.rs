@@ -12,6 +12,7 @@ use serde::de::value::MapDeserializer;
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
+use thiserror::Error;
 
 use super::{GameRecord, MoveRecord, OpeningRecord, RecordError};
 
@@ -21,8 +22,8 @@ use super::{GameRecord, MoveRecord, OpeningRecord, RecordError};
 pub const RECORD_START: &str = "{\"number\":";
 
 /// The record as one line of JSON (no newline).
-pub fn line(record: &GameRecord) -> Result<String, String> {
-    serde_json::to_string(record).map_err(|e| e.to_string())
+pub fn line(record: &GameRecord) -> Result<String, serde_json::Error> {
+    serde_json::to_string(record)
 }
 
 /// The fields whose faults a reader is told, in the order it looks at them: only the
@@ -42,7 +43,7 @@ const CHECKED: [&str; 8] = [
 pub fn read_record(text: &str) -> Result<GameRecord, RecordError> {
     let value: Value = serde_json::from_str(text).map_err(|e| RecordError::Json(e.to_string()))?;
     let Value::Object(mut fields) = value else {
-        return Err(RecordError::Field(not_a("line", "an object")));
+        return Err(RecordError::Field(not_a("line", "an object").to_string()));
     };
     // serde visits the fields in the order given; they are given in the order of CHECKED
     // (a JSON object has none of its own here), so that the first fault is CHECKED's first.
@@ -56,7 +57,7 @@ pub fn read_record(text: &str) -> Result<GameRecord, RecordError> {
             // those of the fields after them (which are not looked at).
             None if key == "moves" => {
                 deserialize(ordered)?;
-                return Err(RecordError::Field(missing("'moves'")));
+                return Err(RecordError::Field(missing("'moves'").to_string()));
             }
             None => {}
         }
@@ -93,12 +94,25 @@ pub fn record_line(line: &str) -> Option<Result<GameRecord, RecordError>> {
     })
 }
 
-fn missing(field: &str) -> String {
-    format!("the record has no {field}")
+/// What is wrong with one field of a record: told to serde, whose message
+/// [`RecordError::Field`] then carries.
+#[derive(Debug, Error)]
+enum FieldFault {
+    #[error("the record has no {0}")]
+    Missing(&'static str),
+    #[error("the record's {field} is not {expected}")]
+    NotA {
+        field: &'static str,
+        expected: &'static str,
+    },
 }
 
-fn not_a(field: &str, expected: &str) -> String {
-    format!("the record's {field} is not {expected}")
+fn missing(field: &'static str) -> FieldFault {
+    FieldFault::Missing(field)
+}
+
+fn not_a(field: &'static str, expected: &'static str) -> FieldFault {
+    FieldFault::NotA { field, expected }
 }
 
 /// A field nobody needs to read back: anything not of its type is taken as its default.
@@ -134,7 +148,7 @@ pub(super) fn max_plies<'de, D: Deserializer<'de>>(
 /// A string, or nothing (null).
 fn optional_text<'de, D: Deserializer<'de>>(
     deserializer: D,
-    field: &str,
+    field: &'static str,
 ) -> Result<Option<String>, D::Error> {
     match Value::deserialize(deserializer)? {
         Value::Null => Ok(None),
@@ -194,7 +208,7 @@ pub(super) fn moves<'de, D: Deserializer<'de>>(
 }
 
 /// A list of moves: each a [`MoveRecord`] object (`move`, or `mv`), or the move's string.
-fn move_list(value: Value, field: &str) -> Result<Vec<MoveRecord>, String> {
+fn move_list(value: Value, field: &'static str) -> Result<Vec<MoveRecord>, FieldFault> {
     let Value::Array(items) = value else {
         return Err(not_a(field, "a list"));
     };

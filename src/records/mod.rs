@@ -19,6 +19,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::cli::AppendError;
 use jsonl::lenient;
 
 /// One move as played: who, what, how long, and what the engine said about it. Read from
@@ -175,6 +176,38 @@ pub enum RecordError {
     NotARecord,
 }
 
+/// Why the records or PGN file of a match cannot be opened or written.
+#[derive(Debug, Error)]
+pub enum RecordFileError {
+    /// `cli::open_for_appending` could not open it (its message names the file).
+    #[error(transparent)]
+    Open(#[from] AppendError),
+    /// A match that goes on reads its file first: a device or a pipe cannot be.
+    #[error("'{0}' is not a regular file")]
+    NotRegular(String),
+    #[error("--records and --pgn name the same file: give each its own")]
+    SameFile,
+    #[error("'{0}' is in use: another match writes to it; wait for it to end or give another file")]
+    InUse(String),
+    #[error("cannot lock '{shown}': {source}")]
+    Lock {
+        shown: String,
+        source: std::io::Error,
+    },
+    #[error("cannot empty '{shown}': {source}")]
+    Empty {
+        shown: String,
+        source: std::io::Error,
+    },
+    #[error("cannot write the PGN file: {0}")]
+    WritePgn(#[source] std::io::Error),
+    #[error("cannot write the records file: {0}")]
+    WriteRecords(#[source] std::io::Error),
+    /// A record serde cannot write as JSON.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+}
+
 /// Where records go; each game is flushed as soon as it is written.
 pub struct RecordWriter {
     jsonl: Option<BufWriter<File>>,
@@ -191,7 +224,7 @@ impl RecordWriter {
         jsonl: Option<&Path>,
         pgn: Option<&Path>,
         append: bool,
-    ) -> Result<RecordWriter, String> {
+    ) -> Result<RecordWriter, RecordFileError> {
         let jsonl = jsonl
             .map(|path| open_for_writing(path, append))
             .transpose()?;
@@ -201,7 +234,7 @@ impl RecordWriter {
         if let (Some((records, _, _)), Some((pgn, _, _))) = (&jsonl, &pgn)
             && same_open_file(records, pgn)
         {
-            return Err("--records and --pgn name the same file: give each its own".to_string());
+            return Err(RecordFileError::SameFile);
         }
         Ok(RecordWriter {
             jsonl: jsonl.map(|file| lock(file, append)).transpose()?,
@@ -214,14 +247,14 @@ impl RecordWriter {
     /// be counted, since a resumed match would not find it.
     pub fn write(&mut self, record: &GameRecord) -> Result<(), WriteFailure> {
         if let Some(out) = self.jsonl.as_mut() {
-            let line = jsonl::line(record).map_err(|message| WriteFailure {
-                message,
+            let line = jsonl::line(record).map_err(|e| WriteFailure {
+                error: e.into(),
                 recorded: false,
             })?;
             writeln!(out, "{line}")
                 .and_then(|_| out.flush())
                 .map_err(|e| WriteFailure {
-                    message: format!("cannot write the records file: {e}"),
+                    error: RecordFileError::WriteRecords(e),
                     recorded: false,
                 })?;
         }
@@ -229,7 +262,7 @@ impl RecordWriter {
             write!(out, "{}", pgn::pgn_text(record))
                 .and_then(|_| out.flush())
                 .map_err(|e| WriteFailure {
-                    message: format!("cannot write the PGN file: {e}"),
+                    error: RecordFileError::WritePgn(e),
                     recorded: true,
                 })?;
         }
@@ -242,11 +275,11 @@ impl RecordWriter {
     pub fn rewrite_pgn<'r>(
         &mut self,
         records: impl IntoIterator<Item = &'r GameRecord>,
-    ) -> Result<(), String> {
+    ) -> Result<(), RecordFileError> {
         let Some(out) = self.pgn.as_mut() else {
             return Ok(());
         };
-        let cannot = |e: std::io::Error| format!("cannot write the PGN file: {e}");
+        let cannot = RecordFileError::WritePgn;
         out.flush().map_err(cannot)?;
         // Opened to add to its end, and a regular file (a match that goes on refuses any
         // other): emptied, the next write lands at 0.
@@ -259,9 +292,9 @@ impl RecordWriter {
 }
 
 /// A game that [`RecordWriter::write`] could not write whole.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct WriteFailure {
-    pub message: String,
+    pub error: RecordFileError,
     /// The game is in the records file (only the PGN failed).
     pub recorded: bool,
 }
@@ -269,11 +302,11 @@ pub struct WriteFailure {
 /// `path` opened for writing, with whether it is a regular file and how to name it. Anything
 /// else (a terminal, a pipe, `/dev/null`) is written as it is, but not added to: a match
 /// that goes on reads the file first.
-fn open_for_writing(path: &Path, append: bool) -> Result<(File, bool, String), String> {
+fn open_for_writing(path: &Path, append: bool) -> Result<(File, bool, String), RecordFileError> {
     let shown = path.display().to_string();
     let regular = std::fs::metadata(path).map_or(true, |meta| meta.is_file());
     if !regular && append {
-        return Err(format!("'{shown}' is not a regular file"));
+        return Err(RecordFileError::NotRegular(shown));
     }
     let file = crate::cli::open_for_appending(path)?;
     Ok((file, regular, shown))
@@ -292,18 +325,18 @@ fn same_open_file(a: &File, b: &File) -> bool {
 fn lock(
     (file, regular, shown): (File, bool, String),
     append: bool,
-) -> Result<BufWriter<File>, String> {
+) -> Result<BufWriter<File>, RecordFileError> {
     if regular {
         file.try_lock().map_err(|e| match e {
-            std::fs::TryLockError::WouldBlock => format!(
-                "'{shown}' is in use: another match writes to it; wait for it to end or give \
-                 another file"
-            ),
-            std::fs::TryLockError::Error(e) => format!("cannot lock '{shown}': {e}"),
+            std::fs::TryLockError::WouldBlock => RecordFileError::InUse(shown.clone()),
+            std::fs::TryLockError::Error(source) => RecordFileError::Lock {
+                shown: shown.clone(),
+                source,
+            },
         })?;
         if !append {
             file.set_len(0)
-                .map_err(|e| format!("cannot empty '{shown}': {e}"))?;
+                .map_err(|source| RecordFileError::Empty { shown, source })?;
         }
     }
     Ok(BufWriter::new(file))
@@ -328,7 +361,8 @@ mod tests {
         for append in [false, true] {
             let error = RecordWriter::open(Some(&records), None, append)
                 .err()
-                .expect("in use");
+                .expect("in use")
+                .to_string();
             assert!(error.contains("is in use"), "{error}");
         }
         assert_eq!(
@@ -347,7 +381,8 @@ mod tests {
             .join("in-use.jsonl");
         let error = RecordWriter::open(Some(&records), Some(&other_spelling), false)
             .err()
-            .expect("the same file twice");
+            .expect("the same file twice")
+            .to_string();
         assert!(error.contains("name the same file"), "{error}");
         // A dangling link to the records file, as PGN.
         let link = records.with_file_name("pgn-link");
@@ -357,7 +392,8 @@ mod tests {
         std::os::unix::fs::symlink(&fresh, &link).expect("a link");
         let error = RecordWriter::open(Some(&fresh), Some(&link), false)
             .err()
-            .expect("the same file through a link");
+            .expect("the same file through a link")
+            .to_string();
         assert!(error.contains("name the same file"), "{error}");
         // A FIFO nobody reads is refused at once.
         let fifo = records.with_file_name("fifo");
@@ -367,14 +403,16 @@ mod tests {
         if unsafe { libc::mkfifo(name.as_ptr(), 0o600) } == 0 {
             let error = RecordWriter::open(Some(&fifo), None, false)
                 .err()
-                .expect("a FIFO without a reader");
+                .expect("a FIFO without a reader")
+                .to_string();
             assert!(error.contains("nothing reads"), "{error}");
         }
         // A device is written, not added to.
         assert!(RecordWriter::open(None, Some(Path::new("/dev/null")), false).is_ok());
         let error = RecordWriter::open(Some(Path::new("/dev/null")), None, true)
             .err()
-            .expect("a device to go on from");
+            .expect("a device to go on from")
+            .to_string();
         assert!(error.contains("not a regular file"), "{error}");
     }
 }

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{CancelToken, Interrupted, OutputLock};
-use crate::registry;
+use crate::registry::{self, RegistryError};
 use crate::session::Session;
-use crate::tables::build::{BuildOptions, LayerReport};
+use crate::tables::build::{BuildError, BuildOptions, LayerReport};
 use crate::tables::format::{self, Header};
 use crate::tables::{self, TableError};
 
@@ -34,37 +34,229 @@ const MAX_SHARDS: u32 = 4096;
 /// what a table can hold (a value must fit a byte), so the builder's own check speaks.
 const MAX_IN_PLAY: u32 = 1000;
 
-/// Why a tablebase command did not do its work.
+/// Why a tablebase command did not do its work; each text is what the user is shown.
 #[derive(Debug, thiserror::Error)]
 pub enum TablebaseError {
     /// Ctrl-C (or SIGTERM) stopped it.
     #[error(transparent)]
     Interrupted(#[from] Interrupted),
-    /// Anything else, said as it is shown to the user.
+    #[error("no game given")]
+    NoGame,
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    #[error(transparent)]
+    Shard(#[from] ShardError),
+    /// `--threads` refused (`memory::check_threads` says why).
     #[error("{0}")]
-    Failed(String),
+    Threads(String),
+    /// The folder or a layer file is held by another build or merge (`OutputLock` says which).
+    #[error("{0}")]
+    Locked(String),
+    #[error("--seeds (--pieces) {0}: at most {MAX_IN_PLAY} in play")]
+    TooManyInPlay(u32),
+    #[error("--slices {0}: give 1..={MAX_SHARDS}")]
+    Slices(u32),
+    #[error("--positions {0}: give 1..=10000000")]
+    Positions(usize),
+    #[error("{0} has no endgame tables")]
+    NoTables(String),
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    #[error(transparent)]
+    Table(#[from] TableError),
+    #[error("cannot make the table directory '{}': {source}", dir.display())]
+    MakeTableDir {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot make the folder '{}': {source}", folder.display())]
+    MakeFolder {
+        folder: PathBuf,
+        source: std::io::Error,
+    },
+    /// `plan` met a layer file that does not check.
+    #[error(
+        "{0}; a layer file that is not sound is not built over: remove it (and every layer \
+         above it) and plan again"
+    )]
+    UnsoundLayer(TableError),
+    #[error("the tables hold no position")]
+    NoPositions,
+    #[error("no table directory '{}'", .0.display())]
+    NoTableDir(PathBuf),
+    #[error("'{}': {source}", dir.display())]
+    ReadDir {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("'{}' holds more than {MAX_ENTRIES} entries: not a table directory?", .0.display())]
+    TooManyEntries(PathBuf),
+    /// `verify` found files or sets that do not check (each said on its own line).
+    #[error("{bad} damaged table files, {unloadable} table sets that do not load")]
+    Damaged { bad: usize, unloadable: usize },
+    /// Boxed: a merge's errors carry paths, and every command's result would be as large.
+    #[error(transparent)]
+    Merge(Box<MergeError>),
 }
 
-impl From<String> for TablebaseError {
-    fn from(message: String) -> TablebaseError {
-        TablebaseError::Failed(message)
+impl From<MergeError> for TablebaseError {
+    fn from(error: MergeError) -> TablebaseError {
+        TablebaseError::Merge(Box::new(error))
     }
 }
 
-impl From<&str> for TablebaseError {
-    fn from(message: &str) -> TablebaseError {
-        TablebaseError::Failed(message.to_string())
-    }
+/// `--shard` that is not `I/K` with 1 ≤ I ≤ K ≤ [`MAX_SHARDS`].
+#[derive(Debug, thiserror::Error)]
+pub enum ShardError {
+    #[error("--shard {0}: expected I/K with 1 <= I <= K, e.g. --shard 3/8")]
+    NotIOfK(String),
+    #[error(
+        "--shard {0}: expected I/K with 1 <= I <= K, e.g. --shard 3/8 (K at most {MAX_SHARDS})"
+    )]
+    OutOfRange(String),
+}
+
+/// Why a table file does not check through ([`check_file`]).
+#[derive(Debug, thiserror::Error)]
+pub enum FileCheckError {
+    /// Its header, its checksum or a value.
+    #[error(transparent)]
+    Table(#[from] TableError),
+    #[error("'{}': {source}", path.display())]
+    Rules { path: PathBuf, source: RulesError },
+}
+
+/// A table header's rules that name no game's tables here ([`game_of`]).
+#[derive(Debug, thiserror::Error)]
+pub enum RulesError {
+    #[error("the header names rules '{rules}', which are no game here: {source}")]
+    NoGame {
+        rules: String,
+        source: RegistryError,
+    },
+    #[error("the header names rules '{0}', which are not the rules of any game's tables")]
+    NotTables(String),
+}
+
+/// Why `merge` merged nothing in a folder; the texts say what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error(
+        "'{}' is named like a file of layer {number}, but not as sowfan names its files (a copy \
+         of a slice?): nothing merged beside it; remove it or give it its own name \
+         (layer-NNN.sftb, layer-NNN.shard-I-of-K.sftb)",
+        path.display()
+    )]
+    OddName { path: PathBuf, number: u32 },
+    #[error(
+        "no slices of layer {layer} and no whole layer {layer} under '{}': build its slices \
+         first (sowfan tablebase build GAME --seeds N --dir '{}' --layer {layer} --shard I/K)",
+        dir.display(),
+        dir.display()
+    )]
+    NoLayer { layer: u32, dir: PathBuf },
+    /// `cuts`: each cut and its slices (`cut into K (1/K, 3/K)`).
+    #[error(
+        "'{}', layer {layer}: slices of different cuts lie side by side: {}; a layer is \
+         merged from one cut: remove the slices of the cuts not used \
+         (layer-{layer:03}.shard-*-of-K.sftb in '{}'), then merge again; nothing merged",
+        folder.display(),
+        cuts.join("; "),
+        folder.display()
+    )]
+    MixedCuts {
+        folder: PathBuf,
+        layer: u32,
+        cuts: Vec<String>,
+    },
+    #[error(
+        "{source}; nothing merged: remove it (rm '{}') and build that slice again",
+        path.display()
+    )]
+    BadSlice {
+        path: PathBuf,
+        source: FileCheckError,
+    },
+    #[error("{0}; the slices were not merged over it: remove it first")]
+    BadWhole(FileCheckError),
+    #[error(
+        "'{}', layer {layer}: '{}' holds other values than the whole layer '{}' already \
+         there; nothing merged or removed: one of them was built from other data (check the \
+         layers below with 'sowfan tablebase verify')",
+        folder.display(),
+        path.display(),
+        target.display()
+    )]
+    OtherValues {
+        folder: PathBuf,
+        layer: u32,
+        path: PathBuf,
+        target: PathBuf,
+    },
+    #[error(
+        "'{}', layer {layer}: no slices and no whole layer; build the slices first (sowfan \
+         tablebase build GAME --seeds N --dir DIR --layer {layer} --shard I/K)",
+        folder.display()
+    )]
+    NoSlices { folder: PathBuf, layer: u32 },
+    /// `missing`: the slices not there, as `I/K`.
+    #[error(
+        "'{}', layer {layer}: missing slices: {} (of {count}); build them (sowfan tablebase \
+         build GAME --seeds N --dir DIR --layer {layer} --shard I/K), then merge again; \
+         nothing merged",
+        folder.display(),
+        missing.join(", ")
+    )]
+    MissingSlices {
+        folder: PathBuf,
+        layer: u32,
+        missing: Vec<String>,
+        count: u32,
+    },
+    #[error(
+        "{rules}, layer {layer}: the slices do not tile the layer: '{}' holds {first}..{end}, \
+         expected it to start at {next}; nothing merged",
+        path.display()
+    )]
+    NotTiled {
+        rules: String,
+        layer: u32,
+        path: PathBuf,
+        first: u64,
+        end: u64,
+        next: u64,
+    },
+    #[error(
+        "{rules}, layer {layer}: the slices cover 0..{next} of {entries} entries; nothing merged"
+    )]
+    NotCovered {
+        rules: String,
+        layer: u32,
+        next: u64,
+        entries: u64,
+    },
+    /// A slice's file changed under its mapping (the mapping says how).
+    #[error("{0}; nothing merged")]
+    Changed(String),
+    #[error("'{}' changed while it was merged; nothing merged", .0.display())]
+    ChangedWhileMerged(PathBuf),
+    #[error("'{}': {source}", target.display())]
+    Write {
+        target: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the merged layer is not sound: {0}")]
+    MergedUnsound(FileCheckError),
 }
 
 /// `I/K` with 1 ≤ I ≤ K.
-pub fn parse_shard(text: &str) -> Result<(u32, u32), String> {
-    let usage = format!("--shard {text}: expected I/K with 1 <= I <= K, e.g. --shard 3/8");
-    let (i, k) = text.split_once('/').ok_or_else(|| usage.clone())?;
-    let i: u32 = i.trim().parse().map_err(|_| usage.clone())?;
-    let k: u32 = k.trim().parse().map_err(|_| usage.clone())?;
+pub fn parse_shard(text: &str) -> Result<(u32, u32), ShardError> {
+    let usage = || ShardError::NotIOfK(text.to_string());
+    let (i, k) = text.split_once('/').ok_or_else(usage)?;
+    let i: u32 = i.trim().parse().map_err(|_| usage())?;
+    let k: u32 = k.trim().parse().map_err(|_| usage())?;
     if i == 0 || k == 0 || i > k || k > MAX_SHARDS {
-        return Err(format!("{usage} (K at most {MAX_SHARDS})"));
+        return Err(ShardError::OutOfRange(text.to_string()));
     }
     Ok((i, k))
 }
@@ -82,23 +274,23 @@ pub fn build(
     memory_mb: Option<u64>,
     stop: &CancelToken,
 ) -> Result<(), TablebaseError> {
-    let (name, options) = game.split_first().ok_or("no game given")?;
+    let (name, options) = game.split_first().ok_or(TablebaseError::NoGame)?;
     let options: Vec<&str> = options.iter().map(String::as_str).collect();
-    let session = registry::create(name, &options).map_err(|e| e.to_string())?;
+    let session = registry::create(name, &options)?;
     let shard = shard.map(parse_shard).transpose()?;
-    let threads = crate::memory::check_threads("--threads", threads)?;
+    let threads =
+        crate::memory::check_threads("--threads", threads).map_err(TablebaseError::Threads)?;
     if seeds > MAX_IN_PLAY {
-        return Err(format!("--seeds (--pieces) {seeds}: at most {MAX_IN_PLAY} in play").into());
+        return Err(TablebaseError::TooManyInPlay(seeds));
     }
     let rules = session
         .table_rules()
-        .ok_or_else(|| format!("{name} has no endgame tables"))?;
+        .ok_or_else(|| TablebaseError::NoTables(name.clone()))?;
     // The layer alone (`--layer`, or `--shard` of the top layer), or every layer.
     let one = match (layer, shard) {
         (Some(layer), _) => Some(layer),
         (None, Some(_)) => session
-            .table_layer_jobs(seeds)
-            .map_err(|e| e.to_string())?
+            .table_layer_jobs(seeds)?
             .iter()
             .map(|job| job.layer)
             .max(),
@@ -108,25 +300,36 @@ pub fn build(
     // (--layer, --shard) share the folder, each holding its own file alone: the slices of a
     // layer and the layers of a stage run side by side, and a whole build is refused
     // meanwhile. Taken before any work.
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| format!("cannot make the table directory '{}': {e}", dir.display()))?;
-    let _folder = OutputLock::folder("--dir", &dir, "tablebase build", one.is_some())?;
+    std::fs::create_dir_all(&dir).map_err(|source| TablebaseError::MakeTableDir {
+        dir: dir.clone(),
+        source,
+    })?;
+    let _folder = OutputLock::folder("--dir", &dir, "tablebase build", one.is_some())
+        .map_err(TablebaseError::Locked)?;
     let folder = format::rules_folder(&dir, &rules);
     if one.is_some() {
-        std::fs::create_dir_all(&folder)
-            .map_err(|e| format!("cannot make the folder '{}': {e}", folder.display()))?;
+        std::fs::create_dir_all(&folder).map_err(|source| TablebaseError::MakeFolder {
+            folder: folder.clone(),
+            source,
+        })?;
     }
     let _own = match (one, shard) {
-        (Some(layer), Some((i, k))) => Some(OutputLock::file(
-            "--shard",
-            &format::shard_file(&folder, layer, i, k),
-            "tablebase build",
-        )?),
-        (Some(layer), None) => Some(OutputLock::file(
-            "--layer",
-            &format::layer_file(&folder, layer),
-            "tablebase build or merge",
-        )?),
+        (Some(layer), Some((i, k))) => Some(
+            OutputLock::file(
+                "--shard",
+                &format::shard_file(&folder, layer, i, k),
+                "tablebase build",
+            )
+            .map_err(TablebaseError::Locked)?,
+        ),
+        (Some(layer), None) => Some(
+            OutputLock::file(
+                "--layer",
+                &format::layer_file(&folder, layer),
+                "tablebase build or merge",
+            )
+            .map_err(TablebaseError::Locked)?,
+        ),
         (None, _) => None,
     };
     let options = BuildOptions {
@@ -165,9 +368,7 @@ pub fn build(
             ),
         }
     };
-    let reports = session
-        .build_tables(&options, stop, &mut print)
-        .map_err(|e| e.to_string())?;
+    let reports = session.build_tables(&options, stop, &mut print)?;
     if let Some(layer) = one
         && reports.iter().all(|r| r.took.is_none())
     {
@@ -216,33 +417,28 @@ pub fn build(
 /// for one where each slice computes the whole layer (retrograde): those run side by side
 /// by stage. `NAME` is the layer's name with `_` for blanks. A layer already whole (and
 /// sound) is left out; one whose file is damaged is an error naming it.
-pub fn plan(game: &[String], seeds: u32, dir: &Path, slices: u32) -> Result<(), String> {
-    let (name, options) = game.split_first().ok_or("no game given")?;
+pub fn plan(game: &[String], seeds: u32, dir: &Path, slices: u32) -> Result<(), TablebaseError> {
+    let (name, options) = game.split_first().ok_or(TablebaseError::NoGame)?;
     let options: Vec<&str> = options.iter().map(String::as_str).collect();
-    let session = registry::create(name, &options).map_err(|e| e.to_string())?;
+    let session = registry::create(name, &options)?;
     if !(1..=MAX_SHARDS).contains(&slices) {
-        return Err(format!("--slices {slices}: give 1..={MAX_SHARDS}"));
+        return Err(TablebaseError::Slices(slices));
     }
     if seeds > MAX_IN_PLAY {
-        return Err(format!(
-            "--seeds (--pieces) {seeds}: at most {MAX_IN_PLAY} in play"
-        ));
+        return Err(TablebaseError::TooManyInPlay(seeds));
     }
     let rules = session
         .table_rules()
-        .ok_or_else(|| format!("{name} has no endgame tables"))?;
-    let jobs = session.table_layer_jobs(seeds).map_err(|e| e.to_string())?;
+        .ok_or_else(|| TablebaseError::NoTables(name.clone()))?;
+    let jobs = session.table_layer_jobs(seeds)?;
     let folder = format::rules_folder(dir, &rules);
     let mut left = 0;
     for job in &jobs {
         let path = format::layer_file(&folder, job.layer);
         if std::fs::symlink_metadata(&path).is_ok() {
-            session.check_table_file(&path).map_err(|e| {
-                format!(
-                    "{e}; a layer file that is not sound is not built over: remove it (and \
-                     every layer above it) and plan again"
-                )
-            })?;
+            session
+                .check_table_file(&path)
+                .map_err(TablebaseError::UnsoundLayer)?;
             continue;
         }
         let slices = if job.sliced {
@@ -273,17 +469,21 @@ pub fn plan(game: &[String], seeds: u32, dir: &Path, slices: u32) -> Result<(), 
     Ok(())
 }
 
-pub fn bench(game: &[String], dir: &Path, positions: usize, seed: u64) -> Result<(), String> {
+pub fn bench(
+    game: &[String],
+    dir: &Path,
+    positions: usize,
+    seed: u64,
+) -> Result<(), TablebaseError> {
     if !(1..=10_000_000).contains(&positions) {
-        return Err(format!("--positions {positions}: give 1..=10000000"));
+        return Err(TablebaseError::Positions(positions));
     }
-    let (name, options) = game.split_first().ok_or("no game given")?;
+    let (name, options) = game.split_first().ok_or(TablebaseError::NoGame)?;
     let options: Vec<&str> = options.iter().map(String::as_str).collect();
-    let mut session = registry::create(name, &options).map_err(|e| e.to_string())?;
+    let mut session = registry::create(name, &options)?;
     let tables = session
-        .open_tables(dir)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("{name} has no endgame tables"))?;
+        .open_tables(dir)?
+        .ok_or_else(|| TablebaseError::NoTables(name.clone()))?;
     say!(
         "{}: layers 0..={} in {}",
         tables.rules(),
@@ -293,7 +493,7 @@ pub fn bench(game: &[String], dir: &Path, positions: usize, seed: u64) -> Result
     session.set_tables(Some(tables));
     let result = session
         .bench_table_probes(positions, seed)
-        .ok_or("the tables hold no position")?;
+        .ok_or(TablebaseError::NoPositions)?;
     say!(
         "{} positions ({} answered): cold {} ns a probe, warm {} ns a probe",
         result.positions,
@@ -328,7 +528,7 @@ struct Found {
 /// Ctrl-C stops the walk.
 fn walk(dir: &Path, stop: &CancelToken) -> Result<Found, TablebaseError> {
     if !dir.is_dir() {
-        return Err(format!("no table directory '{}'", dir.display()).into());
+        return Err(TablebaseError::NoTableDir(dir.to_path_buf()));
     }
     let mut found = Found::default();
     let mut folders = vec![(dir.to_path_buf(), 0usize)];
@@ -336,7 +536,12 @@ fn walk(dir: &Path, stop: &CancelToken) -> Result<Found, TablebaseError> {
     while let Some((folder, depth)) = folders.pop() {
         let entries = match std::fs::read_dir(&folder) {
             Ok(entries) => entries,
-            Err(e) if depth == 0 => return Err(format!("'{}': {e}", folder.display()).into()),
+            Err(source) if depth == 0 => {
+                return Err(TablebaseError::ReadDir {
+                    dir: folder,
+                    source,
+                });
+            }
             Err(_) => {
                 found.skipped.push((folder, "unreadable, not looked into"));
                 continue;
@@ -348,11 +553,7 @@ fn walk(dir: &Path, stop: &CancelToken) -> Result<Found, TablebaseError> {
             }
             seen += 1;
             if seen > MAX_ENTRIES {
-                return Err(format!(
-                    "'{}' holds more than {MAX_ENTRIES} entries: not a table directory?",
-                    dir.display()
-                )
-                .into());
+                return Err(TablebaseError::TooManyEntries(dir.to_path_buf()));
             }
             let path = entry.path();
             let name = entry.file_name();
@@ -410,23 +611,26 @@ fn covered(session: &dyn Session, top: u32) -> String {
     }
 }
 
-fn game_of(rules: &str) -> Result<Box<dyn Session>, String> {
-    let session = registry::create_from_spec(rules)
-        .map_err(|e| format!("the header names rules '{rules}', which are no game here: {e}"))?;
+fn game_of(rules: &str) -> Result<Box<dyn Session>, RulesError> {
+    let session = registry::create_from_spec(rules).map_err(|source| RulesError::NoGame {
+        rules: rules.to_string(),
+        source,
+    })?;
     if session.table_rules().as_deref() != Some(rules) {
-        return Err(format!(
-            "the header names rules '{rules}', which are not the rules of any game's tables"
-        ));
+        return Err(RulesError::NotTables(rules.to_string()));
     }
     Ok(session)
 }
 
 /// Check one file through and through: what the loader checks (for the rules its header
 /// names), the checksum and every value.
-fn check_file(path: &Path) -> Result<(Header, Box<dyn Session>), String> {
-    let (header, _) = tables::open_alone(path).map_err(|e| e.to_string())?;
-    let session = game_of(&header.rules).map_err(|e| format!("'{}': {e}", path.display()))?;
-    let header = session.check_table_file(path).map_err(|e| e.to_string())?;
+fn check_file(path: &Path) -> Result<(Header, Box<dyn Session>), FileCheckError> {
+    let (header, _) = tables::open_alone(path)?;
+    let session = game_of(&header.rules).map_err(|source| FileCheckError::Rules {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let header = session.check_table_file(path)?;
     Ok((header, session))
 }
 
@@ -505,9 +709,7 @@ pub fn verify(dir: &Path, stop: &CancelToken) -> Result<(), TablebaseError> {
     }
     say!("{summary}");
     if bad + unloadable > 0 {
-        return Err(
-            format!("{bad} damaged table files, {unloadable} table sets that do not load").into(),
-        );
+        return Err(TablebaseError::Damaged { bad, unloadable });
     }
     Ok(())
 }
@@ -643,7 +845,8 @@ pub fn merge(dir: &Path, layer: Option<u32>, stop: &CancelToken) -> Result<(), T
     let found = walk(dir, stop)?;
     // Every layer: the folder alone. One layer: the folder shared with the builds and merges
     // of other layers; its layer file alone (taken in each rules folder below).
-    let _folder = OutputLock::folder("--dir", dir, "tablebase build or merge", layer.is_some())?;
+    let _folder = OutputLock::folder("--dir", dir, "tablebase build or merge", layer.is_some())
+        .map_err(TablebaseError::Locked)?;
     let wanted = |n: u32| layer.is_none_or(|l| l == n);
     for path in &found.temporary {
         if layer_number(&file_name(path)).is_some_and(wanted) {
@@ -681,25 +884,16 @@ pub fn merge(dir: &Path, layer: Option<u32>, stop: &CancelToken) -> Result<(), T
                 }
             }
             None => {
-                return Err(format!(
-                    "'{}' is named like a file of layer {number}, but not as sowfan names its \
-                     files (a copy of a slice?): nothing merged beside it; remove it or give it \
-                     its own name (layer-NNN.sftb, layer-NNN.shard-I-of-K.sftb)",
-                    path.display()
-                )
-                .into());
+                return Err(MergeError::OddName { path, number }.into());
             }
         }
     }
     if groups.is_empty() {
         return match layer {
-            Some(layer) => Err(format!(
-                "no slices of layer {layer} and no whole layer {layer} under '{}': build its \
-                 slices first (sowfan tablebase build GAME --seeds N --dir '{}' --layer {layer} \
-                 --shard I/K)",
-                dir.display(),
-                dir.display()
-            )
+            Some(layer) => Err(MergeError::NoLayer {
+                layer,
+                dir: dir.to_path_buf(),
+            }
             .into()),
             None => {
                 say!("no shards to merge in '{}'", dir.display());
@@ -727,19 +921,17 @@ fn merge_layer(
 ) -> Result<(), TablebaseError> {
     let target = format::layer_file(folder, layer);
     let _own = if hold {
-        Some(OutputLock::file(
-            "--layer",
-            &target,
-            "tablebase build or merge",
-        )?)
+        Some(
+            OutputLock::file("--layer", &target, "tablebase build or merge")
+                .map_err(TablebaseError::Locked)?,
+        )
     } else {
         None
     };
-    let place = format!("'{}', layer {layer}", folder.display());
     slices.sort_by_key(|s| (s.shards, s.shard));
     let cuts: std::collections::BTreeSet<u32> = slices.iter().map(|s| s.shards).collect();
     if cuts.len() > 1 {
-        let list: Vec<String> = cuts
+        let cuts: Vec<String> = cuts
             .iter()
             .map(|&k| {
                 let of: Vec<String> = slices
@@ -750,13 +942,11 @@ fn merge_layer(
                 format!("cut into {k} ({})", of.join(", "))
             })
             .collect();
-        return Err(format!(
-            "{place}: slices of different cuts lie side by side: {}; a layer is merged from \
-             one cut: remove the slices of the cuts not used (layer-{layer:03}.shard-*-of-K.sftb \
-             in '{}'), then merge again; nothing merged",
-            list.join("; "),
-            folder.display()
-        )
+        return Err(MergeError::MixedCuts {
+            folder: folder.to_path_buf(),
+            layer,
+            cuts,
+        }
         .into());
     }
     let mut checked: Vec<(Header, PathBuf)> = Vec::new();
@@ -764,53 +954,52 @@ fn merge_layer(
         if stop.is_cancelled() {
             return Err(Interrupted.into());
         }
-        let (header, _) = check_file(&slice.path).map_err(|e| {
-            format!(
-                "{e}; nothing merged: remove it (rm '{}') and build that slice again",
-                slice.path.display()
-            )
+        let (header, _) = check_file(&slice.path).map_err(|source| MergeError::BadSlice {
+            path: slice.path.clone(),
+            source,
         })?;
         checked.push((header, slice.path.clone()));
     }
     if std::fs::symlink_metadata(&target).is_ok() {
-        let (whole, _) = check_file(&target)
-            .map_err(|e| format!("{e}; the slices were not merged over it: remove it first"))?;
+        let (whole, _) = check_file(&target).map_err(MergeError::BadWhole)?;
         if checked.is_empty() {
             say!(
-                "{place}: already whole ({}); nothing to merge",
+                "'{}', layer {layer}: already whole ({}); nothing to merge",
+                folder.display(),
                 target.display()
             );
             return Ok(());
         }
-        let (_, file) = tables::open_alone(&target).map_err(|e| e.to_string())?;
+        let (_, file) = tables::open_alone(&target)?;
         let data = file.bytes().get(whole.len()..).unwrap_or_default();
         for (h, path) in &checked {
-            let (_, slice) = tables::open_alone(path).map_err(|e| e.to_string())?;
+            let (_, slice) = tables::open_alone(path)?;
             let part = data.get(h.first as usize..(h.first + h.count) as usize);
             if part != slice.bytes().get(h.len()..) {
-                return Err(format!(
-                    "{place}: '{}' holds other values than the whole layer '{}' already there; \
-                     nothing merged or removed: one of them was built from other data (check \
-                     the layers below with 'sowfan tablebase verify')",
-                    path.display(),
-                    target.display()
-                )
+                return Err(MergeError::OtherValues {
+                    folder: folder.to_path_buf(),
+                    layer,
+                    path: path.clone(),
+                    target,
+                }
                 .into());
             }
         }
         remove_slices(&checked);
         say!(
-            "{place}: already whole ({}); its {} slices hold the same values and are removed",
+            "'{}', layer {layer}: already whole ({}); its {} slices hold the same values and \
+             are removed",
+            folder.display(),
             target.display(),
             checked.len()
         );
         return Ok(());
     }
     let Some((first, _)) = checked.first() else {
-        return Err(format!(
-            "{place}: no slices and no whole layer; build the slices first (sowfan tablebase \
-             build GAME --seeds N --dir DIR --layer {layer} --shard I/K)"
-        )
+        return Err(MergeError::NoSlices {
+            folder: folder.to_path_buf(),
+            layer,
+        }
         .into());
     };
     let (rules, entries, kind) = (first.rules.clone(), first.entries, first.kind);
@@ -820,40 +1009,44 @@ fn merge_layer(
         .map(|i| format!("{i}/{k}"))
         .collect();
     if !missing.is_empty() {
-        return Err(format!(
-            "{place}: missing slices: {} (of {k}); build them (sowfan tablebase build GAME \
-             --seeds N --dir DIR --layer {layer} --shard I/K), then merge again; nothing merged",
-            missing.join(", ")
-        )
+        return Err(MergeError::MissingSlices {
+            folder: folder.to_path_buf(),
+            layer,
+            missing,
+            count: k,
+        }
         .into());
     }
     let mut next = 0;
     for (h, path) in &checked {
         if h.rules != rules || h.entries != entries || h.kind != kind || h.first != next {
-            return Err(format!(
-                "{rules}, layer {layer}: the slices do not tile the layer: '{}' holds {}..{}, \
-                 expected it to start at {next}; nothing merged",
-                path.display(),
-                h.first,
-                h.first + h.count
-            )
+            return Err(MergeError::NotTiled {
+                rules,
+                layer,
+                path: path.clone(),
+                first: h.first,
+                end: h.first + h.count,
+                next,
+            }
             .into());
         }
         next = h.first + h.count;
     }
     if next != entries {
-        return Err(format!(
-            "{rules}, layer {layer}: the slices cover 0..{next} of {entries} entries; nothing \
-             merged"
-        )
+        return Err(MergeError::NotCovered {
+            rules,
+            layer,
+            next,
+            entries,
+        }
         .into());
     }
     let mut data = Vec::with_capacity(entries as usize);
     for (h, path) in &checked {
-        let (_, file) = tables::open_alone(path).map_err(|e| e.to_string())?;
+        let (_, file) = tables::open_alone(path)?;
         data.extend_from_slice(file.bytes().get(h.len()..).unwrap_or_default());
         if let Some(change) = file.changed() {
-            return Err(format!("{change}; nothing merged").into());
+            return Err(MergeError::Changed(change).into());
         }
     }
     // Each slice still has its checksum: the files did not change between the check above
@@ -861,11 +1054,7 @@ fn merge_layer(
     for (h, path) in &checked {
         let slice = data.get(h.first as usize..(h.first + h.count) as usize);
         if slice.is_none_or(|slice| h.checksum_of(slice) != h.checksum) {
-            return Err(format!(
-                "'{}' changed while it was merged; nothing merged",
-                path.display()
-            )
-            .into());
+            return Err(MergeError::ChangedWhileMerged(path.clone()).into());
         }
     }
     let header = Header {
@@ -878,9 +1067,11 @@ fn merge_layer(
         count: entries,
         checksum: crate::file_header::checksum(&data),
     };
-    format::write_atomically(&target, &header, &data)
-        .map_err(|e| format!("'{}': {e}", target.display()))?;
-    check_file(&target).map_err(|e| format!("the merged layer is not sound: {e}"))?;
+    format::write_atomically(&target, &header, &data).map_err(|source| MergeError::Write {
+        target: target.clone(),
+        source,
+    })?;
+    check_file(&target).map_err(MergeError::MergedUnsound)?;
     remove_slices(&checked);
     say!(
         "{rules}, layer {layer}: {} slices merged into {}; the slices are removed",
