@@ -190,14 +190,6 @@ pub enum AppendError {
     },
 }
 
-/// For the tools whose own errors are still text (records, accuracy): their `?` keeps
-/// working until they have enums of their own.
-impl From<AppendError> for String {
-    fn from(error: AppendError) -> String {
-        error.to_string()
-    }
-}
-
 /// `path` opened for adding to its end (created when missing). A FIFO that nothing reads is
 /// refused at once: opening it would wait for a reader, and no signal but SIGKILL would end
 /// that wait.
@@ -230,14 +222,67 @@ pub fn open_for_appending(path: &Path) -> Result<std::fs::File, AppendError> {
     Ok(file)
 }
 
+/// Why an output (named by its option) is refused before any work.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error("{option} '{}' is not a regular file", path.display())]
+    NotRegular { option: String, path: PathBuf },
+    #[error(
+        "{option} '{}' is the same file as {input}: writing it would destroy what is read; \
+         give another path",
+        path.display()
+    )]
+    OverInput {
+        option: String,
+        path: PathBuf,
+        input: String,
+    },
+    #[error("{option} '{}': cannot make its lock '{}': {source}", path.display(), lock.display())]
+    MakeLock {
+        option: String,
+        path: PathBuf,
+        lock: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{option} '{}' is in use: another sowfan {tool} writes to it (it holds '{}'); wait \
+         for it to end or give another path",
+        path.display(),
+        lock.display()
+    )]
+    InUse {
+        option: String,
+        path: PathBuf,
+        tool: String,
+        lock: PathBuf,
+    },
+    #[error("{option} '{}': cannot lock '{}': {source}", path.display(), lock.display())]
+    Lock {
+        option: String,
+        path: PathBuf,
+        lock: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{option} '{}': its lock '{}' keeps being replaced; is another program removing it?",
+        path.display(),
+        lock.display()
+    )]
+    LockReplaced {
+        option: String,
+        path: PathBuf,
+        lock: PathBuf,
+    },
+}
+
 /// Refuse an output (named by `option`) that exists and is no regular file once links are
 /// followed: it is read back or replaced, which a device, a FIFO or a directory cannot be.
-pub fn refuse_irregular(option: &str, path: &Path) -> Result<(), String> {
+pub fn refuse_irregular(option: &str, path: &Path) -> Result<(), OutputError> {
     match std::fs::metadata(path) {
-        Ok(meta) if !meta.is_file() => Err(format!(
-            "{option} '{}' is not a regular file",
-            path.display()
-        )),
+        Ok(meta) if !meta.is_file() => Err(OutputError::NotRegular {
+            option: option.to_string(),
+            path: path.to_path_buf(),
+        }),
         _ => Ok(()),
     }
 }
@@ -269,15 +314,14 @@ fn resolved(path: &Path) -> Option<PathBuf> {
 pub fn refuse_output_over_input(
     output: (&str, &Path),
     inputs: &[(&str, &Path)],
-) -> Result<(), String> {
+) -> Result<(), OutputError> {
     for (option, input) in inputs {
         if same_file(output.1, input) {
-            return Err(format!(
-                "{} '{}' is the same file as {option}: writing it would destroy what is \
-                 read; give another path",
-                output.0,
-                output.1.display()
-            ));
+            return Err(OutputError::OverInput {
+                option: output.0.to_string(),
+                path: output.1.to_path_buf(),
+                input: option.to_string(),
+            });
         }
     }
     Ok(())
@@ -301,7 +345,7 @@ pub struct OutputLock {
 impl OutputLock {
     /// Hold the file `output` (named by `option`, written by the tool `tool`): links are
     /// followed, so every spelling of one file takes the same lock.
-    pub fn file(option: &str, output: &Path, tool: &str) -> Result<OutputLock, String> {
+    pub fn file(option: &str, output: &Path, tool: &str) -> Result<OutputLock, OutputError> {
         let target = std::fs::canonicalize(output)
             .ok()
             .or_else(|| resolved(output))
@@ -322,7 +366,7 @@ impl OutputLock {
         dir: &Path,
         tool: &str,
         shared: bool,
-    ) -> Result<OutputLock, String> {
+    ) -> Result<OutputLock, OutputError> {
         let target = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         let hold = if shared { Hold::Shared } else { Hold::Alone };
         OutputLock::take(&target.join(".sowfan.lock"), hold, option, dir, tool)
@@ -334,9 +378,9 @@ impl OutputLock {
         option: &str,
         output: &Path,
         tool: &str,
-    ) -> Result<OutputLock, String> {
+    ) -> Result<OutputLock, OutputError> {
         use std::os::unix::fs::MetadataExt;
-        let shown = output.display();
+        let named = || (option.to_string(), output.to_path_buf(), lock.to_path_buf());
         // A holder that ends removes the lock file: a lock taken on the removed file is
         // worth nothing, so the file locked must still be the one at the path.
         for _ in 0..16 {
@@ -345,11 +389,14 @@ impl OutputLock {
                 .truncate(false)
                 .write(true)
                 .open(lock)
-                .map_err(|e| {
-                    format!(
-                        "{option} '{shown}': cannot make its lock '{}': {e}",
-                        lock.display()
-                    )
+                .map_err(|source| {
+                    let (option, path, lock) = named();
+                    OutputError::MakeLock {
+                        option,
+                        path,
+                        lock,
+                        source,
+                    }
                 })?;
             let locked = match hold {
                 Hold::Shared => file.try_lock_shared(),
@@ -358,17 +405,22 @@ impl OutputLock {
             match locked {
                 Ok(()) => {}
                 Err(std::fs::TryLockError::WouldBlock) => {
-                    return Err(format!(
-                        "{option} '{shown}' is in use: another sowfan {tool} writes to it (it \
-                         holds '{}'); wait for it to end or give another path",
-                        lock.display()
-                    ));
+                    let (option, path, lock) = named();
+                    return Err(OutputError::InUse {
+                        option,
+                        path,
+                        tool: tool.to_string(),
+                        lock,
+                    });
                 }
-                Err(std::fs::TryLockError::Error(e)) => {
-                    return Err(format!(
-                        "{option} '{shown}': cannot lock '{}': {e}",
-                        lock.display()
-                    ));
+                Err(std::fs::TryLockError::Error(source)) => {
+                    let (option, path, lock) = named();
+                    return Err(OutputError::Lock {
+                        option,
+                        path,
+                        lock,
+                        source,
+                    });
                 }
             }
             let still_there = match (file.metadata(), std::fs::metadata(lock)) {
@@ -380,11 +432,8 @@ impl OutputLock {
                 return Ok(OutputLock { file, remove });
             }
         }
-        Err(format!(
-            "{option} '{shown}': its lock '{}' keeps being replaced; is another program \
-             removing it?",
-            lock.display()
-        ))
+        let (option, path, lock) = named();
+        Err(OutputError::LockReplaced { option, path, lock })
     }
 }
 
@@ -463,7 +512,8 @@ mod file_tests {
             link.clone(),
         ] {
             let error = refuse_output_over_input(("--output", &output), &[("--records", &input)])
-                .expect_err("the same file");
+                .expect_err("the same file")
+                .to_string();
             assert!(error.contains("same file as --records"), "{error}");
         }
         assert!(
@@ -505,7 +555,9 @@ mod file_tests {
                 .file_type()
                 .is_symlink()
         );
-        let error = refuse_irregular("--output", Path::new("/dev/null")).expect_err("a device");
+        let error = refuse_irregular("--output", Path::new("/dev/null"))
+            .expect_err("a device")
+            .to_string();
         assert!(
             error.contains("--output '/dev/null' is not a regular file"),
             "{error}"
@@ -531,7 +583,8 @@ mod file_tests {
         let _ = std::fs::remove_file(&output);
         let first = OutputLock::file("--output", &output, "datagen").expect("the first");
         let error = OutputLock::file("--output", &dir.join(".").join("held.data"), "datagen")
-            .expect_err("in use");
+            .expect_err("in use")
+            .to_string();
         assert!(
             error.contains("is in use: another sowfan datagen"),
             "{error}"
@@ -552,7 +605,8 @@ mod file_tests {
         let tables =
             OutputLock::folder("--dir", &folder, "tablebase build", false).expect("folder");
         let error = OutputLock::folder("--dir", &folder.join("."), "tablebase build", true)
-            .expect_err("held");
+            .expect_err("held")
+            .to_string();
         assert!(error.contains("--dir"), "{error}");
         drop((again, tables));
         // Shared holders (the slices of a layer) keep out one that would hold it alone.

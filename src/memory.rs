@@ -64,14 +64,23 @@ pub const MAX_THREADS: usize = 256;
 
 /// A thread count given as `option` (`--threads`, `--concurrency`): 1..=[`MAX_THREADS`], or
 /// an error that says so. The one check of every tool's thread counts.
-pub fn check_threads(option: &str, requested: usize) -> Result<usize, String> {
+pub fn check_threads(option: &str, requested: usize) -> Result<usize, ThreadsError> {
     if (1..=MAX_THREADS).contains(&requested) {
         Ok(requested)
     } else {
-        Err(format!(
-            "{option} {requested}: give a number of threads in 1..={MAX_THREADS}"
-        ))
+        Err(ThreadsError {
+            option: option.to_string(),
+            requested,
+        })
     }
+}
+
+/// A number of threads (named by its option) out of range.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{option} {requested}: give a number of threads in 1..={MAX_THREADS}")]
+pub struct ThreadsError {
+    pub option: String,
+    pub requested: usize,
 }
 
 /// The largest hash table in MiB this process can hold here: what the limits allow, at most
@@ -102,14 +111,6 @@ pub enum HashSizeError {
         binding: &'static str,
         limit_mb: u64,
     },
-}
-
-/// For the tools whose own errors are still text: their `?` on the check keeps working
-/// until they have enums of their own.
-impl From<HashSizeError> for String {
-    fn from(error: HashSizeError) -> String {
-        error.to_string()
-    }
 }
 
 /// Refuse a hash table of `mb` MiB that this process cannot hold: the message names the

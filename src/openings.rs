@@ -209,13 +209,6 @@ pub enum OpeningLineError {
     },
 }
 
-/// For callers whose own errors are still text (`datagen`): the message as shown.
-impl From<OpeningsSpecError> for String {
-    fn from(error: OpeningsSpecError) -> String {
-        error.to_string()
-    }
-}
-
 /// The random number generator of a match's openings and of the positions `sowfan check`
 /// finds. Xoshiro256++ is one of rand's generators with
 /// a documented, portable output stream, so a seed means the same openings everywhere.

@@ -17,6 +17,7 @@ use thiserror::Error;
 use crate::cli::CancelToken;
 use crate::cli::progress_bar;
 use crate::records::lines::{BoundedLines, ends_in_newline};
+use crate::session::SolvingError;
 use crate::session::{PositionCommandError, Session, SolveRequest};
 use crate::solver::tt::SolverTt;
 
@@ -51,9 +52,9 @@ pub enum ExactError {
     /// A cache line that cannot be written as JSON.
     #[error(transparent)]
     Line(#[from] serde_json::Error),
-    /// The solver failed (its own message).
-    #[error("{0}")]
-    Solve(String),
+    /// The solver failed.
+    #[error(transparent)]
+    Solve(#[from] SolvingError),
 }
 
 /// Why a cache line's values cannot be the exact values of its position.

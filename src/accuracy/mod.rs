@@ -19,8 +19,11 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::cli::AppendError;
 use crate::cli::CancelToken;
+use crate::cli::OutputError;
 use crate::client::spec::{EngineSpec, EngineSpecError, parse_engine};
+use crate::memory::ThreadsError;
 use crate::memory::check_hash_mb;
 use crate::registry::{self, RegistryError};
 use crate::solver::tt::SolverTt;
@@ -118,7 +121,11 @@ pub enum AccuracyError {
     Memory(String),
     /// An output refused or held by another run (the check's words).
     #[error("{0}")]
-    Output(String),
+    Output(#[from] OutputError),
+    #[error("{0}")]
+    Threads(#[from] ThreadsError),
+    #[error("{0}")]
+    Append(#[from] AppendError),
     #[error(transparent)]
     Positions(#[from] PositionsError),
     #[error(
@@ -157,7 +164,7 @@ pub struct AccuracyReport {
 /// Solve the positions, ask the engines, print the summary (and `--out` lines).
 pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, AccuracyError> {
     check_hash_mb("--hash", args.hash_mb).map_err(|e| AccuracyError::Memory(e.to_string()))?;
-    crate::memory::check_threads("--threads", args.threads).map_err(AccuracyError::Memory)?;
+    crate::memory::check_threads("--threads", args.threads)?;
     if args.positions == 0 {
         return Err(AccuracyError::NoPositions);
     }
@@ -228,7 +235,7 @@ pub fn run(args: &AccuracyArgs, cancel: &CancelToken) -> Result<AccuracyReport, 
         Some(path) => Some(
             crate::cli::open_for_appending(path)
                 .map(std::io::BufWriter::new)
-                .map_err(|e| AccuracyError::Output(e.to_string()))?,
+                .map_err(AccuracyError::Append)?,
         ),
         None => None,
     };

@@ -38,6 +38,7 @@ use thiserror::Error;
 use crate::cli::CancelToken;
 use crate::game::Player;
 use crate::memory;
+use crate::memory::ThreadsError;
 use crate::records::lines::BoundedLines;
 use crate::registry::{self, RegistryError};
 use crate::search::SearchControl;
@@ -188,6 +189,8 @@ pub enum AnalyseError {
     /// `--threads` or `--hash` refused, or a table not had (the memory check's words).
     #[error("{0}")]
     Memory(String),
+    #[error("{0}")]
+    Threads(#[from] ThreadsError),
     #[error(transparent)]
     Chart(#[from] ChartTargetError),
     #[error("cannot open '{}': {error}", path.display())]
@@ -739,7 +742,7 @@ pub fn run(args: &AnalyseArgs, stop: &CancelToken) -> Result<AnalyseReport, Anal
         movetime: args.movetime,
         ..Limits::default()
     };
-    memory::check_threads("--threads", args.threads).map_err(AnalyseError::Memory)?;
+    memory::check_threads("--threads", args.threads)?;
     if let Ok(cores) = std::thread::available_parallelism()
         && args.threads > cores.get()
     {

@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use crate::cli::{CancelToken, Interrupted};
 use crate::client::process::{CANCEL_POLL, EngineProcess, Failure};
 use crate::game::{GameResult, Player};
+use crate::memory::ThreadsError;
 use crate::openings::OpeningsError;
 use crate::openings::{self, Opening};
 use crate::records::{GameRecord, OpeningRecord, RecordFileError, RecordWriter};
@@ -80,7 +81,7 @@ pub enum MatchError {
     NoGames,
     /// `--concurrency` refused (`memory::check_threads` says why).
     #[error("{0}")]
-    Concurrency(String),
+    Concurrency(ThreadsError),
     #[error("--sprt needs exactly two engines")]
     SprtEngines,
     #[error(transparent)]

@@ -70,14 +70,6 @@ pub struct HashTableError {
     pub source: MapError,
 }
 
-/// For the tools whose own errors are still text: their `?` on a new table keeps working
-/// until they have enums of their own.
-impl From<HashTableError> for String {
-    fn from(error: HashTableError) -> String {
-        error.to_string()
-    }
-}
-
 impl TranspositionTable {
     /// A table of `megabytes` MiB (at least one entry). The memory is a fresh mapping: no
     /// page is touched until a search writes to it, so any size is created at once, and an

@@ -34,14 +34,6 @@ pub enum KeepError {
     },
 }
 
-/// For the solver's entry points, whose errors are still text: their `?` keeps working
-/// until they have an enum of their own.
-impl From<KeepError> for String {
-    fn from(error: KeepError) -> String {
-        error.to_string()
-    }
-}
-
 /// One proof's file keeping, for one run.
 pub(super) struct Keeper<'a> {
     request: &'a SolveRequest,

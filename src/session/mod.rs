@@ -31,7 +31,7 @@ use crate::perft;
 use crate::search::limits::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{SearchControl, SearchSettings};
-use crate::solver::frontier::{self, Frontier};
+use crate::solver::frontier::{self, Frontier, FrontierError};
 use crate::solver::tt::SolverTt;
 use crate::tables::build::{self, BuildError, BuildOptions, LayerJob, LayerReport};
 use crate::tables::format::Header;
@@ -58,14 +58,6 @@ pub enum SessionError {
     /// `go solve` refused or failed, in the exact solver's own words.
     #[error("{0}")]
     Solve(String),
-}
-
-/// For the tools whose own errors are still text: their `?` on a search keeps working
-/// until they have enums of their own.
-impl From<SessionError> for String {
-    fn from(error: SessionError) -> String {
-        error.to_string()
-    }
 }
 
 /// A game being played, whatever the game.
@@ -186,7 +178,7 @@ pub trait Session: Send {
     /// included, in a fixed order ([`crate::solver::frontier`]): what a proof split by
     /// `--frontier` proves. Refused for a game the solver cannot prove, a position that is
     /// over, a depth out of range or a frontier too large.
-    fn frontier(&self, depth: u32, stop: &AtomicBool) -> Result<Frontier, String>;
+    fn frontier(&self, depth: u32, stop: &AtomicBool) -> Result<Frontier, FrontierError>;
 
     /// The value of every legal move (as `solve` reports it with `all_moves`), minimaxed
     /// from the exact values of the frontier `depth` plies down: `value_of` gives a frontier
@@ -195,7 +187,7 @@ pub trait Session: Send {
         &self,
         depth: u32,
         value_of: &dyn Fn(&str) -> Option<i32>,
-    ) -> Result<Vec<(String, i32)>, String>;
+    ) -> Result<Vec<(String, i32)>, FrontierError>;
 
     /// The most seeds (stones) in play whose every position tables up to layer `top` hold
     /// ([`crate::tables::in_play_covered`]).
@@ -236,7 +228,7 @@ pub trait Session: Send {
         tt: &SolverTt,
         stop: &AtomicBool,
         progress: &(dyn Fn(&SolveProgress) + Sync),
-    ) -> Result<SolveReport, String>;
+    ) -> Result<SolveReport, SolvingError>;
 
     /// Search the current position. `info` receives the content of each `info` line as it
     /// is ready ([`Info`]; the protocol writes it out). A game that is over answers at once
@@ -364,17 +356,16 @@ impl<G: Game> Session for GameSession<G> {
             .is_ok_and(|pos| frontier::possible_value(&self.game, &pos, i64::from(value)))
     }
 
-    fn frontier(&self, depth: u32, stop: &AtomicBool) -> Result<Frontier, String> {
-        frontier::frontier(&self.game, &self.position, depth, stop).map_err(|e| e.to_string())
+    fn frontier(&self, depth: u32, stop: &AtomicBool) -> Result<Frontier, FrontierError> {
+        frontier::frontier(&self.game, &self.position, depth, stop)
     }
 
     fn frontier_move_values(
         &self,
         depth: u32,
         value_of: &dyn Fn(&str) -> Option<i32>,
-    ) -> Result<Vec<(String, i32)>, String> {
-        let values = frontier::move_values(&self.game, &self.position, depth, value_of)
-            .map_err(|e| e.to_string())?;
+    ) -> Result<Vec<(String, i32)>, FrontierError> {
+        let values = frontier::move_values(&self.game, &self.position, depth, value_of)?;
         Ok(values
             .into_iter()
             .map(|(mv, v)| (self.game.format_move(&self.position, mv), v))
@@ -461,9 +452,8 @@ impl<G: Game> Session for GameSession<G> {
         tt: &SolverTt,
         stop: &AtomicBool,
         progress: &(dyn Fn(&SolveProgress) + Sync),
-    ) -> Result<SolveReport, String> {
+    ) -> Result<SolveReport, SolvingError> {
         self.solve_position(request, tt, stop, progress)
-            .map_err(|e| e.to_string())
     }
 
     fn search(

@@ -150,7 +150,7 @@ pub(super) fn print_size(
 ) -> Result<Solved, SolveError> {
     let frontier = match session.frontier(depth, stop.flag()) {
         Err(_) if stop.is_cancelled() => return Ok(Solved::Interrupted),
-        walked => walked.map_err(SolveError::Session)?,
+        walked => walked?,
     };
     print_lines(&[format!(
         "Frontier: {} positions at {depth} plies ({} game ends before {depth})",
@@ -181,7 +181,7 @@ pub(super) fn run_part(
             eprintln!("sowfan solve: stopped while walking the frontier: no part file written");
             return Ok(Solved::Interrupted);
         }
-        walked => walked.map_err(SolveError::Session)?,
+        walked => walked?,
     };
     let (game, root) = (session.spec(), session.fen());
     if let Some(path) = &args.part_file
@@ -230,9 +230,7 @@ pub(super) fn run_part(
                 started.elapsed().as_secs_f64()
             ));
         };
-        let report = at
-            .solve(&request, &tt, stop.flag(), &progress)
-            .map_err(SolveError::Session)?;
+        let report = at.solve(&request, &tt, stop.flag(), &progress)?;
         nodes += report.nodes;
         tbhits += report.tbhits;
         match report.value() {
@@ -486,9 +484,7 @@ fn move_values_at(
     }
     used.insert(root.to_string());
     chain.push(root.to_string());
-    let frontier = session
-        .frontier(depth, CancelToken::new().flag())
-        .map_err(SolveError::Session)?;
+    let frontier = session.frontier(depth, CancelToken::new().flag())?;
     let values = frontier_parts::combine(
         &session.spec(),
         root,
@@ -534,5 +530,5 @@ fn move_values_at(
     chain.pop();
     session
         .frontier_move_values(depth, &|position| known.get(position).copied())
-        .map_err(SolveError::Session)
+        .map_err(SolveError::FrontierWalk)
 }

@@ -18,9 +18,11 @@ pub use frontier_split::FrontierSplitError;
 
 use crate::cli::CancelToken;
 use crate::game::value_text;
+use crate::memory::ThreadsError;
 use crate::memory::{self, check_hash_mb, check_threads, peak_resident_bytes};
 use crate::registry;
 use crate::session::{Session, SolveProgress, SolveRequest, SolvingError};
+use crate::solver::frontier::FrontierError;
 use crate::solver::frontier_parts::{AnyPart, read_any};
 use crate::solver::parts::{
     CombineError, Part, PartFileError, PathTaken, SplitError, combine, parse_split,
@@ -37,6 +39,8 @@ pub enum SolveError {
     /// A size or thread count refused by [`crate::memory`]'s checks, which say why in words.
     #[error("{0}")]
     Resources(String),
+    #[error("{0}")]
+    Threads(#[from] ThreadsError),
     /// The game or position of the command line, refused by the registry in words.
     #[error("{0}")]
     Setup(String),
@@ -80,9 +84,9 @@ pub enum SolveError {
     Solver(#[from] SolverError),
     #[error(transparent)]
     Solving(#[from] SolvingError),
-    /// What the session refused, in its words (its trait gives text).
-    #[error("{0}")]
-    Session(String),
+    /// The frontier could not be walked or its values not be had.
+    #[error(transparent)]
+    FrontierWalk(#[from] FrontierError),
     #[error(transparent)]
     PartFile(#[from] PartFileError),
     #[error(transparent)]
@@ -283,7 +287,7 @@ pub enum Solved {
 /// (more add nothing to the shared-table search and only slow it, as with the protocol's
 /// `Threads`), with a warning then.
 pub fn solve_threads(requested: usize) -> Result<usize, SolveError> {
-    check_threads("--threads", requested).map_err(SolveError::Resources)?;
+    check_threads("--threads", requested)?;
     let processors = std::thread::available_parallelism().map_or(1, |n| n.get());
     if requested > processors {
         eprintln!(
@@ -426,7 +430,7 @@ pub fn solve_position(args: &SolveArgs, stop: &CancelToken) -> Result<Solved, So
     if let Some(failure) = failed() {
         eprintln!("sowfan solve: {failure}");
     }
-    let report = report.map_err(SolveError::Session)?;
+    let report = report?;
     let words = report.win_draw_loss;
     if let (Some(work), Some(path)) = (report.resumed, &request.resume) {
         eprintln!(

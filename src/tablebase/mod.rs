@@ -6,7 +6,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::cli::OutputError;
 use crate::cli::{CancelToken, Interrupted, OutputLock};
+use crate::memory::ThreadsError;
 use crate::registry::{self, RegistryError};
 use crate::session::Session;
 use crate::tables::build::{BuildError, BuildOptions, LayerReport};
@@ -48,10 +50,10 @@ pub enum TablebaseError {
     Shard(#[from] ShardError),
     /// `--threads` refused (`memory::check_threads` says why).
     #[error("{0}")]
-    Threads(String),
+    Threads(ThreadsError),
     /// The folder or a layer file is held by another build or merge (`OutputLock` says which).
     #[error("{0}")]
-    Locked(String),
+    Locked(OutputError),
     #[error("--seeds (--pieces) {0}: at most {MAX_IN_PLAY} in play")]
     TooManyInPlay(u32),
     #[error("--slices {0}: give 1..={MAX_SHARDS}")]

@@ -53,6 +53,9 @@ pub enum TuneError {
     /// Anything else, said as it is shown to the user.
     #[error("{0}")]
     Failed(String),
+    /// An output refused before any work (not a regular file, an input, locked).
+    #[error(transparent)]
+    Output(#[from] crate::cli::OutputError),
 }
 
 impl From<String> for TuneError {

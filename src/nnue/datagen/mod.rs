@@ -19,16 +19,26 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use crate::cli::CancelToken;
+use thiserror::Error;
+
+use crate::cli::{CancelToken, OutputError};
 use crate::game::{GameResult, Player};
+use crate::memory::{HashSizeError, ThreadsError};
+use crate::nnue::network::{NetworkError, NetworkFileError};
+use crate::nnue::training_data::DataError;
 use crate::nnue::training_data::{self, GameBlock, Header, Sample, Writer};
 use crate::openings::{self, OpeningsSpec};
+use crate::openings::{OpeningsError, OpeningsSpecError};
 use crate::registry;
+use crate::registry::RegistryError;
 use crate::search::limits::Limits;
+use crate::search::tt::HashTableError;
 use crate::search::tt::TranspositionTable;
 use crate::search::value::Value;
 use crate::search::{SearchControl, SearchSettings};
 use crate::session::Session;
+use crate::session::{PositionCommandError, SessionError};
+use crate::tables::TableError;
 
 /// Play games of the engine against itself and write their positions as training data.
 ///
@@ -214,23 +224,88 @@ const SAME_DATA: [&str; 7] = [
     "evaluation",
 ];
 
-pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary, String> {
-    let mut base = registry::create_from_spec(&args.game.join(" ")).map_err(|e| e.to_string())?;
+/// Why a datagen run stopped without its games.
+#[derive(Debug, Error)]
+pub enum DatagenError {
+    #[error(transparent)]
+    Game(#[from] RegistryError),
+    #[error(transparent)]
+    Openings(#[from] OpeningsSpecError),
+    #[error("--openings: datagen plays random openings: plies=<k> [balanced=<points>]")]
+    OpeningsFromFile,
+    #[error("--nodes must be at least 1")]
+    ZeroNodes,
+    #[error(
+        "--games {0}: at most {MAX_GAMES} (a file of that many games holds billions of \
+         positions)"
+    )]
+    TooManyGames(u64),
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    #[error("--eval {0}: expected network or classic")]
+    Eval(String),
+    #[error(transparent)]
+    Hash(#[from] HashSizeError),
+    #[error(transparent)]
+    Threads(#[from] ThreadsError),
+    #[error("--tablebases: {0}")]
+    Tables(#[from] TableError),
+    #[error("--tablebases: {0} has no endgame tables")]
+    NoTables(String),
+    #[error("--network plays with a network: not with --eval classic")]
+    NetworkWithClassic,
+    #[error("--network: {0}")]
+    NetworkFile(#[from] NetworkFileError),
+    #[error("--network: {0}")]
+    Network(#[from] NetworkError),
+    #[error(transparent)]
+    Data(#[from] DataError),
+    #[error(
+        "'{}' holds other data: its {key} is '{found}', this run's '{ours}'; give another \
+         --output to start anew",
+        path.display()
+    )]
+    OtherData {
+        path: PathBuf,
+        key: &'static str,
+        found: String,
+        ours: String,
+    },
+    #[error("cannot start a datagen thread: {0}")]
+    Thread(std::io::Error),
+    #[error(transparent)]
+    HashTable(#[from] HashTableError),
+    #[error("game {number}: {source}")]
+    Opening {
+        number: u64,
+        source: Box<OpeningsError>,
+    },
+    #[error("game {number}: the opening: {source}")]
+    OpeningPosition {
+        number: u64,
+        source: PositionCommandError,
+    },
+    #[error(transparent)]
+    Search(#[from] SessionError),
+    #[error("game {number}: the search's move {mv}: {source}")]
+    SearchMove {
+        number: u64,
+        mv: String,
+        source: PositionCommandError,
+    },
+}
+
+pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary, DatagenError> {
+    let mut base = registry::create_from_spec(&args.game.join(" "))?;
     let spec = openings::parse_openings(&args.openings)?;
     if matches!(spec, OpeningsSpec::File { .. }) {
-        return Err(
-            "--openings: datagen plays random openings: plies=<k> [balanced=<points>]".into(),
-        );
+        return Err(DatagenError::OpeningsFromFile);
     }
     if args.nodes == 0 {
-        return Err("--nodes must be at least 1".into());
+        return Err(DatagenError::ZeroNodes);
     }
     if args.games > MAX_GAMES {
-        return Err(format!(
-            "--games {}: at most {MAX_GAMES} (a file of that many games holds billions of \
-             positions)",
-            args.games
-        ));
+        return Err(DatagenError::TooManyGames(args.games));
     }
     // The output, before any work: a regular file (or none yet), not the network read,
     // and this run's alone.
@@ -245,7 +320,7 @@ pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary,
     let classic = match args.eval.as_str() {
         "network" => false,
         "classic" => true,
-        other => return Err(format!("--eval {other}: expected network or classic")),
+        other => return Err(DatagenError::Eval(other.to_string())),
     };
     crate::memory::check_hash_mb("--hash", args.hash)?;
     let threads = args
@@ -255,27 +330,24 @@ pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary,
     if let Some(dir) = &args.tablebases {
         let tables = base
             .open_tables(dir)
-            .map_err(|e| format!("--tablebases: {e}"))?
-            .ok_or_else(|| format!("--tablebases: {} has no endgame tables", base.spec()))?;
+            .map_err(DatagenError::Tables)?
+            .ok_or_else(|| DatagenError::NoTables(base.spec()))?;
         base.set_tables(Some(tables));
     }
     let file = match &args.network {
         Some(_) if classic => {
-            return Err("--network plays with a network: not with --eval classic".into());
+            return Err(DatagenError::NetworkWithClassic);
         }
-        Some(path) => {
-            Some(crate::nnue::network::read_file(path).map_err(|e| format!("--network: {e}"))?)
-        }
+        Some(path) => Some(crate::nnue::network::read_file(path)?),
         None => None,
     };
     let network = match &file {
         Some(bytes) => {
-            base.set_network(Some(bytes))
-                .map_err(|e| format!("--network: {e}"))?;
+            base.set_network(Some(bytes))?;
             Some(bytes.as_slice())
         }
         None if classic => {
-            base.set_network(None).map_err(|e| e.to_string())?;
+            base.set_network(None)?;
             None
         }
         None => base.default_network(),
@@ -284,16 +356,15 @@ pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary,
 
     // A new file, or the one there continued when it holds the same data.
     let (writer, done, file_positions) = if args.output.exists() {
-        let scan = training_data::scan(&args.output).map_err(|e| e.to_string())?;
+        let scan = training_data::scan(&args.output)?;
         for key in SAME_DATA {
             if normalised(key, scan.header.get(key)) != normalised(key, header.get(key)) {
-                return Err(format!(
-                    "'{}' holds other data: its {key} is '{}', this run's '{}'; give another \
-                     --output to start anew",
-                    args.output.display(),
-                    scan.header.get(key).unwrap_or(""),
-                    header.get(key).unwrap_or("")
-                ));
+                return Err(DatagenError::OtherData {
+                    path: args.output.clone(),
+                    key,
+                    found: scan.header.get(key).unwrap_or("").to_string(),
+                    ours: header.get(key).unwrap_or("").to_string(),
+                });
             }
         }
         if scan.good_length < scan.file_length {
@@ -306,10 +377,10 @@ pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary,
                 scan.done.len()
             );
         }
-        let writer = Writer::resume(&args.output, &scan).map_err(|e| e.to_string())?;
+        let writer = Writer::resume(&args.output, &scan)?;
         (writer, scan.done, scan.positions)
     } else {
-        let writer = Writer::create(&args.output, &header).map_err(|e| e.to_string())?;
+        let writer = Writer::create(&args.output, &header)?;
         (writer, BTreeSet::new(), 0)
     };
     // The games to play are the numbers below --games the file does not hold, taken in
@@ -364,7 +435,7 @@ pub fn datagen(args: &DatagenArgs, stop: &CancelToken) -> Result<DatagenSummary,
                 });
             match spawned {
                 Ok(handle) => handles.push(handle),
-                Err(e) => shared.fail(format!("cannot start a datagen thread: {e}")),
+                Err(e) => shared.fail(DatagenError::Thread(e)),
             }
         }
         // The signal handler only sets the token: this thread passes it on to the searches.
@@ -404,12 +475,12 @@ struct Shared {
     games: AtomicU64,
     dropped: AtomicU64,
     failed: AtomicBool,
-    error: Mutex<Option<String>>,
+    error: Mutex<Option<DatagenError>>,
     writer: Mutex<Writer>,
 }
 
 impl Shared {
-    fn fail(&self, error: String) {
+    fn fail(&self, error: DatagenError) {
         self.failed.store(true, Ordering::Relaxed);
         let mut slot = self.error.lock().unwrap_or_else(|e| e.into_inner());
         slot.get_or_insert(error);
@@ -442,7 +513,7 @@ fn work(
     shared: &Shared,
     stop: &CancelToken,
     played: &(dyn Fn(usize) + Sync),
-) -> Result<(), String> {
+) -> Result<(), DatagenError> {
     let tt = TranspositionTable::new(args.hash)?;
     let probe_tt = TranspositionTable::new(2)?;
     let base = session.clone_box();
@@ -460,12 +531,17 @@ fn work(
         ) {
             Ok(opening) => opening,
             Err(_) if !shared.go_on(stop) => return Ok(()),
-            Err(e) => return Err(format!("game {number}: {e}")),
+            Err(e) => {
+                return Err(DatagenError::Opening {
+                    number,
+                    source: Box::new(e),
+                });
+            }
         };
         let moves: Vec<&str> = opening.moves.iter().map(String::as_str).collect();
         session
             .set_position(opening.fen.as_deref(), &moves)
-            .map_err(|e| format!("game {number}: the opening: {e}"))?;
+            .map_err(|source| DatagenError::OpeningPosition { number, source })?;
         tt.clear();
         let Some(block) = play_game(
             args,
@@ -484,8 +560,7 @@ fn work(
             .writer
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .append(&block)
-            .map_err(|e| e.to_string())?;
+            .append(&block)?;
         shared.games.fetch_add(1, Ordering::Relaxed);
         shared.positions.fetch_add(count as u64, Ordering::Relaxed);
         played(count);
@@ -503,7 +578,7 @@ fn play_game(
     (number, opening_plies): (u64, usize),
     shared: &Shared,
     stop: &CancelToken,
-) -> Result<Option<GameBlock>, String> {
+) -> Result<Option<GameBlock>, DatagenError> {
     let limits = Limits {
         nodes: Some(args.nodes),
         ..Limits::default()
@@ -552,7 +627,11 @@ fn play_game(
         }
         session
             .play_moves(&[summary.bestmove.as_str()])
-            .map_err(|e| format!("game {number}: the search's move {}: {e}", summary.bestmove))?;
+            .map_err(|source| DatagenError::SearchMove {
+                number,
+                mv: summary.bestmove.clone(),
+                source,
+            })?;
         ply += 1;
     };
     let result = match winner {

@@ -18,11 +18,12 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 
 use crate::cli::{
-    CancelToken, Interrupted, OpenRegularError, OutputLock, refuse_irregular,
+    CancelToken, Interrupted, OpenRegularError, OutputError, OutputLock, refuse_irregular,
     refuse_output_over_input, write_atomically,
 };
 use crate::file_header::{self, Magic};
 use crate::game::PositionError;
+use crate::memory::ThreadsError;
 use crate::nnue::network::{
     HIDDEN, MAX_FIRST_Q, MAX_FIRST_WEIGHT, MAX_OUTPUT_BIAS, MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_Q,
     MAX_OUTPUT_WEIGHT, Network, NetworkError, QA, QB,
@@ -139,10 +140,11 @@ pub enum TrainError {
         path: PathBuf,
         source: std::io::Error,
     },
-    /// An output refused before any work (not a regular file, an input, locked), or
-    /// `--threads` out of range: said as the shared check says it.
-    #[error("{0}")]
-    Refused(String),
+    /// An output refused before any work (not a regular file, an input, locked).
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    #[error(transparent)]
+    Threads(#[from] ThreadsError),
 }
 
 /// What is wrong with a checkpoint (each said after "the checkpoint").
@@ -550,7 +552,7 @@ impl State {
 /// Every output checked before any work: a regular file or none yet, none of them an
 /// input or the other output, and this run's alone (a lock each, which also shows that
 /// their folder is writable). The locks are held until they are dropped.
-fn check_outputs(args: &TrainArgs) -> Result<Vec<OutputLock>, String> {
+fn check_outputs(args: &TrainArgs) -> Result<Vec<OutputLock>, OutputError> {
     let mut outputs = vec![("--output", args.output.as_path())];
     if let Some(checkpoint) = &args.checkpoint {
         outputs.push(("--checkpoint", checkpoint.as_path()));
@@ -597,12 +599,11 @@ pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, Train
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let threads =
-        crate::memory::check_threads("--threads", threads).map_err(TrainError::Refused)?;
+    let threads = crate::memory::check_threads("--threads", threads)?;
     if args.epochs > MAX_EPOCHS {
         return Err(TrainError::TooManyEpochs(args.epochs));
     }
-    let _locks = check_outputs(args).map_err(TrainError::Refused)?;
+    let _locks = check_outputs(args)?;
     let started = Instant::now();
     let (training, validation, inputs, id) = read(args, stop)?;
     if training.len() == 0 {
