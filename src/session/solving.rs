@@ -27,7 +27,7 @@ pub enum SolvingError {
     #[error("'{0}' is not a legal move of this position")]
     IllegalPartMove(String),
     /// The proof file could not be resumed or saved: the keeping of it
-    /// ([`super::keep::Keeper`]) says why in words.
+    /// (`keep::Keeper`) says why in words.
     #[error("{0}")]
     ProofFile(String),
 }

@@ -107,7 +107,7 @@ impl From<MergeError> for TablebaseError {
     }
 }
 
-/// `--shard` that is not `I/K` with 1 ≤ I ≤ K ≤ [`MAX_SHARDS`].
+/// `--shard` that is not `I/K` with 1 ≤ I ≤ K ≤ `MAX_SHARDS`.
 #[derive(Debug, thiserror::Error)]
 pub enum ShardError {
     #[error("--shard {0}: expected I/K with 1 <= I <= K, e.g. --shard 3/8")]
@@ -118,7 +118,7 @@ pub enum ShardError {
     OutOfRange(String),
 }
 
-/// Why a table file does not check through ([`check_file`]).
+/// Why a table file does not check through (`check_file`).
 #[derive(Debug, thiserror::Error)]
 pub enum FileCheckError {
     /// Its header, its checksum or a value.
@@ -128,7 +128,7 @@ pub enum FileCheckError {
     Rules { path: PathBuf, source: RulesError },
 }
 
-/// A table header's rules that name no game's tables here ([`game_of`]).
+/// A table header's rules that name no game's tables here (`game_of`).
 #[derive(Debug, thiserror::Error)]
 pub enum RulesError {
     #[error("the header names rules '{rules}', which are no game here: {source}")]
