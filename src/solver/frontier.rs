@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use thiserror::Error;
 
+use crate::cli::Interrupted;
 use crate::game::{Game, PositionError};
 use crate::solver::SolverError;
 use crate::solver::pn::{DRAW, LOSS, WIN};
@@ -47,8 +48,9 @@ pub enum FrontierError {
         "the frontier takes more than {MAX_VISITS} positions to walk: give a smaller --frontier"
     )]
     TooManyVisits,
-    #[error("stopped while walking the frontier")]
-    Stopped,
+    /// Stopped (Ctrl-C) while walking: the one interruption error every tool answers.
+    #[error(transparent)]
+    Interrupted(#[from] Interrupted),
     #[error(
         "{spec}: the frontier position '{text}' cannot be read back ({error}): this game \
          cannot be split by --frontier"
@@ -132,7 +134,7 @@ impl<G: Game> Walk<'_, G> {
             return Err(FrontierError::TooManyVisits);
         }
         if self.stop.load(Ordering::Relaxed) {
-            return Err(FrontierError::Stopped);
+            return Err(Interrupted.into());
         }
         let mut moves = Vec::new();
         let ended = self.game.outcome(pos).is_some();
