@@ -171,12 +171,9 @@ pub enum OpeningsError {
     },
     #[error("a thread searching openings failed")]
     ThreadFailed,
-    /// Stopped (Ctrl-C) while one opening was searched.
+    /// Stopped (Ctrl-C), while an opening was searched or between two.
     #[error(transparent)]
     Interrupted(#[from] Interrupted),
-    /// Stopped (Ctrl-C) between openings.
-    #[error("interrupted while searching balanced openings")]
-    Stopped,
     #[error("an opening was not searched")]
     NotSearched,
 }
@@ -448,7 +445,7 @@ fn balanced_openings(
     progress.finish_and_clear();
     outcome?;
     if stop.is_cancelled() {
-        return Err(OpeningsError::Stopped);
+        return Err(Interrupted.into());
     }
     let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     results
