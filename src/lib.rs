@@ -34,15 +34,14 @@
 //!     play), [`play`] (a game against the engine in a terminal), [`tune`]
 //!     (evaluation weights fitted to records), [`tablebase`] (`sowfan tablebase`: build,
 //!     verify, list, merge), [`solve`] (`sowfan solve`: a proof from the command line),
-//!     [`nnue::datagen`] (`sowfan datagen`: self-play games written as training data),
-//!     [`nnue::train`] (`sowfan train`: a network fitted to training data);
+//!     [`datagen`] (`sowfan datagen`: self-play games written as training data),
+//!     [`train`] (`sowfan train`: a network fitted to training data);
 //! 13. [`commands`]: each tool's command line, one file a subcommand (its clap arguments,
 //!     its run, its exit status), none importing another;
 //! 14. `main.rs`: parses the command line and dispatches.
 //!
 //! Names: a tool's module is named as its subcommand (`match`, a keyword, as a raw identifier),
-//! and its command line is `commands/<subcommand>.rs` (the learned evaluation's tools, `datagen`
-//! and `train`, live in its folder, `nnue/`); `tt` is a transposition table, `tables`
+//! and its command line is `commands/<subcommand>.rs`; `tt` is a transposition table, `tables`
 //! and `tablebase` are endgame tables only; no module name stands in two layers.
 
 pub mod accuracy;
@@ -53,6 +52,7 @@ pub mod cli;
 pub mod client;
 pub mod commands;
 pub mod compositions;
+pub mod datagen;
 pub mod file_header;
 pub mod game;
 pub mod games;
@@ -73,4 +73,5 @@ pub mod solver;
 pub mod tablebase;
 pub mod tables;
 pub mod text;
+pub mod train;
 pub mod tune;

@@ -1,11 +1,11 @@
 //! `sowfan datagen`: self-play games written as training data; the work is in
-//! [`crate::nnue::datagen`].
+//! [`crate::datagen`].
 
 use std::process::ExitCode;
 
 use crate::cli::{Exit, cancel_on_interrupt, exit_status};
-pub use crate::nnue::datagen::DatagenArgs;
-use crate::nnue::datagen::datagen;
+pub use crate::datagen::DatagenArgs;
+use crate::datagen::datagen;
 
 /// `sowfan datagen`: status 1 with the reason when the settings or the file are unusable,
 /// 130 after Ctrl-C (or SIGTERM; a second one ends it at once), with the games finished

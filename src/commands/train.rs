@@ -1,10 +1,10 @@
-//! `sowfan train`: a network fitted to training data; the work is in [`crate::nnue::train`].
+//! `sowfan train`: a network fitted to training data; the work is in [`crate::train`].
 
 use std::process::ExitCode;
 
 use crate::cli::{Exit, cancel_on_interrupt, exit_status};
-pub use crate::nnue::train::TrainArgs;
-use crate::nnue::train::{TrainError, train};
+pub use crate::train::TrainArgs;
+use crate::train::{TrainError, train};
 
 /// `sowfan train`: status 1 with the reason when the data or the settings are unusable, 130
 /// after Ctrl-C (the checkpoint of the last whole epoch is kept).

@@ -17,9 +17,12 @@
 //! in its own `network_features.rs` (its `NetworkFeatures`); a game without a network needs
 //! nothing from here.
 //!
-//! Making a network: [`datagen`] (`sowfan datagen`: self-play games scored by a search)
-//! writes [`training_data`], which [`train`] (`sowfan train`) fits a network to. docs/nnue.md
-//! gives the commands that made each embedded network.
+//! Making a network: `sowfan datagen` (`crate::datagen`: self-play games scored by a
+//! search) writes [`training_data`], which `sowfan train` (`crate::train`) fits a network
+//! to. The two tools are named as their subcommands, as every tool is, outside this folder:
+//! they use the whole engine (games, search, sessions), which itself evaluates with what is
+//! here, so inside it they would close a circle between modules. docs/nnue.md gives the
+//! commands that made each embedded network.
 //!
 //! # Networks
 //!
@@ -30,12 +33,10 @@
 //!
 //! The folder spans the crate's layers (tests/it/layers.rs places each part): the
 //! accumulator and the network file sit below the `Game` contract, which names them; the
-//! feature sets are generic utilities the games use; the training data is shared by tools;
-//! `datagen` and `train` are tools.
+//! feature sets are generic utilities the games use; the training data is shared by tools.
+//! It imports nothing above the utilities.
 
 pub mod accumulator;
-pub mod datagen;
 pub mod features;
 pub mod network;
-pub mod train;
 pub mod training_data;

@@ -69,8 +69,8 @@ const LAYERS: &[(&str, &[(&str, &str)])] = &[
             ("tune/", "tune tool"),
             ("tablebase/", "tablebase tool"),
             ("solve/", "solve tool"),
-            ("nnue/datagen/", "datagen tool"),
-            ("nnue/train/", "train tool"),
+            ("datagen/", "datagen tool"),
+            ("train/", "train tool"),
         ],
     ),
     (
@@ -630,7 +630,7 @@ fn lib_rs_gives_the_same_layers_and_declares_only_modules() {
             } else {
                 name.to_string()
             };
-            // A module of a folder that spans layers is named by its path, `nnue::train`.
+            // A module of a folder that spans layers is named by its path, `nnue::network`.
             let segments: Vec<String> = name.split("::").map(str::to_string).collect();
             let file = file_of(&segments).expect("a module of the crate");
             assert_eq!(
