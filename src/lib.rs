@@ -35,7 +35,8 @@
 //!     (evaluation weights fitted to records), [`tablebase`] (`sowfan tablebase`: build,
 //!     verify, list, merge), [`solve`] (`sowfan solve`: a proof from the command line),
 //!     [`datagen`] (`sowfan datagen`: self-play games written as training data),
-//!     [`train`] (`sowfan train`: a network fitted to training data);
+//!     [`nnue::train`] (`sowfan train`: a network fitted to training data, in the learned
+//!     evaluation's folder; it reads a game only through the feature sets' `PackedFeatures`);
 //! 13. [`commands`]: each tool's command line, one file a subcommand (its clap arguments,
 //!     its run, its exit status), none importing another;
 //! 14. `main.rs`: parses the command line and dispatches.
@@ -73,5 +74,4 @@ pub mod solver;
 pub mod tablebase;
 pub mod tables;
 pub mod text;
-pub mod train;
 pub mod tune;

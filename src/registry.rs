@@ -7,6 +7,7 @@ use crate::games::afrika::{self, Afrika};
 use crate::games::anywoli::{self, Anywoli};
 use crate::games::fanorona::{self, Fanorona, Size};
 use crate::games::kalah::{self, Kalah};
+use crate::nnue::features::{ForeignError, PackedFeatures};
 use crate::options::{GameOptions, OptionError, OptionSpec};
 use crate::session::{GameSession, PositionCommandError, Session};
 
@@ -107,6 +108,30 @@ pub fn create_from_spec(spec: &str) -> Result<Box<dyn Session>, RegistryError> {
     let name = tokens.next().ok_or(RegistryError::Missing)?;
     let options: Vec<&str> = tokens.collect();
     create(name, &options)
+}
+
+/// A game's network features by its spec (as [`create_from_spec`]), for training
+/// ([`crate::nnue::train`], which opens games through this and knows none itself).
+pub fn packed_features(spec: &str) -> Result<Box<dyn PackedFeatures>, ForeignError> {
+    Ok(Box::new(SessionFeatures(create_from_spec(spec)?)))
+}
+
+/// A session seen only through its network features.
+struct SessionFeatures(Box<dyn Session>);
+
+impl PackedFeatures for SessionFeatures {
+    fn spec(&self) -> String {
+        self.0.spec()
+    }
+    fn network_inputs(&self) -> usize {
+        self.0.network_inputs()
+    }
+    fn network_id(&self) -> String {
+        self.0.network_id()
+    }
+    fn packed_features(&self, bytes: &[u8], views: &mut [Vec<u16>; 2]) -> Result<(), ForeignError> {
+        Ok(self.0.packed_features(bytes, views)?)
+    }
 }
 
 /// A game named on a command line (`["kalah", "pits=4"]`; no words: Kalah) set to `fen` (or

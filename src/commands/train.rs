@@ -1,16 +1,17 @@
-//! `sowfan train`: a network fitted to training data; the work is in [`crate::train`].
+//! `sowfan train`: a network fitted to training data; the work is in [`crate::nnue::train`].
 
 use std::process::ExitCode;
 
 use crate::cli::{Exit, cancel_on_interrupt, exit_status};
-pub use crate::train::TrainArgs;
-use crate::train::{TrainError, train};
+pub use crate::nnue::train::TrainArgs;
+use crate::nnue::train::{TrainError, train};
+use crate::registry;
 
 /// `sowfan train`: status 1 with the reason when the data or the settings are unusable, 130
 /// after Ctrl-C (the checkpoint of the last whole epoch is kept).
 pub fn run(args: TrainArgs) -> ExitCode {
     let stop = cancel_on_interrupt("train");
-    match train(&args, &stop) {
+    match train(&args, &registry::packed_features, &stop) {
         Ok(summary) => {
             println!(
                 "{} epochs over {} positions ({} kept for validation) in {:.1} s: {}; network \

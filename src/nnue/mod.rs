@@ -18,11 +18,12 @@
 //! nothing from here.
 //!
 //! Making a network: `sowfan datagen` (`crate::datagen`: self-play games scored by a
-//! search) writes [`training_data`], which `sowfan train` (`crate::train`) fits a network
-//! to. The two tools are named as their subcommands, as every tool is, outside this folder:
-//! they use the whole engine (games, search, sessions), which itself evaluates with what is
-//! here, so inside it they would close a circle between modules. docs/nnue.md gives the
-//! commands that made each embedded network.
+//! search) writes [`training_data`], which `sowfan train` ([`train`]) fits a network to.
+//! Training reads a game only through [`features::PackedFeatures`], which the registry gives
+//! for a game by name, so it lives here and imports no game, session or search. Datagen
+//! plays whole games with the search and the sessions, which themselves evaluate with what is
+//! here, so it stays a tool of its own outside this folder: inside, it would close a circle
+//! between modules. docs/nnue.md gives the commands that made each embedded network.
 //!
 //! # Networks
 //!
@@ -33,10 +34,11 @@
 //!
 //! The folder spans the crate's layers (tests/it/layers.rs places each part): the
 //! accumulator and the network file sit below the `Game` contract, which names them; the
-//! feature sets are generic utilities the games use; the training data is shared by tools.
-//! It imports nothing above the utilities.
+//! feature sets are generic utilities the games use; the training data is shared by tools;
+//! [`train`] is a tool. Nothing here imports a module above the utilities.
 
 pub mod accumulator;
 pub mod features;
 pub mod network;
+pub mod train;
 pub mod training_data;

@@ -70,7 +70,7 @@ const LAYERS: &[(&str, &[(&str, &str)])] = &[
             ("tablebase/", "tablebase tool"),
             ("solve/", "solve tool"),
             ("datagen/", "datagen tool"),
-            ("train/", "train tool"),
+            ("nnue/train/", "train tool"),
         ],
     ),
     (

@@ -3,3 +3,24 @@
 
 pub mod sowing;
 pub mod stones;
+
+/// An error of another layer, kept whole (its message and source) where this folder cannot
+/// name its type: a game's, or the registry's.
+pub type ForeignError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What `sowfan train` ([`crate::nnue::train`]) needs of a game: its network's size and id, and
+/// the features of the packed positions in training data. The registry gives one for a game
+/// by name, so that training, here, imports no game and no session.
+pub trait PackedFeatures {
+    /// The game and its options, as after `newgame`.
+    fn spec(&self) -> String;
+    /// The features a view has (0: the game has no network).
+    fn network_inputs(&self) -> usize;
+    /// What a network file must be made for.
+    fn network_id(&self) -> String;
+    /// The features of a packed position, from P1's view and from P2's (cleared first).
+    fn packed_features(&self, bytes: &[u8], views: &mut [Vec<u16>; 2]) -> Result<(), ForeignError>;
+}
+
+/// Opens a game's [`PackedFeatures`] by its spec (as after `newgame`).
+pub type FeatureOpener<'a> = &'a dyn Fn(&str) -> Result<Box<dyn PackedFeatures>, ForeignError>;

@@ -22,14 +22,13 @@ use crate::cli::{
     refuse_output_over_input, write_atomically,
 };
 use crate::file_header::{self, Magic};
-use crate::game::PositionError;
 use crate::memory::ThreadsError;
+use crate::nnue::features::{FeatureOpener, ForeignError};
 use crate::nnue::network::{
     HIDDEN, MAX_FIRST_Q, MAX_FIRST_WEIGHT, MAX_OUTPUT_BIAS, MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_Q,
     MAX_OUTPUT_WEIGHT, Network, NetworkError, QA, QB,
 };
 use crate::nnue::training_data::{DataError, Reader};
-use crate::registry::{self, RegistryError};
 
 /// Fit a learned evaluation (a network file) to training data from `sowfan datagen`.
 ///
@@ -87,9 +86,9 @@ pub enum TrainError {
     BadRates,
     #[error("--epochs {0}: at most {MAX_EPOCHS}")]
     TooManyEpochs(usize),
-    /// `--game` names no game, or a bad one.
-    #[error(transparent)]
-    Game(#[from] RegistryError),
+    /// The game (and options) names no game, or a bad one.
+    #[error("{0}")]
+    Game(ForeignError),
     #[error("{0} has no learned evaluation to train")]
     NoNetwork(String),
     #[error("--data: {0}")]
@@ -104,7 +103,7 @@ pub enum TrainError {
     Position {
         path: PathBuf,
         number: u64,
-        source: PositionError,
+        source: ForeignError,
     },
     #[error("'{}' game {number}: a feature out of range", path.display())]
     FeatureOutOfRange { path: PathBuf, number: u64 },
@@ -347,12 +346,13 @@ pub struct TrainSummary {
 /// Read the data: `(training, validation)`.
 fn read(
     args: &TrainArgs,
+    open: FeatureOpener,
     stop: &CancelToken,
 ) -> Result<(Samples, Samples, usize, String), TrainError> {
-    let session = registry::create_from_spec(&args.game.join(" "))?;
-    let inputs = session.network_inputs();
+    let features = open(&args.game.join(" ")).map_err(TrainError::Game)?;
+    let inputs = features.network_inputs();
     if inputs == 0 {
-        return Err(TrainError::NoNetwork(session.spec()));
+        return Err(TrainError::NoNetwork(features.spec()));
     }
     let mut sets = [Samples::default(), Samples::default()];
     for set in &mut sets {
@@ -362,14 +362,12 @@ fn read(
     for path in &args.data {
         let mut reader = Reader::open(path)?;
         let made_for = reader.header.get("game").unwrap_or("").to_string();
-        let spec = registry::create_from_spec(&made_for)
-            .map(|s| s.network_id())
-            .unwrap_or_default();
-        if spec != session.network_id() {
+        let spec = open(&made_for).map(|s| s.network_id()).unwrap_or_default();
+        if spec != features.network_id() {
             return Err(TrainError::OtherGame {
                 path: path.clone(),
                 made_for,
-                id: session.network_id(),
+                id: features.network_id(),
             });
         }
         while let Some(game) = reader.next_game()? {
@@ -378,7 +376,7 @@ fn read(
             }
             let set = &mut sets[usize::from(game.number % 20 == 0)];
             for sample in &game.samples {
-                session
+                features
                     .packed_features(&sample.packed, &mut views)
                     .map_err(|source| TrainError::Position {
                         path: path.clone(),
@@ -412,7 +410,7 @@ fn read(
         }
     }
     let [training, validation] = sets;
-    Ok((training, validation, inputs, session.network_id()))
+    Ok((training, validation, inputs, features.network_id()))
 }
 
 /// Mean loss of `params` over `set`, and with `grad` the summed gradient of `order`'s
@@ -588,7 +586,13 @@ fn read_checkpoint(path: &std::path::Path, size: u64) -> Result<Vec<u8>, TrainEr
     Ok(bytes)
 }
 
-pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, TrainError> {
+/// Train as `args` say, on the features `open` gives for `args.game` (the registry's, from
+/// the command line).
+pub fn train(
+    args: &TrainArgs,
+    open: FeatureOpener,
+    stop: &CancelToken,
+) -> Result<TrainSummary, TrainError> {
     if args.batch == 0 || args.epochs == 0 {
         return Err(TrainError::ZeroBatchOrEpochs);
     }
@@ -605,7 +609,7 @@ pub fn train(args: &TrainArgs, stop: &CancelToken) -> Result<TrainSummary, Train
     }
     let _locks = check_outputs(args)?;
     let started = Instant::now();
-    let (training, validation, inputs, id) = read(args, stop)?;
+    let (training, validation, inputs, id) = read(args, open, stop)?;
     if training.len() == 0 {
         return Err(TrainError::NoPositions);
     }
