@@ -129,8 +129,13 @@ impl PackedFeatures for SessionFeatures {
     fn network_id(&self) -> String {
         self.0.network_id()
     }
-    fn packed_features(&self, bytes: &[u8], views: &mut [Vec<u16>; 2]) -> Result<(), ForeignError> {
-        Ok(self.0.packed_features(bytes, views)?)
+    fn packed_features(
+        &self,
+        bytes: &[u8],
+        views: &mut [Vec<u16>; 2],
+        buckets: usize,
+    ) -> Result<usize, ForeignError> {
+        Ok(self.0.packed_features(bytes, views, buckets)?)
     }
 }
 

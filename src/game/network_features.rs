@@ -27,6 +27,13 @@ pub trait NetworkFeatures: Evaluation {
     /// [`NetworkFeatures::network_inputs`]).
     fn network_features(&self, _pos: &Self::Position, _view: Player, _out: &mut Vec<u16>) {}
 
+    /// The output bucket of `pos` among `buckets` (a network's output neuron is chosen by
+    /// the position's material: see `crate::nnue::network`). The default: the first, for a
+    /// game whose networks have one bucket.
+    fn network_bucket(&self, _pos: &Self::Position, _buckets: usize) -> usize {
+        0
+    }
+
     /// Evaluate with this network (a network file's bytes, checked: hostile input) from now
     /// on, or with the hand-written evaluation (`None`). The default: a game without a
     /// network refuses one.

@@ -3,10 +3,11 @@
 //! It sits at the bottom of the crate's layers, beside the `Game` contract, because the
 //! contract's [`NetworkFeatures`](crate::game::NetworkFeatures) names it: a game fills it,
 //! the search keeps one per ply, and [`network`](super::network) reads it. Its width is the
-//! network's hidden width ([`network::HIDDEN`](super::network::HIDDEN) is this constant).
+//! widest first layer a network may have ([`network::MAX_WIDTH`](super::network::MAX_WIDTH)
+//! is this constant); a narrower network uses its first lanes only.
 
-/// The width of a learned evaluation's first layer.
-pub const ACCUMULATOR_WIDTH: usize = 64;
+/// The widest first layer of a learned evaluation.
+pub const ACCUMULATOR_WIDTH: usize = 256;
 
 /// A learned evaluation's first layer for one position, from each side's view (`views[0]`:
 /// P1's; `views[1]`: P2's). The search keeps one per ply and updates it move by move

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
 use thiserror::Error;
@@ -32,6 +32,30 @@ pub enum KeepError {
         recorded: usize,
         moves: usize,
     },
+    /// Saving to `--save` failed (the proof itself goes on, or has ended).
+    #[error(transparent)]
+    Save(ProofFileError),
+}
+
+/// A [`KeepError`] shared: a [`SolvingError`](super::SolvingError) is cloned to whoever
+/// waits on the solve, and an io error is neither `Clone` nor `PartialEq`. Two are equal
+/// when they say the same.
+#[derive(Debug, Clone, Error)]
+#[error(transparent)]
+pub struct SharedKeepError(pub Arc<KeepError>);
+
+impl PartialEq for SharedKeepError {
+    fn eq(&self, other: &SharedKeepError) -> bool {
+        self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl Eq for SharedKeepError {}
+
+impl From<KeepError> for SharedKeepError {
+    fn from(error: KeepError) -> SharedKeepError {
+        SharedKeepError(Arc::new(error))
+    }
 }
 
 /// One proof's file keeping, for one run.
@@ -144,7 +168,7 @@ impl<'a> Keeper<'a> {
     }
 
     /// Save the proof (`nodes`: this run's) if asked to; the buckets written.
-    pub fn save<T: ProofTt>(&self, table: &T, nodes: u64) -> Result<u64, String> {
+    pub fn save<T: ProofTt>(&self, table: &T, nodes: u64) -> Result<u64, KeepError> {
         let Some(path) = &self.request.save else {
             return Ok(0);
         };
@@ -155,7 +179,7 @@ impl<'a> Keeper<'a> {
         let root = lock(&self.root).clone();
         let saving = Instant::now();
         let buckets =
-            save::save(path, &self.identity, work, &root, table).map_err(|e| e.to_string())?;
+            save::save(path, &self.identity, work, &root, table).map_err(KeepError::Save)?;
         log::info!(
             "proof file '{}': saved {buckets} buckets in {} ms",
             path.display(),

@@ -126,12 +126,13 @@ pub trait Session: Send {
     fn network_id(&self) -> String;
 
     /// The network features of a packed position, from P1's view and from P2's (cleared
-    /// first).
+    /// first), and its output bucket among `buckets`.
     fn packed_features(
         &self,
         bytes: &[u8],
         views: &mut [Vec<u16>; 2],
-    ) -> Result<(), crate::game::PositionError>;
+        buckets: usize,
+    ) -> Result<usize, crate::game::PositionError>;
 
     /// Evaluate with this network file's bytes from now on, or with the hand-written
     /// evaluation (`None`); see [`NetworkFeatures::set_network`](crate::game::NetworkFeatures::set_network).
@@ -403,13 +404,14 @@ impl<G: Game> Session for GameSession<G> {
         &self,
         bytes: &[u8],
         views: &mut [Vec<u16>; 2],
-    ) -> Result<(), crate::game::PositionError> {
+        buckets: usize,
+    ) -> Result<usize, crate::game::PositionError> {
         let pos = self.game.unpack_position(bytes)?;
         for (view, out) in [Player::P1, Player::P2].into_iter().zip(views.iter_mut()) {
             out.clear();
             self.game.network_features(&pos, view, out);
         }
-        Ok(())
+        Ok(self.game.network_bucket(&pos, buckets))
     }
 
     fn set_network(&mut self, bytes: Option<&[u8]>) -> Result<(), NetworkError> {

@@ -53,7 +53,7 @@ impl<G: Game> GameSession<G> {
         self.game.legal_moves(&self.position, &mut legal);
         let wanted = self.wanted_moves(request, &legal)?;
         let keeper = Keeper::open(request, self.proof_identity(), legal.len(), table)
-            .map_err(|e| SolvingError::ProofFile(e.to_string()))?;
+            .map_err(|e| SolvingError::ProofFile(e.into()))?;
         report.resumed = keeper.resumed.then_some(keeper.earlier);
         let checkpoint = |table: &PnTt, nodes: u64| keeper.checkpoint(table, nodes);
         // The proof-number solver saves between two of its nodes, on its own thread.
@@ -97,7 +97,7 @@ impl<G: Game> GameSession<G> {
             report.saved = Some(
                 keeper
                     .save(table, report.nodes)
-                    .map_err(SolvingError::ProofFile),
+                    .map_err(|e| SolvingError::ProofFile(e.into())),
             );
         }
         Ok(report)

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 
 use super::go_info::Work;
-use super::keep::Keeper;
+use super::keep::{Keeper, SharedKeepError};
 use super::solve_request::SolveRequest;
 use super::{GameSession, Session};
 use crate::game::Game;
@@ -26,10 +26,9 @@ pub enum SolvingError {
     /// A move of the request's part that the position does not have.
     #[error("'{0}' is not a legal move of this position")]
     IllegalPartMove(String),
-    /// The proof file could not be resumed or saved: the keeping of it
-    /// (`keep::Keeper`) says why in words.
-    #[error("{0}")]
-    ProofFile(String),
+    /// The proof file could not be resumed or saved.
+    #[error(transparent)]
+    ProofFile(SharedKeepError),
 }
 
 /// Bounds proven so far while solving, as text for the protocol and the command line.
@@ -251,7 +250,7 @@ impl<G: Game> GameSession<G> {
         self.game.legal_moves(&self.position, &mut legal);
         let wanted = self.wanted_moves(request, &legal)?;
         let keeper = Keeper::open(request, self.proof_identity(), legal.len(), tt)
-            .map_err(|e| SolvingError::ProofFile(e.to_string()))?;
+            .map_err(|e| SolvingError::ProofFile(e.into()))?;
         report.resumed = keeper.resumed.then_some(keeper.earlier);
         let settings = self.request_settings(request);
         keeper.with_checkpoints(tt, stop, || {
@@ -283,7 +282,7 @@ impl<G: Game> GameSession<G> {
             report.saved = Some(
                 keeper
                     .save(tt, report.nodes)
-                    .map_err(SolvingError::ProofFile),
+                    .map_err(|e| SolvingError::ProofFile(e.into())),
             );
         }
         Ok(report)

@@ -7,31 +7,25 @@ use sowfan::game::prelude::*;
 use sowfan::games::fanorona::Size;
 use sowfan::nnue::accumulator::Accumulator;
 use sowfan::nnue::network::{
-    HIDDEN, MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_CP, MAX_OUTPUT_Q, Network, NetworkError,
+    MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_CP, MAX_OUTPUT_Q, Network, NetworkError,
 };
 
 use crate::support::rng::Rng;
 use crate::support::selfplay::play_out;
 use crate::support::{Engine, cp, fresh_dir, games, last_score, run, scaled};
 
-/// A network with seeded weights for `game`.
+/// A network with seeded weights for `game`: 128 wide, 4 output buckets (so that a test of
+/// the evaluation also checks that it picks the bucket training gives the position).
 pub(crate) fn random_network<G: Game>(game: &G, rng: &mut Rng) -> Vec<u8> {
-    let inputs = game.network_inputs();
+    let mut net = Network::zeros(&game.network_id(), game.network_inputs(), 128, 4);
     let mut small = || rng.below(301) as i16 - 150;
-    let w0 = (0..inputs * HIDDEN).map(|_| small()).collect();
-    let mut b0 = [0i16; HIDDEN];
-    b0.iter_mut().for_each(|b| *b = small());
-    let mut w1 = [[0i16; HIDDEN]; 2];
-    w1.iter_mut().flatten().for_each(|w| *w = small() / 4);
-    Network {
-        id: game.network_id(),
-        inputs,
-        w0,
-        b0,
-        w1,
-        b1: 999,
+    net.w0.iter_mut().for_each(|w| *w = small());
+    net.b0.iter_mut().for_each(|b| *b = small());
+    net.w1.iter_mut().for_each(|w| *w = small() / 4);
+    for (k, b) in net.b1.iter_mut().enumerate() {
+        *b = 999 + 40_000 * k as i32;
     }
-    .to_bytes()
+    net.to_bytes()
 }
 
 #[test]
@@ -140,7 +134,7 @@ fn check_sowing_network<G: Game>(mut game: G, rng: &mut Rng) {
                 }
                 assert_eq!(
                     game.evaluate(pos),
-                    net.output(&acc, 0),
+                    net.output(&acc, 0, game.network_bucket(pos, net.buckets)),
                     "{label}: {}",
                     game.format_position(pos)
                 );
@@ -181,6 +175,85 @@ fn a_sowing_games_evaluation_is_its_network_over_the_features_it_trains_on() {
     assert!(e.contains("not for 'kalah 6x4'"), "{e}");
 }
 
+/// `sowfan train fanorona-dimy` on `data` with `settings`, batches of 64 on 2 threads, writing
+/// `output` (and `checkpoint`) in `dir`.
+fn train_dimy(
+    data: &std::path::Path,
+    dir: &std::path::Path,
+    settings: &str,
+    output: &str,
+    checkpoint: Option<&str>,
+) -> run::Run {
+    let mut words = format!(
+        "fanorona-dimy --data {} --output {} --batch 64 --threads 2 {settings}",
+        data.display(),
+        dir.join(output).display()
+    );
+    if let Some(c) = checkpoint {
+        words += &format!(" --checkpoint {}", dir.join(c).display());
+    }
+    run::sowfan("train", &run::args(&words), Duration::from_secs(120))
+}
+
+#[test]
+fn a_wider_network_with_output_buckets_trains_resumes_and_plays() {
+    let dir = fresh_dir("nnue-wide");
+    let data = dir.join("dimy.data");
+    dimy_data(&data, 12, 300);
+    let train = |shape: &str, epochs: u32, output: &str, checkpoint: Option<&str>| {
+        train_dimy(
+            &data,
+            &dir,
+            &format!("--epochs {epochs} {shape}"),
+            output,
+            checkpoint,
+        )
+    };
+    let shape = "--width 128 --buckets 4";
+    let straight = train(shape, 2, "wide.nnue", None);
+    assert!(straight.success, "{}", straight.stderr);
+    assert!(
+        straight.stderr.contains("× 128 wide, 4 output buckets"),
+        "{}",
+        straight.stderr
+    );
+    assert!(train(shape, 1, "first.nnue", Some("ck")).success);
+    // A checkpoint of another shape is other settings.
+    let other = train("--width 64 --buckets 4", 2, "x.nnue", Some("ck"));
+    assert_eq!(other.code, Some(1), "{}", other.stderr);
+    assert!(other.stderr.contains("other settings"), "{}", other.stderr);
+    let resumed = train(shape, 2, "resumed.nnue", Some("ck"));
+    assert!(resumed.success, "{}", resumed.stderr);
+    let read = |name: &str| std::fs::read(dir.join(name)).expect("network");
+    assert_eq!(read("wide.nnue"), read("resumed.nnue"));
+    let game = games::fanorona(Size::Dimy, &[]);
+    let net = Network::from_bytes(
+        &read("wide.nnue"),
+        &game.network_id(),
+        game.network_inputs(),
+    )
+    .expect("a network the engine loads");
+    assert_eq!((net.width, net.buckets), (128, 4));
+    // Trained buckets differ: each was fitted to its own positions.
+    let bucket = |k: usize| &net.w1[k * 256..(k + 1) * 256];
+    assert_ne!(bucket(0), bucket(3));
+
+    // The engine plays with it: the search differs from the 64-wide one-bucket network's.
+    assert!(train("", 2, "narrow.nnue", None).success);
+    let with = |name: &str| {
+        let load = format!(
+            "newgame fanorona-dimy\nsetoption name EvalFile value {}",
+            dir.join(name).display()
+        );
+        search_after(&load, 5)
+    };
+    let (said, wide) = with("wide.nnue");
+    assert!(!said.iter().any(|l| l.contains("error")), "{said:?}");
+    let (_, narrow) = with("narrow.nnue");
+    assert_ne!(wide, narrow, "the wider network changes the search");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn data_train_and_evalfile_work_end_to_end_and_training_resumes_exactly() {
     let dir = fresh_dir("nnue");
@@ -188,15 +261,13 @@ fn data_train_and_evalfile_work_end_to_end_and_training_resumes_exactly() {
     let limit = Duration::from_secs(120);
     dimy_data(&data, 12, 300);
     let train = |epochs: u32, output: &str, checkpoint: Option<&str>| {
-        let mut words = format!(
-            "fanorona-dimy --data {} --output {} --epochs {epochs} --batch 64 --threads 2",
-            data.display(),
-            dir.join(output).display()
-        );
-        if let Some(c) = checkpoint {
-            words += &format!(" --checkpoint {}", dir.join(c).display());
-        }
-        run::sowfan("train", &run::args(&words), limit)
+        train_dimy(
+            &data,
+            &dir,
+            &format!("--epochs {epochs}"),
+            output,
+            checkpoint,
+        )
     };
     let straight = train(2, "straight.nnue", None);
     assert!(straight.success, "{}", straight.stderr);
@@ -280,8 +351,8 @@ fn network_of<G: Game>(game: &G, rng: &mut Rng) -> Network {
 /// bias at their largest (the output bias is the same for every position, the most extreme
 /// evaluation a loaded network can give).
 fn at_the_bounds(mut net: Network) -> Network {
-    net.w1 = [[MAX_OUTPUT_Q as i16; HIDDEN]; 2];
-    net.b1 = MAX_OUTPUT_BIAS_Q;
+    net.w1.fill(MAX_OUTPUT_Q as i16);
+    net.b1.fill(MAX_OUTPUT_BIAS_Q);
     net
 }
 
@@ -324,7 +395,7 @@ fn a_network_beyond_the_bounds_is_refused_and_one_at_them_searches_sanely() {
     let good = write("good.nnue", &good_net);
     // `train --rate 1e30` wrote this one: an output bias of i32::MAX.
     let mut beyond = good_net.clone();
-    beyond.b1 = i32::MAX;
+    beyond.b1[0] = i32::MAX;
     let hostile = write("hostile.nnue", &beyond);
     let (_, with_good) = search_after(&load(&good), 6);
     let (said, kept) = search_after(&format!("{}\n{}", load(&good), load(&hostile)), 6);
@@ -386,7 +457,11 @@ fn training_at_an_absurd_rate_writes_a_network_within_the_bounds() {
     let game = games::fanorona(Size::Dimy, &[]);
     let net = Network::from_bytes(&bytes, &game.network_id(), game.network_inputs())
         .expect("a network the engine loads");
-    assert!(net.b1.abs() <= MAX_OUTPUT_BIAS_Q, "{}", net.b1);
+    assert!(
+        net.b1.iter().all(|b| b.abs() <= MAX_OUTPUT_BIAS_Q),
+        "{:?}",
+        net.b1
+    );
     let (said, kept) = search_after(
         &format!(
             "newgame fanorona-dimy\nsetoption name EvalFile value {}",
@@ -589,6 +664,18 @@ fn train_checks_its_outputs_before_any_work_and_reports_what_is_so() {
         (
             format!("--data {d} --output {n} --epochs 2000000"),
             "at most 1000000",
+        ),
+        (
+            format!("--data {d} --output {n} --width 96"),
+            "the width must be 64 to 256 in steps of 64",
+        ),
+        (
+            format!("--data {d} --output {n} --buckets 0"),
+            "the buckets 1 to 16",
+        ),
+        (
+            format!("--data {d} --output {n} --width 512 --buckets 17"),
+            "--width 512 --buckets 17",
         ),
     ];
     for (words, says) in refused {

@@ -29,6 +29,12 @@ impl NetworkFeatures for Afrika {
             .push_features(Afrika::network_view(pos, side), out);
     }
 
+    /// By the stones on the board (either side's view counts the same).
+    fn network_bucket(&self, pos: &AfrikaPosition, buckets: usize) -> usize {
+        self.network
+            .bucket(Afrika::network_view(pos, Side::North), buckets)
+    }
+
     /// Under the default rules (no komi, no target): trained by `sowfan train` on `sowfan
     /// datagen` games (docs/nnue.md).
     fn default_network(&self) -> Option<&'static [u8]> {

@@ -29,6 +29,12 @@ impl NetworkFeatures for Anywoli {
             .push_features(self.network_view(pos, side), out);
     }
 
+    /// By the seeds on the board (either side's view counts the same).
+    fn network_bucket(&self, pos: &AnywoliPosition, buckets: usize) -> usize {
+        self.network
+            .bucket(self.network_view(pos, Side::South), buckets)
+    }
+
     /// 12 houses of 4 seeds under the default rules: trained by `sowfan train` on `sowfan
     /// datagen` games (docs/nnue.md). Other boards and rules evaluate by hand.
     fn default_network(&self) -> Option<&'static [u8]> {

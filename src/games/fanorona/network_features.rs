@@ -47,6 +47,11 @@ impl NetworkFeatures for Fanorona {
         );
     }
 
+    /// By the stones on the board.
+    fn network_bucket(&self, pos: &FanoronaPosition, buckets: usize) -> usize {
+        self.stone_features().bucket(pos.stones, buckets)
+    }
+
     /// 9×5: trained by `sowfan train` on `sowfan datagen` games (docs/nnue.md); the
     /// smaller boards evaluate by hand.
     fn default_network(&self) -> Option<&'static [u8]> {
@@ -91,7 +96,8 @@ impl NetworkFeatures for Fanorona {
         } else {
             Horizon::Forced
         };
-        let score = net.output(acc, pos.side.index());
+        let bucket = self.stone_features().bucket(pos.stones, net.buckets);
+        let score = net.output(acc, pos.side.index(), bucket);
         (self.toward_the_quiet_draw(pos, score), horizon)
     }
 

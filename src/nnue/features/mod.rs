@@ -18,8 +18,14 @@ pub trait PackedFeatures {
     fn network_inputs(&self) -> usize;
     /// What a network file must be made for.
     fn network_id(&self) -> String;
-    /// The features of a packed position, from P1's view and from P2's (cleared first).
-    fn packed_features(&self, bytes: &[u8], views: &mut [Vec<u16>; 2]) -> Result<(), ForeignError>;
+    /// The features of a packed position, from P1's view and from P2's (cleared first),
+    /// and its output bucket among `buckets`.
+    fn packed_features(
+        &self,
+        bytes: &[u8],
+        views: &mut [Vec<u16>; 2],
+        buckets: usize,
+    ) -> Result<usize, ForeignError>;
 }
 
 /// Opens a game's [`PackedFeatures`] by its spec (as after `newgame`).

@@ -14,7 +14,6 @@
 
 use std::sync::Arc;
 
-use crate::nnue::accumulator::Accumulator;
 use crate::nnue::network::{Network, NetworkError};
 
 /// The features' layout of a board of `pits` pits a side.
@@ -47,6 +46,23 @@ impl SowingFeatures {
     /// Features a view has.
     pub fn inputs(&self) -> usize {
         2 * self.pits * self.pit_values() + 2 * self.store_values() + 2 * self.lead_cap as usize + 1
+    }
+
+    /// The output bucket of a view's board among `buckets`: by the seeds still on the board,
+    /// out of all the game's (the board's and the stores').
+    #[inline]
+    pub fn bucket<T: Copy + Into<u32>>(&self, view: SowingView<'_, T>, buckets: usize) -> usize {
+        if buckets <= 1 {
+            return 0;
+        }
+        let board: u32 = view
+            .own_row
+            .iter()
+            .chain(view.other_row)
+            .map(|&c| c.into())
+            .sum();
+        let most = board + view.own_store + view.other_store;
+        Network::bucket_of(buckets, board as usize, most as usize)
     }
 
     /// The view's active features: one a pit, one a store, one for the difference.
@@ -122,11 +138,14 @@ impl SowingNetwork {
     #[inline]
     pub fn evaluate<T: Copy + Into<u32>>(&self, views: [SowingView<'_, T>; 2]) -> Option<i32> {
         let net = self.network.as_deref()?;
-        let mut acc = Accumulator::default();
-        for (slot, view) in acc.views.iter_mut().zip(views) {
-            net.refresh(slot, self.layout.features(view));
-        }
-        Some(net.output(&acc, 0))
+        let bucket = self.layout.bucket(views[0], net.buckets);
+        let features = views.map(|view| self.layout.features(view));
+        Some(net.output_afresh(features, bucket))
+    }
+
+    /// The view's output bucket among `buckets`, for training.
+    pub fn bucket<T: Copy + Into<u32>>(&self, view: SowingView<'_, T>, buckets: usize) -> usize {
+        self.layout.bucket(view, buckets)
     }
 
     /// The view's features, for training.

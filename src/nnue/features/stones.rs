@@ -8,7 +8,7 @@
 //! mean the same thing. Sets of stones are bitboards: point `p` is bit `p`.
 
 use crate::nnue::accumulator::Accumulator;
-use crate::nnue::network::Network;
+use crate::nnue::network::{self, Network, by_width, lanes_mut};
 
 /// The features of a board of `points` points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +45,17 @@ impl StoneFeatures {
         })
     }
 
+    /// The output bucket of `stones` among `buckets`: by the stones on the board, out of
+    /// the most a board holds (every point but one).
+    #[inline]
+    pub fn bucket(&self, stones: [u64; 2], buckets: usize) -> usize {
+        if buckets <= 1 {
+            return 0;
+        }
+        let count = (stones[0].count_ones() + stones[1].count_ones()) as usize;
+        Network::bucket_of(buckets, count, self.points - 1)
+    }
+
     /// Both views of `acc` from scratch for `stones`.
     pub fn refresh(&self, net: &Network, stones: [u64; 2], acc: &mut Accumulator) {
         for view in 0..2 {
@@ -63,18 +74,21 @@ impl StoneFeatures {
         parent: &Accumulator,
         child: &mut Accumulator,
     ) {
-        *child = *parent;
-        for view in 0..2 {
-            for colour in 0..2 {
-                let (old, new) = (before[colour], after[colour]);
-                for point in bits(old & !new) {
-                    net.sub(&mut child.views[view], self.feature(view, colour, point));
-                }
-                for point in bits(new & !old) {
-                    net.add(&mut child.views[view], self.feature(view, colour, point));
+        by_width!(net.width, W => {
+            for view in 0..2 {
+                let lanes = lanes_mut::<W>(&mut child.views[view]);
+                *lanes = *network::lanes::<W>(&parent.views[view]);
+                for colour in 0..2 {
+                    let (old, new) = (before[colour], after[colour]);
+                    for point in bits(old & !new) {
+                        net.sub_w::<W>(lanes, self.feature(view, colour, point));
+                    }
+                    for point in bits(new & !old) {
+                        net.add_w::<W>(lanes, self.feature(view, colour, point));
+                    }
                 }
             }
-        }
+        });
     }
 }
 

@@ -1,6 +1,6 @@
 //! The work of `sowfan train`: a network ([`crate::nnue`]) fitted to training data
-//! ([`crate::nnue::training_data`]). The network is small (a first layer of
-//! [`HIDDEN`] over a game's features, one output), so the dense code is written here: a
+//! ([`crate::nnue::training_data`]). The network is small (a first layer of `--width`
+//! over a game's features, an output a bucket), so the dense code is written here: a
 //! sparse first layer (a position has a few dozen active features), the gradient by hand,
 //! Adam, mini-batches split over threads in a fixed order (the same result on any number of
 //! threads), and a seeded shuffle. No numerics crate: one that served would bring a
@@ -25,8 +25,9 @@ use crate::file_header::{self, Magic};
 use crate::memory::ThreadsError;
 use crate::nnue::features::{FeatureOpener, ForeignError};
 use crate::nnue::network::{
-    HIDDEN, MAX_FIRST_Q, MAX_FIRST_WEIGHT, MAX_OUTPUT_BIAS, MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_Q,
-    MAX_OUTPUT_WEIGHT, Network, NetworkError, QA, QB,
+    DEFAULT_WIDTH, LANES, MAX_BUCKETS, MAX_FIRST_Q, MAX_FIRST_WEIGHT, MAX_OUTPUT_BIAS,
+    MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_Q, MAX_OUTPUT_WEIGHT, MAX_WIDTH, Network, NetworkError, QA, QB,
+    shape_is_served,
 };
 use crate::nnue::training_data::{DataError, Reader};
 
@@ -48,6 +49,12 @@ pub struct TrainArgs {
     /// The network file to write.
     #[arg(long, value_name = "FILE")]
     pub output: PathBuf,
+    /// The first layer's width: 64, 128, 192 or 256.
+    #[arg(long, default_value_t = DEFAULT_WIDTH, value_name = "N")]
+    pub width: usize,
+    /// Output buckets, by the position's material (stones or seeds on the board): 1 to 16.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub buckets: usize,
     /// Passes over the data (at most 1000000).
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub epochs: usize,
@@ -86,6 +93,11 @@ pub enum TrainError {
     BadRates,
     #[error("--epochs {0}: at most {MAX_EPOCHS}")]
     TooManyEpochs(usize),
+    #[error(
+        "--width {width} --buckets {buckets}: the width must be {LANES} to {MAX_WIDTH} in steps \
+         of {LANES}, the buckets 1 to {MAX_BUCKETS}"
+    )]
+    Shape { width: usize, buckets: usize },
     /// The game (and options) names no game, or a bad one.
     #[error("{0}")]
     Game(ForeignError),
@@ -173,6 +185,8 @@ struct Samples {
     /// Where P2's view begins within a sample's features.
     splits: Vec<u32>,
     mover: Vec<u8>,
+    /// The output bucket.
+    bucket: Vec<u8>,
     /// The blended target, σ-space.
     target: Vec<f32>,
 }
@@ -192,36 +206,39 @@ impl Samples {
     }
 }
 
-/// The float network (see `crate::nnue` for the function).
+/// The float network (see `crate::nnue::network` for the function).
 #[derive(Clone)]
 struct Params {
+    width: usize,
+    buckets: usize,
     w0: Vec<f32>,
     b0: Vec<f32>,
+    /// `buckets × 2 × width`, as in the network file.
     w1: Vec<f32>,
-    b1: f32,
+    b1: Vec<f32>,
 }
 
+/// A sample's first layer, both views (the first `width` of each).
+type Activations = [[f32; MAX_WIDTH]; 2];
+
 impl Params {
-    fn zeros(inputs: usize) -> Params {
+    fn zeros(inputs: usize, width: usize, buckets: usize) -> Params {
         Params {
-            w0: vec![0.0; inputs * HIDDEN],
-            b0: vec![0.0; HIDDEN],
-            w1: vec![0.0; 2 * HIDDEN],
-            b1: 0.0,
+            width,
+            buckets,
+            w0: vec![0.0; inputs * width],
+            b0: vec![0.0; width],
+            w1: vec![0.0; buckets * 2 * width],
+            b1: vec![0.0; buckets],
         }
     }
 
     fn slices_mut(&mut self) -> [&mut [f32]; 4] {
-        [
-            &mut self.w0,
-            &mut self.b0,
-            &mut self.w1,
-            std::slice::from_mut(&mut self.b1),
-        ]
+        [&mut self.w0, &mut self.b0, &mut self.w1, &mut self.b1]
     }
 
     fn slices(&self) -> [&[f32]; 4] {
-        [&self.w0, &self.b0, &self.w1, std::slice::from_ref(&self.b1)]
+        [&self.w0, &self.b0, &self.w1, &self.b1]
     }
 
     fn add(&mut self, other: &Params) {
@@ -238,19 +255,28 @@ impl Params {
         }
     }
 
-    /// The output (points) for sample views `[mover's, other's]`, with the accumulators.
-    fn forward(&self, views: [&[u16]; 2], acc: &mut [[f32; HIDDEN]; 2]) -> f32 {
-        let mut out = self.b1;
+    /// The output weights of `bucket`'s neuron for view `v` (0: the mover's).
+    fn output_weights(width: usize, bucket: usize, v: usize) -> std::ops::Range<usize> {
+        let at = (bucket * 2 + v) * width;
+        at..at + width
+    }
+
+    /// The output (points) for sample views `[mover's, other's]` in `bucket`, with the
+    /// accumulators.
+    fn forward(&self, views: [&[u16]; 2], bucket: usize, acc: &mut Activations) -> f32 {
+        let width = self.width;
+        let mut out = self.b1[bucket];
         for (v, features) in views.iter().enumerate() {
-            acc[v].copy_from_slice(&self.b0);
+            let acc = &mut acc[v][..width];
+            acc.copy_from_slice(&self.b0);
             for &f in *features {
-                let column = &self.w0[usize::from(f) * HIDDEN..][..HIDDEN];
-                for (a, w) in acc[v].iter_mut().zip(column) {
+                let column = &self.w0[usize::from(f) * width..][..width];
+                for (a, w) in acc.iter_mut().zip(column) {
                     *a += w;
                 }
             }
-            let weights = &self.w1[v * HIDDEN..][..HIDDEN];
-            for (a, w) in acc[v].iter().zip(weights) {
+            let weights = &self.w1[Params::output_weights(width, bucket, v)];
+            for (a, w) in acc.iter().zip(weights) {
                 out += a.clamp(0.0, 1.0) * w;
             }
         }
@@ -258,24 +284,35 @@ impl Params {
     }
 
     /// Add the gradient of the loss for one sample, whose output's gradient is `g`.
-    fn backward(&self, views: [&[u16]; 2], acc: &[[f32; HIDDEN]; 2], g: f32, grad: &mut Params) {
-        grad.b1 += g;
+    fn backward(
+        &self,
+        views: [&[u16]; 2],
+        bucket: usize,
+        acc: &Activations,
+        g: f32,
+        grad: &mut Params,
+    ) {
+        let width = self.width;
+        grad.b1[bucket] += g;
         for (v, features) in views.iter().enumerate() {
-            let weights = &self.w1[v * HIDDEN..][..HIDDEN];
-            let mut delta = [0f32; HIDDEN];
-            for j in 0..HIDDEN {
+            let range = Params::output_weights(width, bucket, v);
+            let weights = &self.w1[range.clone()];
+            let grad_w1 = &mut grad.w1[range];
+            let mut delta = [0f32; MAX_WIDTH];
+            for j in 0..width {
                 let a = acc[v][j];
-                grad.w1[v * HIDDEN + j] += g * a.clamp(0.0, 1.0);
+                grad_w1[j] += g * a.clamp(0.0, 1.0);
                 if a > 0.0 && a < 1.0 {
                     delta[j] = g * weights[j];
                 }
             }
-            for (b, d) in grad.b0.iter_mut().zip(&delta) {
+            let delta = &delta[..width];
+            for (b, d) in grad.b0.iter_mut().zip(delta) {
                 *b += d;
             }
             for &f in *features {
-                let column = &mut grad.w0[usize::from(f) * HIDDEN..][..HIDDEN];
-                for (c, d) in column.iter_mut().zip(&delta) {
+                let column = &mut grad.w0[usize::from(f) * width..][..width];
+                for (c, d) in column.iter_mut().zip(delta) {
                     *c += d;
                 }
             }
@@ -294,25 +331,25 @@ impl Params {
         {
             return Err(TrainError::Diverged);
         }
-        let q = |x: f32, scale: i32, bound: i32| {
+        let q = |x: &f32, scale: i32, bound: i32| {
             ((x * scale as f32).round() as i32).clamp(-bound, bound) as i16
         };
-        let mut b0 = [0i16; HIDDEN];
-        for (slot, b) in b0.iter_mut().zip(&self.b0) {
-            *slot = q(*b, QA, MAX_FIRST_Q);
-        }
-        let mut w1 = [[0i16; HIDDEN]; 2];
-        for (slot, w) in w1.iter_mut().flatten().zip(&self.w1) {
-            *slot = q(*w, QB, MAX_OUTPUT_Q);
-        }
         let network = Network {
             id,
             inputs,
-            w0: self.w0.iter().map(|w| q(*w, QA, MAX_FIRST_Q)).collect(),
-            b0,
-            w1,
-            b1: ((self.b1 * (QA * QB) as f32).round() as i32)
-                .clamp(-MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_BIAS_Q),
+            width: self.width,
+            buckets: self.buckets,
+            w0: self.w0.iter().map(|w| q(w, QA, MAX_FIRST_Q)).collect(),
+            b0: self.b0.iter().map(|b| q(b, QA, MAX_FIRST_Q)).collect(),
+            w1: self.w1.iter().map(|w| q(w, QB, MAX_OUTPUT_Q)).collect(),
+            b1: self
+                .b1
+                .iter()
+                .map(|b| {
+                    ((b * (QA * QB) as f32).round() as i32)
+                        .clamp(-MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_BIAS_Q)
+                })
+                .collect(),
         };
         network.check_bounds()?;
         Ok(network)
@@ -325,7 +362,9 @@ impl Params {
         for w in &mut self.w1 {
             *w = w.clamp(-MAX_OUTPUT_WEIGHT, MAX_OUTPUT_WEIGHT);
         }
-        self.b1 = self.b1.clamp(-MAX_OUTPUT_BIAS, MAX_OUTPUT_BIAS);
+        for b in &mut self.b1 {
+            *b = b.clamp(-MAX_OUTPUT_BIAS, MAX_OUTPUT_BIAS);
+        }
     }
 }
 
@@ -376,8 +415,8 @@ fn read(
             }
             let set = &mut sets[usize::from(game.number % 20 == 0)];
             for sample in &game.samples {
-                features
-                    .packed_features(&sample.packed, &mut views)
+                let bucket = features
+                    .packed_features(&sample.packed, &mut views, args.buckets)
                     .map_err(|source| TrainError::Position {
                         path: path.clone(),
                         number: game.number,
@@ -395,6 +434,7 @@ fn read(
                 set.features.extend_from_slice(&views[mover ^ 1]);
                 set.starts.push(set.features.len() as u32);
                 set.mover.push(sample.mover);
+                set.bucket.push(bucket.min(args.buckets - 1) as u8);
                 let result = (f32::from(game.result_for(sample)) + 1.0) / 2.0;
                 let score = sigmoid(f32::from(sample.score) / args.scale);
                 set.target
@@ -432,18 +472,19 @@ fn pass(
             .map(|(part, grad)| {
                 scope.spawn(move || {
                     grad.clear();
-                    let mut acc = [[0f32; HIDDEN]; 2];
+                    let mut acc = [[0f32; MAX_WIDTH]; 2];
                     let mut loss = 0f64;
                     for &i in part {
                         let i = i as usize;
                         let views = set.views(i);
-                        let out = params.forward(views, &mut acc);
+                        let bucket = usize::from(set.bucket[i]);
+                        let out = params.forward(views, bucket, &mut acc);
                         let p = sigmoid(out * 100.0 / scale);
                         let t = set.target[i];
                         loss += f64::from((p - t) * (p - t));
                         if want_grad {
                             let g = 2.0 * (p - t) * p * (1.0 - p) * 100.0 / scale;
-                            params.backward(views, &acc, g, grad);
+                            params.backward(views, bucket, &acc, g, grad);
                         }
                     }
                     loss
@@ -494,18 +535,23 @@ impl State {
     }
 
     /// The bytes of a checkpoint of these settings.
-    fn size(args_key: &str, inputs: usize) -> u64 {
-        let floats = (inputs * HIDDEN + HIDDEN + 2 * HIDDEN + 1) as u64;
+    fn size(args_key: &str, inputs: usize, width: usize, buckets: usize) -> u64 {
+        let floats = (inputs * width + width + buckets * 2 * width + buckets) as u64;
         (8 + 4 + args_key.len() + 8 + 8 + 8) as u64 + 3 * 4 * floats
     }
 
-    fn from_bytes(bytes: &[u8], args_key: &str, inputs: usize) -> Result<State, CheckpointError> {
+    fn from_bytes(
+        bytes: &[u8],
+        args_key: &str,
+        [inputs, width, buckets]: [usize; 3],
+    ) -> Result<State, CheckpointError> {
         if bytes.len() < 20 || file_header::check_magic(bytes, CHECKPOINT_MAGIC).is_err() {
             return Err(CheckpointError::NotCheckpoint);
         }
-        let body = file_header::split_checksum(bytes).map_err(|_| CheckpointError::Checksum)?;
-        let key_len = u32::from_le_bytes(body[8..12].try_into().unwrap_or([0; 4])) as usize;
-        let key = body
+        // The settings first: a checkpoint of other settings has another size, and is read
+        // only as far as these settings' size (so its checksum cannot be checked).
+        let key_len = u32::from_le_bytes(bytes[8..12].try_into().unwrap_or([0; 4])) as usize;
+        let key = bytes
             .get(12..12 + key_len)
             .ok_or(CheckpointError::CutShort)?;
         if key != args_key.as_bytes() {
@@ -513,6 +559,7 @@ impl State {
                 String::from_utf8_lossy(key).into_owned(),
             ));
         }
+        let body = file_header::split_checksum(bytes).map_err(|_| CheckpointError::Checksum)?;
         let mut at = 12 + key_len;
         let mut word = |n: usize| -> Result<&[u8], CheckpointError> {
             let w = body.get(at..at + n).ok_or(CheckpointError::CutShort)?;
@@ -522,9 +569,9 @@ impl State {
         let step = u64::from_le_bytes(word(8)?.try_into().unwrap_or([0; 8]));
         let epoch = u64::from_le_bytes(word(8)?.try_into().unwrap_or([0; 8])) as usize;
         let mut sets = [
-            Params::zeros(inputs),
-            Params::zeros(inputs),
-            Params::zeros(inputs),
+            Params::zeros(inputs, width, buckets),
+            Params::zeros(inputs, width, buckets),
+            Params::zeros(inputs, width, buckets),
         ];
         for p in &mut sets {
             for s in p.slices_mut() {
@@ -607,6 +654,12 @@ pub fn train(
     if args.epochs > MAX_EPOCHS {
         return Err(TrainError::TooManyEpochs(args.epochs));
     }
+    if !shape_is_served(args.width, args.buckets) {
+        return Err(TrainError::Shape {
+            width: args.width,
+            buckets: args.buckets,
+        });
+    }
     let _locks = check_outputs(args)?;
     let started = Instant::now();
     let (training, validation, inputs, id) = read(args, open, stop)?;
@@ -614,17 +667,21 @@ pub fn train(
         return Err(TrainError::NoPositions);
     }
     eprintln!(
-        "{} training and {} validation positions, {inputs} inputs × {HIDDEN} hidden, read in {:.1} s",
+        "{} training and {} validation positions, {inputs} inputs × {} wide, {} output buckets, read in {:.1} s",
         training.len(),
         validation.len(),
+        args.width,
+        args.buckets,
         started.elapsed().as_secs_f64()
     );
     // What decides the result, for the checkpoint: it is continued only by a run of the
     // same settings (more --epochs may be asked; the rate's last-quarter step follows them).
     let key = format!(
-        "{} inputs={inputs} batch={} rate={} lambda={} scale={} seed={} threads={threads} \
-         positions={}",
+        "{} inputs={inputs} width={} buckets={} batch={} rate={} lambda={} scale={} seed={} \
+         threads={threads} positions={}",
         id,
+        args.width,
+        args.buckets,
         args.batch,
         args.rate,
         args.lambda,
@@ -634,13 +691,12 @@ pub fn train(
     );
     let mut state = match args.checkpoint.as_deref().filter(|p| p.exists()) {
         Some(path) => {
-            let bytes = read_checkpoint(path, State::size(&key, inputs))?;
-            let state = State::from_bytes(&bytes, &key, inputs).map_err(|source| {
-                TrainError::Checkpoint {
+            let bytes = read_checkpoint(path, State::size(&key, inputs, args.width, args.buckets))?;
+            let state = State::from_bytes(&bytes, &key, [inputs, args.width, args.buckets])
+                .map_err(|source| TrainError::Checkpoint {
                     path: path.to_path_buf(),
                     source,
-                }
-            })?;
+                })?;
             if state.epoch > args.epochs {
                 return Err(TrainError::CheckpointAhead {
                     path: path.to_path_buf(),
@@ -657,7 +713,7 @@ pub fn train(
         }
         None => {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed);
-            let mut params = Params::zeros(inputs);
+            let mut params = Params::zeros(inputs, args.width, args.buckets);
             for w in &mut params.w0 {
                 *w = rng.random_range(-0.1..0.1);
             }
@@ -669,14 +725,14 @@ pub fn train(
             }
             State {
                 params,
-                m: Params::zeros(inputs),
-                v: Params::zeros(inputs),
+                m: Params::zeros(inputs, args.width, args.buckets),
+                v: Params::zeros(inputs, args.width, args.buckets),
                 step: 0,
                 epoch: 0,
             }
         }
     };
-    let mut grads = vec![Params::zeros(inputs); threads];
+    let mut grads = vec![Params::zeros(inputs, args.width, args.buckets); threads];
     let everything: Vec<u32> = (0..validation.len() as u32).collect();
     let (beta1, beta2, epsilon) = (0.9f32, 0.999f32, 1e-8f32);
     let validate = |params: &Params, grads: &mut [Params]| {
@@ -764,7 +820,7 @@ pub fn train(
         validation_loss = validate(&state.params, &mut grads);
     }
     let network = state.params.quantise(id, inputs)?;
-    if state.params.b1.abs() >= MAX_OUTPUT_BIAS {
+    if state.params.b1.iter().any(|b| b.abs() >= MAX_OUTPUT_BIAS) {
         eprintln!(
             "warning: the output bias reached its bound (±{MAX_OUTPUT_BIAS} points): the \
              network is kept within what the engine loads; a smaller --rate may fit better"
