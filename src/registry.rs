@@ -7,7 +7,7 @@ use crate::games::afrika::{self, Afrika};
 use crate::games::anywoli::{self, Anywoli};
 use crate::games::fanorona::{self, Fanorona, Size};
 use crate::games::kalah::{self, Kalah};
-use crate::nnue::features::{ForeignError, PackedFeatures};
+use crate::nnue::features::{ExactValue, ForeignError, PackedFeatures};
 use crate::options::{GameOptions, OptionError, OptionSpec};
 use crate::session::{GameSession, PositionCommandError, Session};
 
@@ -116,6 +116,11 @@ pub fn packed_features(spec: &str) -> Result<Box<dyn PackedFeatures>, ForeignErr
     Ok(Box::new(SessionFeatures(create_from_spec(spec)?)))
 }
 
+/// A game whose rules no endgame table covers.
+#[derive(Debug, Error)]
+#[error("{0} has no endgame tables")]
+pub struct NoTablesError(pub String);
+
 /// A session seen only through its network features.
 struct SessionFeatures(Box<dyn Session>);
 
@@ -136,6 +141,25 @@ impl PackedFeatures for SessionFeatures {
         buckets: usize,
     ) -> Result<usize, ForeignError> {
         Ok(self.0.packed_features(bytes, views, buckets)?)
+    }
+
+    fn use_tables(&mut self, dir: &std::path::Path) -> Result<(), ForeignError> {
+        match self.0.open_tables(dir)? {
+            Some(tables) => {
+                self.0.set_tables(Some(tables));
+                Ok(())
+            }
+            None => Err(NoTablesError(self.0.spec()).into()),
+        }
+    }
+
+    fn exact_value(&mut self, bytes: &[u8]) -> Result<Option<ExactValue>, ForeignError> {
+        let fen = self.0.unpack_to_fen(bytes)?;
+        self.0.set_position(Some(&fen), &[])?;
+        Ok(self.0.table_value().map(|value| ExactValue {
+            half_points: value.value,
+            decisive: value.decisive,
+        }))
     }
 }
 

@@ -196,6 +196,77 @@ fn train_dimy(
 }
 
 #[test]
+fn positions_the_tables_cover_are_trained_toward_their_exact_value() {
+    let dir = fresh_dir("nnue-tables");
+    let data = dir.join("dimy.data");
+    dimy_data(&data, 30, 300);
+    let tables = dir.join("tables");
+    let built = run::sowfan(
+        "tablebase",
+        &run::args(&format!(
+            "build fanorona-dimy --pieces 5 --threads 1 --dir {}",
+            tables.display()
+        )),
+        Duration::from_secs(120),
+    );
+    assert!(built.success, "{}", built.stderr);
+    let with_tables = format!("--epochs 2 --tablebases {}", tables.display());
+    let rescored = train_dimy(&data, &dir, &with_tables, "exact.nnue", Some("ck"));
+    assert!(rescored.success, "{}", rescored.stderr);
+    let count = rescored
+        .stderr
+        .lines()
+        .find_map(|line| line.strip_suffix(" targets from the tables"))
+        .and_then(|head| head.rsplit("; ").next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or_else(|| panic!("{}", rescored.stderr));
+    assert!(count > 0, "{}", rescored.stderr);
+    let plain = train_dimy(&data, &dir, "--epochs 2", "plain.nnue", None);
+    assert!(plain.success, "{}", plain.stderr);
+    let read = |name: &str| std::fs::read(dir.join(name)).expect("network");
+    assert_ne!(
+        read("exact.nnue"),
+        read("plain.nnue"),
+        "the targets changed"
+    );
+    // The checkpoint of a rescored run is not one of a plain run.
+    let other = train_dimy(&data, &dir, "--epochs 3", "x.nnue", Some("ck"));
+    assert_eq!(other.code, Some(1), "{}", other.stderr);
+    assert!(other.stderr.contains("other settings"), "{}", other.stderr);
+    // A folder without these tables, a game without any: refused, saying which.
+    let missing = train_dimy(
+        &data,
+        &dir,
+        &format!("--tablebases {}", dir.display()),
+        "y.nnue",
+        None,
+    );
+    assert_eq!(missing.code, Some(1), "{}", missing.stderr);
+    assert!(
+        missing.stderr.contains("--tablebases") && missing.stderr.contains("no endgame tables"),
+        "{}",
+        missing.stderr
+    );
+    let anywoli = run::sowfan(
+        "train",
+        &run::args(&format!(
+            "anywoli --data {} --output {} --tablebases {}",
+            data.display(),
+            dir.join("z.nnue").display(),
+            tables.display()
+        )),
+        Duration::from_secs(60),
+    );
+    assert_eq!(anywoli.code, Some(1), "{}", anywoli.stderr);
+    assert!(
+        anywoli.stderr.contains("no endgame tables"),
+        "{}",
+        anywoli.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_wider_network_with_output_buckets_trains_resumes_and_plays() {
     let dir = fresh_dir("nnue-wide");
     let data = dir.join("dimy.data");

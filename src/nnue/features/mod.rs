@@ -26,6 +26,27 @@ pub trait PackedFeatures {
         views: &mut [Vec<u16>; 2],
         buckets: usize,
     ) -> Result<usize, ForeignError>;
+
+    /// Take exact values from the endgame tables in `dir` (to rescore training targets).
+    /// The default: a game without tables refuses.
+    fn use_tables(&mut self, _dir: &std::path::Path) -> Result<(), ForeignError> {
+        Err(format!("{} has no endgame tables", self.spec()).into())
+    }
+
+    /// The exact value of a packed position, when the tables taken cover it. The default:
+    /// none.
+    fn exact_value(&mut self, _bytes: &[u8]) -> Result<Option<ExactValue>, ForeignError> {
+        Ok(None)
+    }
+}
+
+/// A position's value proven by the endgame tables, for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExactValue {
+    /// Half-points: the final margin, or (a game won, drawn or lost) the win's value.
+    pub half_points: i32,
+    /// The value is a result (won, drawn, lost), not a margin.
+    pub decisive: bool,
 }
 
 /// Opens a game's [`PackedFeatures`] by its spec (as after `newgame`).

@@ -23,7 +23,7 @@ use crate::cli::{
 };
 use crate::file_header::{self, Magic};
 use crate::memory::ThreadsError;
-use crate::nnue::features::{FeatureOpener, ForeignError};
+use crate::nnue::features::{ExactValue, FeatureOpener, ForeignError};
 use crate::nnue::network::{
     DEFAULT_WIDTH, LANES, MAX_BUCKETS, MAX_FIRST_Q, MAX_FIRST_WEIGHT, MAX_OUTPUT_BIAS,
     MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_Q, MAX_OUTPUT_WEIGHT, MAX_WIDTH, Network, NetworkError, QA, QB,
@@ -76,6 +76,11 @@ pub struct TrainArgs {
     /// Threads (default: the machine's processors).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    /// Endgame tables: a position they cover is trained toward its exact value (its result,
+    /// and its margin where the game is scored) instead of the search's score and the
+    /// game's result.
+    #[arg(long, value_name = "DIR")]
+    pub tablebases: Option<PathBuf>,
     /// Keep the state after each epoch here, and go on from it when it exists.
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<PathBuf>,
@@ -101,6 +106,8 @@ pub enum TrainError {
     /// The game (and options) names no game, or a bad one.
     #[error("{0}")]
     Game(ForeignError),
+    #[error("--tablebases '{}': {source}", path.display())]
+    Tables { path: PathBuf, source: ForeignError },
     #[error("{0} has no learned evaluation to train")]
     NoNetwork(String),
     #[error("--data: {0}")]
@@ -382,13 +389,42 @@ pub struct TrainSummary {
     pub seconds: f64,
 }
 
-/// Read the data: `(training, validation)`.
-fn read(
-    args: &TrainArgs,
-    open: FeatureOpener,
-    stop: &CancelToken,
-) -> Result<(Samples, Samples, usize, String), TrainError> {
-    let features = open(&args.game.join(" ")).map_err(TrainError::Game)?;
+/// The data read: the training and validation samples, the inputs, the network id, and the
+/// positions whose targets the tables gave.
+struct Read {
+    training: Samples,
+    validation: Samples,
+    inputs: usize,
+    id: String,
+    rescored: usize,
+}
+
+/// A target's two parts, `(score, result)` in σ-space, from a table's exact value.
+fn exact_target(value: ExactValue, scale: f32) -> (f32, f32) {
+    let result = match value.half_points.signum() {
+        1 => 1.0,
+        0 => 0.5,
+        _ => 0.0,
+    };
+    if value.decisive {
+        (result, result)
+    } else {
+        (sigmoid(value.half_points as f32 * 50.0 / scale), result)
+    }
+}
+
+/// Read the data: the training and the validation games' samples.
+fn read(args: &TrainArgs, open: FeatureOpener, stop: &CancelToken) -> Result<Read, TrainError> {
+    let mut features = open(&args.game.join(" ")).map_err(TrainError::Game)?;
+    if let Some(dir) = &args.tablebases {
+        features
+            .use_tables(dir)
+            .map_err(|source| TrainError::Tables {
+                path: dir.clone(),
+                source,
+            })?;
+    }
+    let mut rescored = 0;
     let inputs = features.network_inputs();
     if inputs == 0 {
         return Err(TrainError::NoNetwork(features.spec()));
@@ -435,8 +471,26 @@ fn read(
                 set.starts.push(set.features.len() as u32);
                 set.mover.push(sample.mover);
                 set.bucket.push(bucket.min(args.buckets - 1) as u8);
-                let result = (f32::from(game.result_for(sample)) + 1.0) / 2.0;
-                let score = sigmoid(f32::from(sample.score) / args.scale);
+                let exact = match args.tablebases {
+                    Some(_) => features.exact_value(&sample.packed).map_err(|source| {
+                        TrainError::Position {
+                            path: path.clone(),
+                            number: game.number,
+                            source,
+                        }
+                    })?,
+                    None => None,
+                };
+                let (score, result) = match exact {
+                    Some(value) => {
+                        rescored += 1;
+                        exact_target(value, args.scale)
+                    }
+                    None => (
+                        sigmoid(f32::from(sample.score) / args.scale),
+                        (f32::from(game.result_for(sample)) + 1.0) / 2.0,
+                    ),
+                };
                 set.target
                     .push(args.lambda * score + (1.0 - args.lambda) * result);
             }
@@ -450,7 +504,13 @@ fn read(
         }
     }
     let [training, validation] = sets;
-    Ok((training, validation, inputs, features.network_id()))
+    Ok(Read {
+        training,
+        validation,
+        inputs,
+        id: features.network_id(),
+        rescored,
+    })
 }
 
 /// Mean loss of `params` over `set`, and with `grad` the summed gradient of `order`'s
@@ -662,23 +722,34 @@ pub fn train(
     }
     let _locks = check_outputs(args)?;
     let started = Instant::now();
-    let (training, validation, inputs, id) = read(args, open, stop)?;
+    let Read {
+        training,
+        validation,
+        inputs,
+        id,
+        rescored,
+    } = read(args, open, stop)?;
     if training.len() == 0 {
         return Err(TrainError::NoPositions);
     }
     eprintln!(
-        "{} training and {} validation positions, {inputs} inputs × {} wide, {} output buckets, read in {:.1} s",
+        "{} training and {} validation positions, {inputs} inputs × {} wide, {} output buckets, read in {:.1} s{}",
         training.len(),
         validation.len(),
         args.width,
         args.buckets,
-        started.elapsed().as_secs_f64()
+        started.elapsed().as_secs_f64(),
+        if args.tablebases.is_some() {
+            format!("; {rescored} targets from the tables")
+        } else {
+            String::new()
+        }
     );
     // What decides the result, for the checkpoint: it is continued only by a run of the
     // same settings (more --epochs may be asked; the rate's last-quarter step follows them).
     let key = format!(
         "{} inputs={inputs} width={} buckets={} batch={} rate={} lambda={} scale={} seed={} \
-         threads={threads} positions={}",
+         threads={threads} positions={} rescored={rescored}",
         id,
         args.width,
         args.buckets,
