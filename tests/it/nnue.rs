@@ -849,3 +849,56 @@ fn dimy_data(data: &std::path::Path, games: u32, nodes: u32) {
     );
     assert!(made.success, "{}", made.stderr);
 }
+
+/// What an accumulator kept along the search would cost the sowing games, against summing
+/// the first layer afresh (issue 68, point 2): the features a move turns off and on in a
+/// view (each a column subtracted or added), against the features a position has on (each
+/// a column added after the biases). Over random games, whose sowings are as long as a
+/// search's. `cargo test --release --test it -- --ignored --nocapture sowing_feature_changes`.
+#[test]
+#[ignore = "a measurement: prints its figures (docs/nnue.md)"]
+fn sowing_feature_changes_against_a_fresh_sum() {
+    fn measure<G: Game>(game: &G, rng: &mut Rng) -> (f64, f64) {
+        let (mut changed, mut active, mut moves_seen) = (0usize, 0usize, 0usize);
+        let mut before = Vec::new();
+        let mut after = Vec::new();
+        for _ in 0..200 {
+            let mut last: Option<G::Position> = None;
+            play_out(game, game.start_position(), |ply, pos, moves| {
+                let view = game.to_move(pos);
+                after.clear();
+                game.network_features(pos, view, &mut after);
+                if let Some(previous) = &last {
+                    // The same view (the side to move now) before and after the move.
+                    before.clear();
+                    game.network_features(previous, view, &mut before);
+                    let off = before.iter().filter(|f| !after.contains(f)).count();
+                    let on = after.iter().filter(|f| !before.contains(f)).count();
+                    changed += off + on;
+                    active += after.len();
+                    moves_seen += 1;
+                }
+                last = Some(pos.clone());
+                let mv = *moves.get(rng.below(moves.len().max(1)))?;
+                (ply < 300).then_some(mv)
+            });
+        }
+        (
+            changed as f64 / moves_seen as f64,
+            active as f64 / moves_seen as f64,
+        )
+    }
+    let mut rng = Rng::new(68);
+    for (label, (changed, active)) in [
+        ("kalah", measure(&games::kalah(&[]), &mut rng)),
+        ("afrika", measure(&games::afrika(&[]), &mut rng)),
+        ("anywoli", measure(&games::anywoli(&[]), &mut rng)),
+    ] {
+        println!(
+            "{label}: a move changes {changed:.1} features a view; a position has {active:.1} on \
+             (update/refresh column operations: {:.2})",
+            changed / (active + 1.0)
+        );
+        assert!(changed > 0.0 && active > 0.0);
+    }
+}
