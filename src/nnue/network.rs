@@ -452,7 +452,7 @@ impl Network {
     /// board): the buckets split `1..=most` in equal parts, the fullest board in the last.
     #[inline]
     pub fn bucket_of(buckets: usize, material: usize, most: usize) -> usize {
-        (material.saturating_sub(1) * buckets / most.max(1)).min(buckets - 1)
+        (material.saturating_sub(1) * buckets / most.max(1)).min(buckets.saturating_sub(1))
     }
 
     /// The evaluation in centipoints for the side whose view is `mover` (0 or 1), by the
@@ -522,8 +522,10 @@ impl Network {
 
     #[inline(always)]
     fn output_w<const W: usize>(&self, views: [&[i16; W]; 2], bucket: usize) -> i32 {
-        let bucket = bucket.min(self.buckets - 1);
-        let mut sum = i64::from(self.b1[bucket]);
+        // A loaded network has `buckets` ≥ 1 biases (`check_bounds`); one made in memory
+        // is read without a panic whatever it holds.
+        let bucket = bucket.min(self.buckets.saturating_sub(1));
+        let mut sum = i64::from(self.b1.get(bucket).copied().unwrap_or(0));
         for (v, view) in views.iter().enumerate() {
             let Some(weights) = self
                 .w1
