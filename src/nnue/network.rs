@@ -488,7 +488,7 @@ impl Network {
             .and_then(|c| c.try_into().ok())
     }
 
-    /// [`Network::add`] at width `W` (the network's: see [`by_width`]).
+    /// [`Network::add`] at width `W` (the network's, as a constant: see `by_width`).
     #[inline(always)]
     pub fn add_w<const W: usize>(&self, view: &mut [i16; W], feature: usize) {
         if let Some(column) = self.column::<W>(feature) {
@@ -498,7 +498,7 @@ impl Network {
         }
     }
 
-    /// [`Network::sub`] at width `W` (the network's: see [`by_width`]).
+    /// [`Network::sub`] at width `W` (the network's, as a constant: see `by_width`).
     #[inline(always)]
     pub fn sub_w<const W: usize>(&self, view: &mut [i16; W], feature: usize) {
         if let Some(column) = self.column::<W>(feature) {
@@ -548,9 +548,7 @@ impl Network {
 /// Run `$body` with `$w` the network's width as a constant (64, 128, 192 or 256: the widths
 /// [`shape_is_served`]), so that every loop is over fixed-size arrays; a caller that makes
 /// many changes at once dispatches once.
-#[macro_export]
-#[doc(hidden)]
-macro_rules! nnue_by_width {
+macro_rules! by_width {
     ($width:expr, $w:ident => $body:expr) => {
         match $width {
             64 => {
@@ -572,7 +570,7 @@ macro_rules! nnue_by_width {
         }
     };
 }
-pub use nnue_by_width as by_width;
+pub(crate) use by_width;
 
 /// A view's first `W` lanes.
 #[inline(always)]
