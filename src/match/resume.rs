@@ -268,12 +268,7 @@ impl Reader<'_> {
                     Some((game, record)) => each(game, record),
                     None => Ok(()),
                 })
-                .map_err(|source| RecordsReadError::Line {
-                    what,
-                    path: path.to_path_buf(),
-                    line: number,
-                    source: Box::new(source),
-                })?;
+                .map_err(|source| bad_line(what, path, number, source))?;
         }
         Ok(cut_at)
     }
@@ -294,12 +289,7 @@ impl Reader<'_> {
                     None => Ok(None),
                     Some(record) => record.map(Some).map_err(RecordLineError::from),
                 })
-                .map_err(|source| RecordsReadError::Line {
-                    what,
-                    path: path.to_path_buf(),
-                    line: number,
-                    source: Box::new(source),
-                })?;
+                .map_err(|source| bad_line(what, path, number, source))?;
             if record.is_some() {
                 return Ok(record);
             }
@@ -342,6 +332,21 @@ fn open_complete(path: &Path, what: &'static str) -> Result<(File, Option<u64>),
     }
     file.seek(SeekFrom::Start(0)).map_err(cannot)?;
     Ok((file, cut_at))
+}
+
+/// Line `line` of `path` is not a record of this match.
+fn bad_line(
+    what: &'static str,
+    path: &Path,
+    line: usize,
+    source: RecordLineError,
+) -> RecordsReadError {
+    RecordsReadError::Line {
+        what,
+        path: path.to_path_buf(),
+        line,
+        source: Box::new(source),
+    }
 }
 
 fn cannot_read(what: &'static str, path: &Path, source: io::Error) -> RecordsReadError {

@@ -420,10 +420,10 @@ impl Network {
         view: &mut [i16; ACCUMULATOR_WIDTH],
         features: impl IntoIterator<Item = usize>,
     ) {
-        view[..self.width].copy_from_slice(&self.b0);
-        for feature in features {
-            self.add(view, feature);
-        }
+        by_width!(self.width, W => {
+            let lanes = lanes_mut::<W>(view);
+            *lanes = self.afresh_w::<W>(features);
+        });
     }
 
     /// A feature turned on in one view.

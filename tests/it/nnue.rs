@@ -305,9 +305,11 @@ fn a_wider_network_with_output_buckets_trains_resumes_and_plays() {
     )
     .expect("a network the engine loads");
     assert_eq!((net.width, net.buckets), (128, 4));
-    // Trained buckets differ: each was fitted to its own positions.
-    let bucket = |k: usize| &net.w1[k * 256..(k + 1) * 256];
-    assert_ne!(bucket(0), bucket(3));
+    // A bucket's bias starts at 0 and only positions of its material move it: the data's
+    // positions (Dimy's quiet positions, mostly after the first captures) reached at least
+    // two buckets, so training picks a bucket by material and not always the first.
+    let trained = net.b1.iter().filter(|&&b| b != 0).count();
+    assert!(trained >= 2, "{:?}", net.b1);
 
     // The engine plays with it: the search differs from the 64-wide one-bucket network's.
     assert!(train("", 2, "narrow.nnue", None).success);
