@@ -414,6 +414,54 @@ fn data_train_and_evalfile_work_end_to_end_and_training_resumes_exactly() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The same games written in another order (as `datagen` on several threads writes them)
+/// train the same network, byte for byte; a change of the games does not.
+#[test]
+fn training_takes_the_games_in_the_order_of_their_numbers_not_of_the_file() {
+    use sowfan::nnue::training_data::{Reader, Writer};
+    let dir = fresh_dir("nnue-order");
+    let data = dir.join("dimy.data");
+    dimy_data(&data, 12, 200);
+    let mut reader = Reader::open(&data).expect("the data");
+    let mut blocks = Vec::new();
+    while let Some(block) = reader.next_game().expect("a game") {
+        blocks.push(block);
+    }
+    assert!(blocks.len() >= 12, "{} games", blocks.len());
+    let copy = |name: &str, blocks: &[sowfan::nnue::training_data::GameBlock]| {
+        let path = dir.join(name);
+        let mut writer = Writer::create(&path, &reader.header).expect("a copy");
+        for block in blocks {
+            writer.append(block).expect("a game written");
+        }
+        path
+    };
+    blocks.reverse();
+    let reversed = copy("reversed.data", &blocks);
+    // A training game (one in 20 by number is kept for validation) with positions.
+    let trained = blocks
+        .iter()
+        .position(|b| b.number % 20 != 0 && !b.samples.is_empty())
+        .expect("a training game with positions");
+    blocks.remove(trained);
+    let fewer = copy("fewer.data", &blocks);
+    let network = |data: &std::path::Path, output: &str| {
+        let trained = train_dimy(data, &dir, "--epochs 1", output, None);
+        assert!(trained.success, "{}", trained.stderr);
+        std::fs::read(dir.join(output)).expect("network")
+    };
+    let straight = network(&data, "straight.nnue");
+    assert!(
+        straight == network(&reversed, "reversed.nnue"),
+        "the games' order changed the network"
+    );
+    assert!(
+        straight != network(&fewer, "fewer.nnue"),
+        "a game fewer left the network unchanged"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// [`random_network`], read.
 fn network_of<G: Game>(game: &G, rng: &mut Rng) -> Network {
     let bytes = random_network(game, rng);

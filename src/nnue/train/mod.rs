@@ -9,6 +9,11 @@
 //! The loss: the squared difference of `σ(output / K)` and a blend of `σ(score / K)` (the
 //! search's score) and the game's result (1, ½, 0 for the side to move), with
 //! `--lambda` the score's share. One game in 20 (by number) is kept out for validation.
+//!
+//! The games are taken in the order of the files on the command line and, within a file, of
+//! their numbers, not in the order they were written: `datagen` on several threads appends
+//! games as they end, so two runs of the same command write the same games in different
+//! orders, and the same network must come of them.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -196,11 +201,67 @@ struct Samples {
     bucket: Vec<u8>,
     /// The blended target, σ-space.
     target: Vec<f32>,
+    /// Each game's place (file, number) and its first sample, in the order read.
+    games: Vec<(GamePlace, u32)>,
 }
+
+/// Where a game comes from: the file's place on the command line, the game's number.
+type GamePlace = (u32, u64);
 
 impl Samples {
     fn len(&self) -> usize {
         self.mover.len()
+    }
+
+    /// The same samples with their games in the order of their places (see the module's
+    /// documentation); a game's own positions keep their order.
+    fn in_game_order(self) -> Samples {
+        if self.games.is_sorted_by_key(|&(place, _)| place) {
+            return self;
+        }
+        let games = &self.games;
+        let ends: Vec<u32> = games
+            .iter()
+            .skip(1)
+            .map(|&(_, first)| first)
+            .chain([self.len() as u32])
+            .collect();
+        let mut spans: Vec<(GamePlace, u32, u32)> = games
+            .iter()
+            .zip(ends)
+            .map(|(&(place, first), end)| (place, first, end))
+            .collect();
+        spans.sort_by_key(|&(place, _, _)| place);
+        let mut sorted = Samples {
+            features: Vec::with_capacity(self.features.len()),
+            starts: Vec::with_capacity(self.starts.len()),
+            splits: Vec::with_capacity(self.splits.len()),
+            mover: Vec::with_capacity(self.mover.len()),
+            bucket: Vec::with_capacity(self.bucket.len()),
+            target: Vec::with_capacity(self.target.len()),
+            games: Vec::with_capacity(games.len()),
+        };
+        sorted.starts.push(0);
+        for (place, first, end) in spans {
+            sorted.games.push((place, sorted.len() as u32));
+            for i in first as usize..end as usize {
+                let (start, split, stop) = (
+                    self.starts[i] as usize,
+                    self.splits[i] as usize,
+                    self.starts[i + 1] as usize,
+                );
+                let base = sorted.features.len();
+                sorted
+                    .features
+                    .extend_from_slice(&self.features[start..stop]);
+                sorted.splits.push((base + split - start) as u32);
+                sorted.starts.push(sorted.features.len() as u32);
+                sorted.mover.push(self.mover[i]);
+                sorted.bucket.push(self.bucket[i]);
+                sorted.target.push(self.target[i]);
+            }
+        }
+        sorted
     }
 
     fn views(&self, i: usize) -> [&[u16]; 2] {
@@ -434,7 +495,7 @@ fn read(args: &TrainArgs, open: FeatureOpener, stop: &CancelToken) -> Result<Rea
         set.starts.push(0);
     }
     let mut views = [Vec::new(), Vec::new()];
-    for path in &args.data {
+    for (file, path) in args.data.iter().enumerate() {
         let mut reader = Reader::open(path)?;
         let made_for = reader.header.get("game").unwrap_or("").to_string();
         let spec = open(&made_for).map(|s| s.network_id()).unwrap_or_default();
@@ -450,6 +511,8 @@ fn read(args: &TrainArgs, open: FeatureOpener, stop: &CancelToken) -> Result<Rea
                 return Err(Interrupted.into());
             }
             let set = &mut sets[usize::from(game.number % 20 == 0)];
+            set.games
+                .push(((file as u32, game.number), set.len() as u32));
             for sample in &game.samples {
                 let bucket = features
                     .packed_features(&sample.packed, &mut views, args.buckets)
@@ -503,7 +566,7 @@ fn read(args: &TrainArgs, open: FeatureOpener, stop: &CancelToken) -> Result<Rea
             );
         }
     }
-    let [training, validation] = sets;
+    let [training, validation] = sets.map(Samples::in_game_order);
     Ok(Read {
         training,
         validation,
