@@ -219,19 +219,17 @@ impl Samples {
         if self.games.is_sorted_by_key(|&(place, _)| place) {
             return self;
         }
-        let games = &self.games;
-        let ends: Vec<u32> = games
-            .iter()
-            .skip(1)
-            .map(|&(_, first)| first)
-            .chain([self.len() as u32])
+        // A game's samples run from its first to the next game's first.
+        let mut spans: Vec<(GamePlace, std::ops::Range<usize>)> = (self.games.iter().enumerate())
+            .map(|(k, &(place, first))| {
+                let end = self
+                    .games
+                    .get(k + 1)
+                    .map_or(self.len(), |&(_, next)| next as usize);
+                (place, first as usize..end)
+            })
             .collect();
-        let mut spans: Vec<(GamePlace, u32, u32)> = games
-            .iter()
-            .zip(ends)
-            .map(|(&(place, first), end)| (place, first, end))
-            .collect();
-        spans.sort_by_key(|&(place, _, _)| place);
+        spans.sort_by_key(|(place, _)| *place);
         let mut sorted = Samples {
             features: Vec::with_capacity(self.features.len()),
             starts: Vec::with_capacity(self.starts.len()),
@@ -239,12 +237,12 @@ impl Samples {
             mover: Vec::with_capacity(self.mover.len()),
             bucket: Vec::with_capacity(self.bucket.len()),
             target: Vec::with_capacity(self.target.len()),
-            games: Vec::with_capacity(games.len()),
+            games: Vec::with_capacity(self.games.len()),
         };
         sorted.starts.push(0);
-        for (place, first, end) in spans {
+        for (place, samples) in spans {
             sorted.games.push((place, sorted.len() as u32));
-            for i in first as usize..end as usize {
+            for i in samples {
                 let (start, split, stop) = (
                     self.starts[i] as usize,
                     self.splits[i] as usize,
