@@ -462,7 +462,15 @@ impl Network {
     #[inline]
     pub fn output(&self, acc: &Accumulator, mover: usize, bucket: usize) -> i32 {
         let views = [&acc.views[mover & 1], &acc.views[(mover & 1) ^ 1]];
-        by_width!(self.width, W => self.output_w::<W>([lanes::<W>(views[0]), lanes::<W>(views[1])], bucket))
+        by_width!(self.width, W => {
+            let views = [lanes::<W>(views[0]), lanes::<W>(views[1])];
+            #[cfg(target_arch = "x86_64")]
+            if has_avx2() {
+                // SAFETY: the processor has AVX2, checked just now.
+                return unsafe { self.output_avx2::<W>(views, bucket) };
+            }
+            self.output_w::<W>(views, bucket)
+        })
     }
 
     /// The evaluation of a position whose views' features are `features` (the mover's
@@ -475,10 +483,44 @@ impl Network {
         bucket: usize,
     ) -> i32 {
         by_width!(self.width, W => {
-            let [mover, other] = features;
-            let views = [self.afresh_w::<W>(mover), self.afresh_w::<W>(other)];
-            self.output_w::<W>([&views[0], &views[1]], bucket)
+            #[cfg(target_arch = "x86_64")]
+            if has_avx2() {
+                // SAFETY: the processor has AVX2, checked just now.
+                return unsafe { self.output_afresh_avx2::<W, I>(features, bucket) };
+            }
+            self.output_afresh_w::<W, I>(features, bucket)
         })
+    }
+
+    #[inline(always)]
+    fn output_afresh_w<const W: usize, I: IntoIterator<Item = usize>>(
+        &self,
+        features: [I; 2],
+        bucket: usize,
+    ) -> i32 {
+        let [mover, other] = features;
+        let views = [self.afresh_w::<W>(mover), self.afresh_w::<W>(other)];
+        self.output_w::<W>([&views[0], &views[1]], bucket)
+    }
+
+    // The same loops built with AVX2: 16 lanes of 16 bits at a time instead of SSE2's 8
+    // (see `has_avx2`). Each wraps a whole operation, since a call into one cannot be
+    // inlined into code built without AVX2.
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn output_avx2<const W: usize>(&self, views: [&[i16; W]; 2], bucket: usize) -> i32 {
+        self.output_w::<W>(views, bucket)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn output_afresh_avx2<const W: usize, I: IntoIterator<Item = usize>>(
+        &self,
+        features: [I; 2],
+        bucket: usize,
+    ) -> i32 {
+        self.output_afresh_w::<W, I>(features, bucket)
     }
 
     #[inline(always)]
@@ -542,6 +584,23 @@ impl Network {
         }
         let cp = sum * 100 / i64::from(QA * QB);
         cp.clamp(-i64::from(MAX_OUTPUT_CP), i64::from(MAX_OUTPUT_CP)) as i32
+    }
+}
+
+/// Whether this processor has AVX2, with which the network's loops take 16 lanes of 16
+/// bits at a time instead of SSE2's 8: Fanorona's search takes 0.81 of the time
+/// (docs/nnue.md). The arithmetic is the same integers in another order of lanes, so every
+/// processor computes the same evaluation. The answer is cached by the standard library: a
+/// load and a branch.
+#[inline(always)]
+pub fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 
@@ -749,6 +808,41 @@ mod tests {
                     net.output(&acc, mover, buckets + 3),
                     net.output(&acc, mover, buckets - 1)
                 );
+            }
+        }
+    }
+
+    /// The AVX2 loops are the portable ones built for more lanes: the same integers, on
+    /// accumulators below 0, within and above the clip, for every width and bucket.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_avx2_output_is_the_portable_output() {
+        if !has_avx2() {
+            return;
+        }
+        for (width, buckets) in [(64, 1), (128, 8), (192, 2), (256, 8)] {
+            let net = network(90, width, buckets);
+            let mut acc = Accumulator::default();
+            for (i, a) in acc.views.iter_mut().flatten().enumerate() {
+                *a = ((i * 7919) % 900) as i16 - 300;
+            }
+            for mover in [0, 1] {
+                for bucket in 0..buckets {
+                    let views = [&acc.views[mover], &acc.views[mover ^ 1]];
+                    let (portable, avx2) = by_width!(width, W => {
+                        let views = [lanes::<W>(views[0]), lanes::<W>(views[1])];
+                        // SAFETY: the processor has AVX2, checked above.
+                        (net.output_w::<W>(views, bucket), unsafe { net.output_avx2::<W>(views, bucket) })
+                    });
+                    assert_eq!(portable, avx2, "width {width} bucket {bucket}");
+                    let features = [[3, 17, 44, 60], [1, 2, 89, 88]];
+                    let (portable, avx2) = by_width!(width, W => (
+                        net.output_afresh_w::<W, _>(features, bucket),
+                        // SAFETY: the processor has AVX2, checked above.
+                        unsafe { net.output_afresh_avx2::<W, _>(features, bucket) },
+                    ));
+                    assert_eq!(portable, avx2, "width {width} bucket {bucket}");
+                }
             }
         }
     }
