@@ -23,7 +23,12 @@ pub fn run(args: TrainArgs) -> ExitCode {
                 summary
                     .validation_loss
                     .map_or("no validation games".into(), |loss| format!(
-                        "validation loss {loss:.6}"
+                        "validation loss {loss:.6}{}",
+                        summary.unseen_loss.map_or(String::new(), |unseen| format!(
+                            " ({unseen:.6} over the {} validation positions that are no \
+                             training position)",
+                            summary.validation_positions - summary.validation_seen
+                        ))
                     )),
                 args.output.display()
             );

@@ -462,6 +462,102 @@ fn training_takes_the_games_in_the_order_of_their_numbers_not_of_the_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Repeated games make the validation loss a measure of memory: `train` counts the
+/// validation positions that are training positions too, warns when they are many, and
+/// gives the loss over the others beside it.
+#[test]
+fn training_says_how_many_validation_positions_it_was_trained_on() {
+    use sowfan::nnue::training_data::{GameBlock, Reader, Writer};
+    let dir = fresh_dir("nnue-seen");
+    let data = dir.join("dimy.data");
+    dimy_data(&data, 41, 200);
+    let mut reader = Reader::open(&data).expect("the data");
+    let mut blocks = Vec::new();
+    while let Some(block) = reader.next_game().expect("a game") {
+        blocks.push(block);
+    }
+    blocks.sort_by_key(|b| b.number);
+    let copy = |name: &str, blocks: &[GameBlock]| {
+        let path = dir.join(name);
+        let mut writer = Writer::create(&path, &reader.header).expect("a copy");
+        for block in blocks {
+            writer.append(block).expect("a game written");
+        }
+        path
+    };
+    let trained = |data: &std::path::Path, output: &str| {
+        let run = train_dimy(data, &dir, "--epochs 1", output, None);
+        assert!(run.success, "{}", run.stderr);
+        run
+    };
+    // Validation games (numbers 0, 20, 40) played again as training games: every
+    // validation position is a training position.
+    let validation: Vec<GameBlock> = blocks
+        .iter()
+        .filter(|b| b.number % 20 == 0 && !b.samples.is_empty())
+        .cloned()
+        .collect();
+    assert!(!validation.is_empty(), "no validation game with positions");
+    let mut repeated = blocks.clone();
+    for (number, block) in (1001..).zip(&validation) {
+        repeated.push(GameBlock {
+            number,
+            ..block.clone()
+        });
+    }
+    let all_seen = trained(&copy("repeated.data", &repeated), "repeated.nnue");
+    let positions: usize = validation.iter().map(|b| b.samples.len()).sum();
+    assert!(
+        all_seen.stderr.contains(&format!(
+            "{positions} of the validation positions (100.0 %) are training positions too"
+        )),
+        "{}",
+        all_seen.stderr
+    );
+    assert!(
+        all_seen
+            .stderr
+            .contains("warning: 100.0 % of the validation positions")
+            && all_seen.stderr.contains("none is new"),
+        "{}",
+        all_seen.stderr
+    );
+    assert!(
+        !all_seen.stdout.contains("no training position"),
+        "{}",
+        all_seen.stdout
+    );
+    // Only the first validation game again: the loss over the others is given too.
+    let mut once = blocks.clone();
+    once.push(GameBlock {
+        number: 1001,
+        ..validation[0].clone()
+    });
+    let some_seen = trained(&copy("once.data", &once), "once.nnue");
+    if validation.len() > 1 {
+        assert!(
+            some_seen
+                .stdout
+                .contains("validation positions that are no training position"),
+            "{}",
+            some_seen.stdout
+        );
+        assert!(
+            some_seen.stderr.contains("(unseen positions 0."),
+            "{}",
+            some_seen.stderr
+        );
+    }
+    // The data as made: a count of distinct positions, and no duplicate added.
+    let plain = trained(&data, "plain.nnue");
+    assert!(
+        plain.stderr.contains("distinct positions ("),
+        "{}",
+        plain.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// [`random_network`], read.
 fn network_of<G: Game>(game: &G, rng: &mut Rng) -> Network {
     let bytes = random_network(game, rng);

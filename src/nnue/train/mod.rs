@@ -201,6 +201,8 @@ struct Samples {
     bucket: Vec<u8>,
     /// The blended target, σ-space.
     target: Vec<f32>,
+    /// A hash of the packed position, to find the same position in two games.
+    key: Vec<u64>,
     /// Each game's place (file, number) and its first sample, in the order read.
     games: Vec<(GamePlace, u32)>,
 }
@@ -237,6 +239,7 @@ impl Samples {
             mover: Vec::with_capacity(self.mover.len()),
             bucket: Vec::with_capacity(self.bucket.len()),
             target: Vec::with_capacity(self.target.len()),
+            key: Vec::with_capacity(self.key.len()),
             games: Vec::with_capacity(self.games.len()),
         };
         sorted.starts.push(0);
@@ -257,6 +260,7 @@ impl Samples {
                 sorted.mover.push(self.mover[i]);
                 sorted.bucket.push(self.bucket[i]);
                 sorted.target.push(self.target[i]);
+                sorted.key.push(self.key[i]);
             }
         }
         sorted
@@ -445,6 +449,14 @@ pub struct TrainSummary {
     pub epochs: usize,
     /// `None` when the data hold no validation game (game numbers divisible by 20).
     pub validation_loss: Option<f64>,
+    /// Validation positions that are training positions too (the same position in a
+    /// training game: repeated games, or a common position).
+    pub validation_seen: usize,
+    /// The validation loss over the other validation positions; `None` when every one is
+    /// seen in training, or none is (it is then the validation loss).
+    pub unseen_loss: Option<f64>,
+    /// Positions of the data, each counted once.
+    pub distinct_positions: usize,
     pub seconds: f64,
 }
 
@@ -531,6 +543,7 @@ fn read(args: &TrainArgs, open: FeatureOpener, stop: &CancelToken) -> Result<Rea
                 set.features.extend_from_slice(&views[mover ^ 1]);
                 set.starts.push(set.features.len() as u32);
                 set.mover.push(sample.mover);
+                set.key.push(xxhash_rust::xxh3::xxh3_64(&sample.packed));
                 set.bucket.push(bucket.min(args.buckets - 1) as u8);
                 let exact = match args.tablebases {
                     Some(_) => features.exact_value(&sample.packed).map_err(|source| {
@@ -572,6 +585,26 @@ fn read(args: &TrainArgs, open: FeatureOpener, stop: &CancelToken) -> Result<Rea
         id: features.network_id(),
         rescored,
     })
+}
+
+/// The share of validation positions that are training positions too above which `train`
+/// warns: its validation loss then tells more of memory than of what the network learnt.
+const SEEN_WARNING: f64 = 0.25;
+
+/// What the two sets share: the data's positions counted once, and the validation samples
+/// whose position is no training position (their indices), over which a loss measures
+/// what the network learnt rather than what it remembers.
+fn overlap(training: &Samples, validation: &Samples) -> (usize, Vec<u32>) {
+    let mut trained = training.key.clone();
+    trained.sort_unstable();
+    trained.dedup();
+    let unseen: Vec<u32> = (0..validation.len() as u32)
+        .filter(|&i| trained.binary_search(&validation.key[i as usize]).is_err())
+        .collect();
+    let mut new: Vec<u64> = unseen.iter().map(|&i| validation.key[i as usize]).collect();
+    new.sort_unstable();
+    new.dedup();
+    (trained.len() + new.len(), unseen)
 }
 
 /// Mean loss of `params` over `set`, and with `grad` the summed gradient of `order`'s
@@ -793,6 +826,10 @@ pub fn train(
     if training.len() == 0 {
         return Err(TrainError::NoPositions);
     }
+    let (distinct, unseen) = overlap(&training, &validation);
+    let seen = validation.len() - unseen.len();
+    let share = |part: usize, whole: usize| 100.0 * part as f64 / whole.max(1) as f64;
+    let all = training.len() + validation.len();
     eprintln!(
         "{} training and {} validation positions, {inputs} inputs × {} wide, {} output buckets, read in {:.1} s{}",
         training.len(),
@@ -806,6 +843,25 @@ pub fn train(
             String::new()
         }
     );
+    eprintln!(
+        "{distinct} distinct positions ({:.1} % of {all}); {seen} of the validation positions \
+         ({:.1} %) are training positions too",
+        share(distinct, all),
+        share(seen, validation.len())
+    );
+    if seen as f64 > SEEN_WARNING * validation.len() as f64 {
+        eprintln!(
+            "warning: {:.1} % of the validation positions are training positions too (games \
+             played again from the same openings, or positions every game passes): the \
+             validation loss says how well the network remembers them; {}. Longer random \
+             openings (`datagen --openings plies=K` with a larger K) make the games differ",
+            share(seen, validation.len()),
+            match unseen.len() {
+                0 => "none is new, so no loss here says what it learnt".to_string(),
+                n => format!("the loss over the {n} others says what it learnt"),
+            }
+        );
+    }
     // What decides the result, for the checkpoint: it is continued only by a run of the
     // same settings (more --epochs may be asked; the rate's last-quarter step follows them).
     let key = format!(
@@ -880,9 +936,29 @@ pub fn train(
             )
         })
     };
-    let shown =
-        |loss: Option<f64>| loss.map_or("none (no validation games)".into(), |l| format!("{l:.6}"));
+    // The loss over the unseen positions, where it differs from the validation loss.
+    let validate_unseen = |params: &Params, grads: &mut [Params]| {
+        (seen > 0 && !unseen.is_empty()).then(|| {
+            pass(
+                params,
+                &validation,
+                &unseen,
+                args.scale,
+                threads,
+                grads,
+                false,
+            )
+        })
+    };
+    let shown = |loss: Option<f64>, unseen_loss: Option<f64>| {
+        let mut text = loss.map_or("none (no validation games)".into(), |l| format!("{l:.6}"));
+        if let Some(l) = unseen_loss {
+            text += &format!(" (unseen positions {l:.6})");
+        }
+        text
+    };
     let mut validation_loss = None;
+    let mut unseen_loss = None;
     while state.epoch < args.epochs {
         let mut order: Vec<u32> = (0..training.len() as u32).collect();
         let mut rng =
@@ -932,12 +1008,13 @@ pub fn train(
         }
         state.epoch += 1;
         validation_loss = validate(&state.params, &mut grads);
+        unseen_loss = validate_unseen(&state.params, &mut grads);
         eprintln!(
             "epoch {:>3}/{}: training loss {:.6}, validation loss {} ({:.0} s)",
             state.epoch,
             args.epochs,
             train_loss / training.len() as f64,
-            shown(validation_loss),
+            shown(validation_loss, unseen_loss),
             started.elapsed().as_secs_f64()
         );
         if let Some(path) = &args.checkpoint {
@@ -950,6 +1027,7 @@ pub fn train(
     if validation_loss.is_none() {
         // No epoch ran (the checkpoint was after the last): the loss of its network.
         validation_loss = validate(&state.params, &mut grads);
+        unseen_loss = validate_unseen(&state.params, &mut grads);
     }
     let network = state.params.quantise(id, inputs)?;
     if state.params.b1.iter().any(|b| b.abs() >= MAX_OUTPUT_BIAS) {
@@ -967,6 +1045,9 @@ pub fn train(
         validation_positions: validation.len(),
         epochs: state.epoch,
         validation_loss,
+        validation_seen: seen,
+        unseen_loss,
+        distinct_positions: distinct,
         seconds: started.elapsed().as_secs_f64(),
     })
 }
