@@ -1,6 +1,7 @@
 //! The learned evaluation: the accumulator kept move by move equals one computed afresh,
 //! network files are hostile input, and `datagen` → `train` → `EvalFile` works end to end.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use sowfan::game::prelude::*;
@@ -9,6 +10,7 @@ use sowfan::nnue::accumulator::Accumulator;
 use sowfan::nnue::network::{
     MAX_OUTPUT_BIAS_Q, MAX_OUTPUT_CP, MAX_OUTPUT_Q, Network, NetworkError,
 };
+use sowfan::nnue::training_data::{GameBlock, Header, Reader, Writer};
 
 use crate::support::rng::Rng;
 use crate::support::selfplay::play_out;
@@ -418,24 +420,12 @@ fn data_train_and_evalfile_work_end_to_end_and_training_resumes_exactly() {
 /// train the same network, byte for byte; a change of the games does not.
 #[test]
 fn training_takes_the_games_in_the_order_of_their_numbers_not_of_the_file() {
-    use sowfan::nnue::training_data::{Reader, Writer};
     let dir = fresh_dir("nnue-order");
     let data = dir.join("dimy.data");
     dimy_data(&data, 12, 200);
-    let mut reader = Reader::open(&data).expect("the data");
-    let mut blocks = Vec::new();
-    while let Some(block) = reader.next_game().expect("a game") {
-        blocks.push(block);
-    }
+    let (header, mut blocks) = game_blocks(&data);
     assert!(blocks.len() >= 12, "{} games", blocks.len());
-    let copy = |name: &str, blocks: &[sowfan::nnue::training_data::GameBlock]| {
-        let path = dir.join(name);
-        let mut writer = Writer::create(&path, &reader.header).expect("a copy");
-        for block in blocks {
-            writer.append(block).expect("a game written");
-        }
-        path
-    };
+    let copy = |name: &str, blocks: &[GameBlock]| write_blocks(&dir.join(name), &header, blocks);
     blocks.reverse();
     let reversed = copy("reversed.data", &blocks);
     // A training game (one in 20 by number is kept for validation) with positions.
@@ -467,24 +457,12 @@ fn training_takes_the_games_in_the_order_of_their_numbers_not_of_the_file() {
 /// gives the loss over the others beside it.
 #[test]
 fn training_says_how_many_validation_positions_it_was_trained_on() {
-    use sowfan::nnue::training_data::{GameBlock, Reader, Writer};
     let dir = fresh_dir("nnue-seen");
     let data = dir.join("dimy.data");
     dimy_data(&data, 41, 200);
-    let mut reader = Reader::open(&data).expect("the data");
-    let mut blocks = Vec::new();
-    while let Some(block) = reader.next_game().expect("a game") {
-        blocks.push(block);
-    }
+    let (header, mut blocks) = game_blocks(&data);
     blocks.sort_by_key(|b| b.number);
-    let copy = |name: &str, blocks: &[GameBlock]| {
-        let path = dir.join(name);
-        let mut writer = Writer::create(&path, &reader.header).expect("a copy");
-        for block in blocks {
-            writer.append(block).expect("a game written");
-        }
-        path
-    };
+    let copy = |name: &str, blocks: &[GameBlock]| write_blocks(&dir.join(name), &header, blocks);
     let trained = |data: &std::path::Path, output: &str| {
         let run = train_dimy(data, &dir, "--epochs 1", output, None);
         assert!(run.success, "{}", run.stderr);
@@ -556,6 +534,25 @@ fn training_says_how_many_validation_positions_it_was_trained_on() {
         plain.stderr
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A training data file's header and games, in the file's order.
+fn game_blocks(data: &std::path::Path) -> (Header, Vec<GameBlock>) {
+    let mut reader = Reader::open(data).expect("the data");
+    let mut blocks = Vec::new();
+    while let Some(block) = reader.next_game().expect("a game") {
+        blocks.push(block);
+    }
+    (reader.header, blocks)
+}
+
+/// `blocks` written as a new data file at `path` with `header`.
+fn write_blocks(path: &std::path::Path, header: &Header, blocks: &[GameBlock]) -> PathBuf {
+    let mut writer = Writer::create(path, header).expect("a copy");
+    for block in blocks {
+        writer.append(block).expect("a game written");
+    }
+    path.to_path_buf()
 }
 
 /// [`random_network`], read.
@@ -823,7 +820,6 @@ fn the_evaluation_follows_the_options_values_not_their_order_and_is_said_once() 
 /// named (issue 65).
 #[test]
 fn train_checks_its_outputs_before_any_work_and_reports_what_is_so() {
-    use sowfan::nnue::training_data::{Reader, Writer};
     let dir = fresh_dir("train-outputs");
     let data = dir.join("d.data");
     let limit = Duration::from_secs(120);
