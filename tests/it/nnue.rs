@@ -511,21 +511,20 @@ fn training_says_how_many_validation_positions_it_was_trained_on() {
         number: 1001,
         ..validation[0].clone()
     });
+    assert!(validation.len() > 1, "one validation game with positions");
     let some_seen = trained(&copy("once.data", &once), "once.nnue");
-    if validation.len() > 1 {
-        assert!(
-            some_seen
-                .stdout
-                .contains("validation positions that are no training position"),
-            "{}",
-            some_seen.stdout
-        );
-        assert!(
-            some_seen.stderr.contains("(unseen positions 0."),
-            "{}",
-            some_seen.stderr
-        );
-    }
+    assert!(
+        some_seen
+            .stdout
+            .contains("validation positions that are no training position"),
+        "{}",
+        some_seen.stdout
+    );
+    assert!(
+        some_seen.stderr.contains("(unseen positions 0."),
+        "{}",
+        some_seen.stderr
+    );
     // The data as made: a count of distinct positions, and no duplicate added.
     let plain = trained(&data, "plain.nnue");
     assert!(

@@ -455,8 +455,6 @@ pub struct TrainSummary {
     /// The validation loss over the other validation positions; `None` when every one is
     /// seen in training, or none is (it is then the validation loss).
     pub unseen_loss: Option<f64>,
-    /// Positions of the data, each counted once.
-    pub distinct_positions: usize,
     pub seconds: f64,
 }
 
@@ -1047,7 +1045,6 @@ pub fn train(
         validation_loss,
         validation_seen: seen,
         unseen_loss,
-        distinct_positions: distinct,
         seconds: started.elapsed().as_secs_f64(),
     })
 }
