@@ -197,6 +197,13 @@ fn train_dimy(
     run::sowfan("train", &run::args(&words), Duration::from_secs(120))
 }
 
+/// One epoch of `train_dimy` that must succeed: the run, for its report.
+fn train_dimy_one_epoch(data: &std::path::Path, dir: &std::path::Path, output: &str) -> run::Run {
+    let run = train_dimy(data, dir, "--epochs 1", output, None);
+    assert!(run.success, "{}", run.stderr);
+    run
+}
+
 #[test]
 fn positions_the_tables_cover_are_trained_toward_their_exact_value() {
     let dir = fresh_dir("nnue-tables");
@@ -436,8 +443,7 @@ fn training_takes_the_games_in_the_order_of_their_numbers_not_of_the_file() {
     blocks.remove(trained);
     let fewer = copy("fewer.data", &blocks);
     let network = |data: &std::path::Path, output: &str| {
-        let trained = train_dimy(data, &dir, "--epochs 1", output, None);
-        assert!(trained.success, "{}", trained.stderr);
+        train_dimy_one_epoch(data, &dir, output);
         std::fs::read(dir.join(output)).expect("network")
     };
     let straight = network(&data, "straight.nnue");
@@ -463,11 +469,7 @@ fn training_says_how_many_validation_positions_it_was_trained_on() {
     let (header, mut blocks) = game_blocks(&data);
     blocks.sort_by_key(|b| b.number);
     let copy = |name: &str, blocks: &[GameBlock]| write_blocks(&dir.join(name), &header, blocks);
-    let trained = |data: &std::path::Path, output: &str| {
-        let run = train_dimy(data, &dir, "--epochs 1", output, None);
-        assert!(run.success, "{}", run.stderr);
-        run
-    };
+    let trained = |data: &std::path::Path, output: &str| train_dimy_one_epoch(data, &dir, output);
     // Validation games (numbers 0, 20, 40) played again as training games: every
     // validation position is a training position.
     let validation: Vec<GameBlock> = blocks

@@ -921,32 +921,23 @@ pub fn train(
     let mut grads = vec![Params::zeros(inputs, args.width, args.buckets); threads];
     let everything: Vec<u32> = (0..validation.len() as u32).collect();
     let (beta1, beta2, epsilon) = (0.9f32, 0.999f32, 1e-8f32);
+    // The validation loss, and the loss over the unseen validation positions where it
+    // differs from it (some seen in training, some not).
     let validate = |params: &Params, grads: &mut [Params]| {
-        (validation.len() > 0).then(|| {
+        let mut loss_over = |indices: &[u32]| {
             pass(
                 params,
                 &validation,
-                &everything,
+                indices,
                 args.scale,
                 threads,
                 grads,
                 false,
             )
-        })
-    };
-    // The loss over the unseen positions, where it differs from the validation loss.
-    let validate_unseen = |params: &Params, grads: &mut [Params]| {
-        (seen > 0 && !unseen.is_empty()).then(|| {
-            pass(
-                params,
-                &validation,
-                &unseen,
-                args.scale,
-                threads,
-                grads,
-                false,
-            )
-        })
+        };
+        let all = (validation.len() > 0).then(|| loss_over(&everything));
+        let new = (seen > 0 && !unseen.is_empty()).then(|| loss_over(&unseen));
+        (all, new)
     };
     let shown = |loss: Option<f64>, unseen_loss: Option<f64>| {
         let mut text = loss.map_or("none (no validation games)".into(), |l| format!("{l:.6}"));
@@ -1005,8 +996,7 @@ pub fn train(
             params.clip();
         }
         state.epoch += 1;
-        validation_loss = validate(&state.params, &mut grads);
-        unseen_loss = validate_unseen(&state.params, &mut grads);
+        (validation_loss, unseen_loss) = validate(&state.params, &mut grads);
         eprintln!(
             "epoch {:>3}/{}: training loss {:.6}, validation loss {} ({:.0} s)",
             state.epoch,
@@ -1024,8 +1014,7 @@ pub fn train(
     }
     if validation_loss.is_none() {
         // No epoch ran (the checkpoint was after the last): the loss of its network.
-        validation_loss = validate(&state.params, &mut grads);
-        unseen_loss = validate_unseen(&state.params, &mut grads);
+        (validation_loss, unseen_loss) = validate(&state.params, &mut grads);
     }
     let network = state.params.quantise(id, inputs)?;
     if state.params.b1.iter().any(|b| b.abs() >= MAX_OUTPUT_BIAS) {
