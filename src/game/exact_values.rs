@@ -26,6 +26,16 @@ pub trait ExactValues: Rules {
         None
     }
 
+    /// Without endgame tables, the value at stake (half-points, as
+    /// [`ExactValues::value_at_stake`]) up to which a `go` first gives the exact solver part of
+    /// its time (a third): where the solver often proves a position in that time (its table
+    /// keeps what the proofs of earlier moves found), and a proof plays the move of the best
+    /// final margin, which a search's evaluation may miss by a point. `None` (the default):
+    /// the solver is tried only near loaded tables.
+    fn proof_stake_without_tables(&self) -> Option<i32> {
+        None
+    }
+
     /// Bounds `(lower, upper)` on `final − banked` (half-points, mover's view): the range
     /// [`ExactValues::value_at_stake`] allows, narrowed where the rules guarantee each player part
     /// of what is at stake whatever happens (e.g. a Kalah player whose pit reaches its store

@@ -224,16 +224,23 @@ impl PlayedGame {
     }
 }
 
-/// The engine: its table lives as long as the program.
+/// The engine: its tables live as long as the program.
 struct Searcher {
     limits: Limits,
     tt: TranspositionTable,
+    hash_mb: usize,
+    /// The solver's table, made when a position first is within the solver's reach.
     solve_tt: Option<SolverTt>,
     control: SearchControl,
 }
 
 impl Searcher {
-    fn think(&self, session: &dyn Session) -> Result<SearchSummary, PlayError> {
+    fn think(&mut self, session: &dyn Session) -> Result<SearchSummary, PlayError> {
+        if self.solve_tt.is_none() && session.tries_proof() {
+            let table =
+                SolverTt::new(self.hash_mb).map_err(|e| PlayError::Memory(e.to_string()))?;
+            self.solve_tt = Some(table);
+        }
         let settings = SearchSettings {
             threads: 1,
             multipv: 1,
@@ -297,15 +304,11 @@ pub fn play(
         )
         .map_err(|e| PlayError::Memory(e.to_string()))?;
     }
-    let engine = Searcher {
+    let mut engine = Searcher {
         limits,
         tt: TranspositionTable::new(args.hash_mb).map_err(|e| PlayError::Memory(e.to_string()))?,
-        solve_tt: match session.tables() {
-            Some(_) => {
-                Some(SolverTt::new(args.hash_mb).map_err(|e| PlayError::Memory(e.to_string()))?)
-            }
-            None => None,
-        },
+        hash_mb: args.hash_mb,
+        solve_tt: None,
         control: SearchControl::default(),
     };
     let mut game = PlayedGame {

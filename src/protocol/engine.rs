@@ -57,9 +57,9 @@ pub struct Engine {
     /// The `key=value` options the current game was built with.
     game_options: Vec<String>,
     pub tt: Arc<TranspositionTable>,
-    /// The exact solver's table (`go solve`, positions near the endgame tables): made when
-    /// first needed, of the `Hash` size; dropped when the game changes (its keys are the
-    /// game's).
+    /// The exact solver's table (`go solve`, positions within the solver's reach): made when
+    /// first needed, of the `Hash` size; dropped when the rules or `Hash` change (its keys
+    /// are the game's).
     solve_tt: Option<Arc<SolverTt>>,
     /// `TablebasePath` (or `--tablebases`): where endgame tables are looked for.
     tablebase_path: Option<PathBuf>,
@@ -218,6 +218,8 @@ impl Engine {
             });
         }
         self.install_table(TranspositionTable::new(mb)?);
+        // The solver's table takes the new size when next needed.
+        self.solve_tt = None;
         Ok(())
     }
 
@@ -236,10 +238,15 @@ impl Engine {
         self.load_tables();
     }
 
-    /// A new game (or new rules): its own endgame tables, a fresh solver table.
+    /// A new game (or new rules): its own endgame tables, and a fresh solver table unless
+    /// the rules are the same (a proven value holds in any game of the same rules, and a
+    /// table kept has its pages in place: a fresh one takes its page faults in the next
+    /// proofs, several milliseconds a MiB on some machines).
     fn replace_session(&mut self, session: Box<dyn Session>) {
+        if session.spec() != self.session.spec() {
+            self.solve_tt = None;
+        }
         self.session = session;
-        self.solve_tt = None;
         self.game_chosen = true;
         self.load_tables();
         self.apply_network();
@@ -328,12 +335,27 @@ impl Engine {
         }
     }
 
-    /// The solver's table, made when first needed (`None` if the memory is not there).
-    fn solve_table(&mut self) -> Option<Arc<SolverTt>> {
+    /// The solver's table, made when first needed (`None` if the memory is not there): the
+    /// `Hash` size, or what this process may still have beside the hash table when that is
+    /// less. `asked`: a `go solve`, which says why it has none; a proof merely tried before a
+    /// search goes without one silently.
+    fn solve_table(&mut self, asked: bool) -> Option<Arc<SolverTt>> {
         if self.solve_tt.is_none() {
-            match SolverTt::new(self.tt.megabytes().max(1)) {
+            let hash = self.tt.megabytes().max(1);
+            let room = MemoryLimits::current()
+                .table_limit_mb()
+                .map_or(hash, |most| most.saturating_sub(hash));
+            let made = match hash.min(room) {
+                0 => Err(format!(
+                    "no memory for the solver's table beside the {hash} MB hash table \
+                     (a smaller Hash leaves room)"
+                )),
+                mb => SolverTt::new(mb).map_err(|e| e.to_string()),
+            };
+            match made {
                 Ok(table) => self.solve_tt = Some(Arc::new(table)),
-                Err(e) => self.out.error(&e.to_string()),
+                Err(e) if asked => self.out.error(&e),
+                Err(e) => log::debug!("no proof before the search: {e}"),
             }
         }
         self.solve_tt.clone()
@@ -452,9 +474,9 @@ impl Engine {
             || limits.is_endless_solve(player);
         let session = self.session.clone_box();
         let tt = Arc::clone(&self.tt);
-        // The exact solver's table, for `go solve` and for positions near the tables.
-        let solve_tt = if limits.solve || session.tables().is_some() {
-            self.solve_table()
+        // The exact solver's table, for `go solve` and for positions it may prove first.
+        let solve_tt = if limits.solve || session.tries_proof() {
+            self.solve_table(limits.solve)
         } else {
             None
         };

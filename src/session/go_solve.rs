@@ -36,9 +36,29 @@ pub enum GoSolveError {
 }
 
 impl<G: Game> GameSession<G> {
-    /// Tables loaded and the position a few points beyond them: try to prove its value with
-    /// part of the search's budget (a third of its time, a quarter of its nodes, or a fixed
-    /// node count for a depth-limited search, so that depth searches stay reproducible).
+    /// Does a `go` here first try to prove the position ([`GameSession::try_solve`])? With
+    /// tables loaded: a few points beyond them; without: up to the game's
+    /// [`ExactValues::proof_stake_without_tables`](crate::game::ExactValues::proof_stake_without_tables).
+    pub(super) fn within_proof_reach(&self) -> bool {
+        // A game in play has a history, which a proof of the position alone ignores: games
+        // with a repetition rule are solved only when asked (`go solve`).
+        if self.game.repetition_limit().is_some() || solver::supported(&self.game).is_err() {
+            return false;
+        }
+        let reach = match self.tables.as_deref() {
+            Some(tables) => Some(2 * (tables.max_layer() as i32 + NEAR_TABLES)),
+            None => self.game.proof_stake_without_tables(),
+        };
+        match (reach, self.game.value_at_stake(&self.position)) {
+            (Some(reach), Some(stake)) => stake <= reach,
+            _ => false,
+        }
+    }
+
+    /// A position within the solver's reach ([`GameSession::within_proof_reach`]): try to prove its
+    /// value with part of the search's budget (a third of its time, a quarter of its nodes,
+    /// or a fixed node count for a depth-limited search, so that depth searches stay
+    /// reproducible).
     pub(super) fn try_solve(
         &self,
         limits: &Limits,
@@ -47,16 +67,8 @@ impl<G: Game> GameSession<G> {
         control: &SearchControl,
         info: &mut dyn FnMut(&Info),
     ) -> Option<SearchSummary> {
-        let tables = self.tables.as_deref()?;
         let solve_tt = solve_tt?;
-        // A game in play has a history, which a proof of the position alone ignores: games
-        // with a repetition rule are solved only when asked (`go solve`).
-        if self.game.repetition_limit().is_some() {
-            return None;
-        }
-        solver::supported(&self.game).ok()?;
-        let stake = self.game.value_at_stake(&self.position)?;
-        if stake > 2 * (tables.max_layer() as i32 + NEAR_TABLES) {
+        if !self.within_proof_reach() {
             return None;
         }
         let player = self.game.to_move(&self.position);
@@ -73,7 +85,7 @@ impl<G: Game> GameSession<G> {
         };
         let settings = SolveSettings {
             threads: settings.threads,
-            tables: Some(tables),
+            tables: self.tables.as_deref(),
             guess: None,
             want_pv: true,
             node_limit,

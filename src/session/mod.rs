@@ -156,6 +156,11 @@ pub trait Session: Send {
 
     fn tables(&self) -> Option<&Arc<Tables>>;
 
+    /// A `go` in the current position first tries to prove it with the exact solver (near
+    /// loaded tables, or a position the game's solver proves quickly without them): the
+    /// search then wants a solver table.
+    fn tries_proof(&self) -> bool;
+
     /// The rules string of this game's tables (`None`: it has none).
     fn table_rules(&self) -> Option<String>;
 
@@ -322,6 +327,10 @@ impl<G: Game> Session for GameSession<G> {
 
     fn tables(&self) -> Option<&Arc<Tables>> {
         self.tables.as_ref()
+    }
+
+    fn tries_proof(&self) -> bool {
+        self.within_proof_reach()
     }
 
     fn table_rules(&self) -> Option<String> {

@@ -138,12 +138,14 @@ fn engine_score(position: &str, depth: u32) -> (i64, bool) {
 
 #[test]
 fn analyse_marks_a_planted_kalah_blunder_with_the_right_loss() {
-    // North to move; `b` loses 20 seeds against the best move's 4 (`sowfan solve kalah
-    // --fen … --all-moves`: b −24, c −4, d −8, e −6), by either evaluation at depth 10.
-    let fen = "1,0,3,3,8,8,3/0,2,6,1,7,0,6 N";
+    // North to move; `d` loses 20 points against the best move's +4 (`sowfan solve kalah
+    // --fen … --all-moves`: a −6, b 0, c +4, d −16, e −12), by either evaluation at depth
+    // 10. 45 seeds in the pits: beyond the proofs a Kalah search tries first (40), which the
+    // engine's scores below would then be and the analysis's not.
+    let fen = "5,5,0,5,1,6,2/6,5,4,4,4,0,1 N";
     let output = analyse(
         &["--depth", "10", "--format", "jsonl"],
-        &format!("kalah: fen {fen} moves b\n"),
+        &format!("kalah: fen {fen} moves d\n"),
     );
     assert!(output.status.success(), "{output:?}");
     let lines = json_lines(&output);
@@ -151,15 +153,15 @@ fn analyse_marks_a_planted_kalah_blunder_with_the_right_loss() {
     assert_eq!(moves.len(), 1);
     let m = moves[0];
     assert_eq!(m["by"], "p2");
-    assert_eq!(m["move"], "b");
+    assert_eq!(m["move"], "d");
     assert_eq!(m["fen"], fen);
     assert_eq!(m["mark"], "??", "{m}");
-    assert_ne!(m["best"], "b");
+    assert_ne!(m["best"], "d");
     // The loss, recomputed from the protocol: best (North's view before) minus the score
-    // after `b` seen by North (negated when South moves next, not after an extra move),
+    // after `d` seen by North (negated when South moves next, not after an extra move),
     // each held within ±DECIDED points (a larger lead is a decided game).
     let (before, _) = engine_score(&format!("fen {fen}"), 10);
-    let (after, p1_to_move) = engine_score(&format!("fen {fen} moves b"), 10);
+    let (after, p1_to_move) = engine_score(&format!("fen {fen} moves d"), 10);
     let after_for_north = if p1_to_move { -after } else { after };
     let held = |cp: i64| (cp as f64 / 100.0).clamp(-DECIDED, DECIDED);
     let expected = ((held(before) - held(after_for_north)) * 100.0).round() / 100.0;
@@ -173,11 +175,11 @@ fn analyse_marks_a_planted_kalah_blunder_with_the_right_loss() {
     // The text form shows the same.
     let text = stdout(&analyse(
         &["--depth", "10"],
-        &format!("kalah: fen {fen} moves b\n"),
+        &format!("kalah: fen {fen} moves d\n"),
     ));
     let row = text
         .lines()
-        .find(|l| l.trim_start().starts_with("1  p2  b"))
+        .find(|l| l.trim_start().starts_with("1  p2  d"))
         .unwrap_or_else(|| panic!("no row for the move:\n{text}"));
     assert!(row.contains(&format!("{expected:.2}  ??")), "{row}");
 }

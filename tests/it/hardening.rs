@@ -195,6 +195,46 @@ fn hash_respects_the_address_space_limit() {
     assert!(quit < scaled(SECOND / 2), "quit took {quit:?}");
 }
 
+/// The proof Kalah tries before a search (40 seeds or fewer in the pits, no tables) takes a
+/// second table beside the hash table. Under a 1 GiB address space with `Hash` at the most
+/// the process may have, it takes only what is left (a table of the `Hash` size cannot be
+/// mapped: an error at every move), and the engine says nothing; with a quarter, it proves
+/// the position (`wdl`).
+#[test]
+fn a_proof_before_the_search_never_takes_the_memory_of_the_hash() {
+    let mut engine = Engine::spawn(crate::support::limits::with_address_space(
+        crate::support::BIN,
+        1 << 30,
+    ));
+    let max = uci_hash_max(&mut engine);
+    // 20 seeds in the pits.
+    let position = "position fen 2,1,0,3,0,2,18/1,3,2,4,0,2,10 S\ngo depth 2";
+    engine.ask(
+        &format!("setoption name Hash value {max}\nisready"),
+        "readyok",
+    );
+    let lines = engine.ask(position, "bestmove");
+    assert!(lines.iter().all(|l| !l.contains("error")), "{lines:?}");
+    engine.ask("isready", "readyok");
+    // A new engine: the old table of the first one is released in the background, and
+    // until it is, its address space is not free.
+    let mut engine = Engine::spawn(crate::support::limits::with_address_space(
+        crate::support::BIN,
+        1 << 30,
+    ));
+    let quarter = max / 4;
+    engine.ask(
+        &format!("setoption name Hash value {quarter}\nisready"),
+        "readyok",
+    );
+    let lines = engine.ask(position, "bestmove");
+    assert!(lines.iter().all(|l| !l.contains("error")), "{lines:?}");
+    assert!(
+        crate::support::last_score(&lines).contains(" wdl "),
+        "{lines:?}"
+    );
+}
+
 /// A new table of any size is ready when `isready` answers (issue 65, point 10): its pages
 /// are resident, and the first moves keep a short clock (`go wtime 100` overran to 199 ms
 /// when `isready` gave up waiting after 2 s). Clearing (`ucinewgame`, `newgame`, `Clear

@@ -542,6 +542,86 @@ fn play_just_beyond_the_tables_keeps_the_exact_value() {
     assert!(kept >= 100);
 }
 
+/// Without tables, a Kalah position within the solver's reach (`proof_stake_without_tables`)
+/// is proven before it is searched: `go depth 2` (the solver's fixed node budget keeps it
+/// reproducible) answers a proven value and never throws one away, where a depth-2 search
+/// alone does.
+#[test]
+fn play_within_the_solvers_reach_keeps_the_exact_value_without_tables() {
+    use sowfan::search::limits::Limits;
+    use sowfan::search::tt::TranspositionTable;
+    use sowfan::search::{SearchControl, SearchSettings};
+    let game = kalah(&[]);
+    let positions = sample_positions(&game, 13..=18, 40);
+    assert!(positions.len() >= 40, "{}", positions.len());
+    let tt = SolverTt::new(64).expect("table");
+    let settings = SolveSettings {
+        threads: 1,
+        tables: None,
+        guess: None,
+        want_pv: false,
+        node_limit: None,
+        deadline: None,
+    };
+    let exact = |pos: &sowfan::games::kalah::KalahPosition| {
+        let s = solver::solve(&game, pos, &tt, &settings, &AtomicBool::new(false), &|_| {});
+        assert_eq!(s.lower, s.upper);
+        s.lower
+    };
+    // The value of `mv` in `pos`, from the mover's view.
+    let value_of = |pos: &sowfan::games::kalah::KalahPosition, mv| {
+        let mut child = *pos;
+        game.play(&mut child, mv);
+        let after = exact(&child);
+        if game.to_move(&child) == game.to_move(pos) {
+            after
+        } else {
+            -after
+        }
+    };
+    let empty = fresh_dir("no-tables");
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_sowfan"));
+    command.env("SOWFAN_TABLEBASES", &empty).env("HOME", &empty);
+    let mut engine = Engine::spawn(command);
+    let search_tt = TranspositionTable::new(4).expect("table");
+    let mut searched_away = 0;
+    for pos in &positions {
+        let fen = game.format_position(pos);
+        let lines = engine.ask(&format!("position fen {fen}\ngo depth 2"), "bestmove");
+        assert!(
+            last_score(&lines).contains(" wdl "),
+            "{fen}: not proven: {lines:?}"
+        );
+        let best = lines.last().unwrap()["bestmove ".len()..].to_string();
+        let mv = game.parse_move(pos, &best).expect("a legal move");
+        let value = exact(pos);
+        assert_eq!(
+            value_of(pos, mv),
+            value,
+            "{fen}: {best} throws a value away"
+        );
+        let searched = sowfan::search::search(
+            &game,
+            pos,
+            &[],
+            &[],
+            &Limits::depth(2),
+            &SearchSettings::default(),
+            &search_tt,
+            None,
+            &SearchControl::default(),
+            &mut |_| {},
+        );
+        if value_of(pos, searched.best.expect("a move")) != value {
+            searched_away += 1;
+        }
+    }
+    assert!(
+        searched_away > 0,
+        "a depth-2 search alone keeps every value: nothing shown"
+    );
+}
+
 /// Positions with a number of seeds in play in `range`, from games the engine plays against
 /// itself at depth 3 after seeded random openings.
 fn sample_positions(
