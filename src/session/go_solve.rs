@@ -55,10 +55,10 @@ impl<G: Game> GameSession<G> {
         }
     }
 
-    /// A position within the solver's reach ([`GameSession::within_proof_reach`]): try to prove its
-    /// value with part of the search's budget (a third of its time, a quarter of its nodes,
-    /// or a fixed node count for a depth-limited search, so that depth searches stay
-    /// reproducible).
+    /// A position within the solver's reach ([`GameSession::within_proof_reach`]): try to prove
+    /// its value with part of the search's budget (a third of its time, a quarter of its
+    /// nodes, or a fixed node count for a search without a deadline: depth searches stay
+    /// reproducible, and `infinite` and `ponder` searches start soon).
     pub(super) fn try_solve(
         &self,
         limits: &Limits,
@@ -78,7 +78,10 @@ impl<G: Game> GameSession<G> {
             .hard
             .filter(|_| !open_ended)
             .map(|hard| Instant::now() + hard / 3);
-        let node_limit = if open_ended || deadline.is_some() {
+        // With no deadline (a depth search, `infinite`, `ponder`: a ponder hit does not
+        // reach a running proof) a fixed node count bounds the proof, which may otherwise
+        // take minutes where the search would answer.
+        let node_limit = if deadline.is_some() {
             limits.nodes.map(|n| n / 4)
         } else {
             Some(limits.nodes.map_or(SOLVE_NODES, |n| n / 4))

@@ -622,6 +622,36 @@ fn play_within_the_solvers_reach_keeps_the_exact_value_without_tables() {
     );
 }
 
+/// A proof tried before the search is bounded whatever the limits. In a Kalah position of 40
+/// seeds in the pits that the solver takes seconds to prove, `go infinite` is searching
+/// (depth lines) within a second and `stop` answers at once; after `go ponder`, a ponder
+/// hit is answered within the move's share of the clock, not after the proof.
+#[test]
+fn a_proof_before_the_search_never_holds_up_infinite_or_ponder() {
+    let fen = "0,0,2,7,7,1,6/7,6,5,4,0,1,2 N";
+    let empty = fresh_dir("no-tables-ponder");
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_sowfan"));
+    command.env("SOWFAN_TABLEBASES", &empty).env("HOME", &empty);
+    let mut engine = Engine::spawn(command);
+    engine.send(&format!("position fen {fen}\ngo infinite"));
+    // Fails the test when no depth-8 line comes within a second.
+    engine.until(Duration::from_secs(1), |l| l.starts_with("info depth 8 "));
+    let (_, took) = engine.timed_ask("stop", "bestmove");
+    assert!(
+        took < scaled(Duration::from_millis(500)),
+        "stop took {took:?}"
+    );
+    engine.send(&format!(
+        "position fen {fen}\ngo ponder wtime 2000 btime 2000"
+    ));
+    std::thread::sleep(Duration::from_millis(200));
+    let (lines, took) = engine.timed_ask("ponderhit", "bestmove");
+    assert!(
+        took < scaled(Duration::from_secs(2)),
+        "ponderhit answered after {took:?}: {lines:?}"
+    );
+}
+
 /// Positions with a number of seeds in play in `range`, from games the engine plays against
 /// itself at depth 3 after seeded random openings.
 fn sample_positions(
