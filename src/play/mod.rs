@@ -237,9 +237,11 @@ struct Searcher {
 impl Searcher {
     fn think(&mut self, session: &dyn Session) -> Result<SearchSummary, PlayError> {
         if self.solve_tt.is_none() && session.tries_proof() {
-            let table =
-                SolverTt::new(self.hash_mb).map_err(|e| PlayError::Memory(e.to_string()))?;
-            self.solve_tt = Some(table);
+            // Without the memory the engine searches without a proof first, as the protocol's.
+            match SolverTt::new(self.hash_mb) {
+                Ok(table) => self.solve_tt = Some(table),
+                Err(e) => log::debug!("no proof before the search: {e}"),
+            }
         }
         let settings = SearchSettings {
             threads: 1,
