@@ -502,19 +502,6 @@ fn play_just_beyond_the_tables_keeps_the_exact_value() {
     let positions = sample_positions(&game, 13..=18, 100);
     assert!(positions.len() >= 100, "{}", positions.len());
     let tt = SolverTt::new(64).expect("table");
-    let exact = |pos: &sowfan::games::kalah::KalahPosition| {
-        let settings = SolveSettings {
-            threads: 1,
-            tables: Some(&tables),
-            guess: None,
-            want_pv: false,
-            node_limit: None,
-            deadline: None,
-        };
-        let s = solver::solve(&game, pos, &tt, &settings, &AtomicBool::new(false), &|_| {});
-        assert_eq!(s.lower, s.upper);
-        s.lower
-    };
     let mut engine = Engine::start(&["--tablebases", &dir.display().to_string()]);
     let mut kept = 0;
     for pos in &positions {
@@ -522,15 +509,8 @@ fn play_just_beyond_the_tables_keeps_the_exact_value() {
         let lines = engine.ask(&format!("position fen {fen}\ngo movetime 200"), "bestmove");
         let best = lines.last().unwrap()["bestmove ".len()..].to_string();
         let mv = game.parse_move(pos, &best).expect("a legal move");
-        let mut child = *pos;
-        game.play(&mut child, mv);
-        let value = exact(pos);
-        let after = exact(&child);
-        let after = if game.to_move(&child) == game.to_move(pos) {
-            after
-        } else {
-            -after
-        };
+        let value = exact_value(&game, pos, Some(&tables), &tt);
+        let after = exact_move_value(&game, pos, mv, Some(&tables), &tt);
         assert_eq!(
             after,
             value,
@@ -555,34 +535,7 @@ fn play_within_the_solvers_reach_keeps_the_exact_value_without_tables() {
     let positions = sample_positions(&game, 13..=18, 40);
     assert!(positions.len() >= 40, "{}", positions.len());
     let tt = SolverTt::new(64).expect("table");
-    let settings = SolveSettings {
-        threads: 1,
-        tables: None,
-        guess: None,
-        want_pv: false,
-        node_limit: None,
-        deadline: None,
-    };
-    let exact = |pos: &sowfan::games::kalah::KalahPosition| {
-        let s = solver::solve(&game, pos, &tt, &settings, &AtomicBool::new(false), &|_| {});
-        assert_eq!(s.lower, s.upper);
-        s.lower
-    };
-    // The value of `mv` in `pos`, from the mover's view.
-    let value_of = |pos: &sowfan::games::kalah::KalahPosition, mv| {
-        let mut child = *pos;
-        game.play(&mut child, mv);
-        let after = exact(&child);
-        if game.to_move(&child) == game.to_move(pos) {
-            after
-        } else {
-            -after
-        }
-    };
-    let empty = fresh_dir("no-tables");
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_sowfan"));
-    command.env("SOWFAN_TABLEBASES", &empty).env("HOME", &empty);
-    let mut engine = Engine::spawn(command);
+    let mut engine = engine_without_tables("no-tables");
     let search_tt = TranspositionTable::new(4).expect("table");
     let mut searched_away = 0;
     for pos in &positions {
@@ -594,9 +547,9 @@ fn play_within_the_solvers_reach_keeps_the_exact_value_without_tables() {
         );
         let best = lines.last().unwrap()["bestmove ".len()..].to_string();
         let mv = game.parse_move(pos, &best).expect("a legal move");
-        let value = exact(pos);
+        let value = exact_value(&game, pos, None, &tt);
         assert_eq!(
-            value_of(pos, mv),
+            exact_move_value(&game, pos, mv, None, &tt),
             value,
             "{fen}: {best} throws a value away"
         );
@@ -612,7 +565,8 @@ fn play_within_the_solvers_reach_keeps_the_exact_value_without_tables() {
             &SearchControl::default(),
             &mut |_| {},
         );
-        if value_of(pos, searched.best.expect("a move")) != value {
+        let searched = searched.best.expect("a move");
+        if exact_move_value(&game, pos, searched, None, &tt) != value {
             searched_away += 1;
         }
     }
@@ -629,10 +583,7 @@ fn play_within_the_solvers_reach_keeps_the_exact_value_without_tables() {
 #[test]
 fn a_proof_before_the_search_never_holds_up_infinite_or_ponder() {
     let fen = "0,0,2,7,7,1,6/7,6,5,4,0,1,2 N";
-    let empty = fresh_dir("no-tables-ponder");
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_sowfan"));
-    command.env("SOWFAN_TABLEBASES", &empty).env("HOME", &empty);
-    let mut engine = Engine::spawn(command);
+    let mut engine = engine_without_tables("no-tables-ponder");
     engine.send(&format!("position fen {fen}\ngo infinite"));
     // Fails the test when no depth-8 line comes within a second.
     engine.until(Duration::from_secs(1), |l| l.starts_with("info depth 8 "));
@@ -650,6 +601,54 @@ fn a_proof_before_the_search_never_holds_up_infinite_or_ponder() {
         took < scaled(Duration::from_secs(2)),
         "ponderhit answered after {took:?}: {lines:?}"
     );
+}
+
+/// The engine with no endgame tables wherever it would look for them (`$SOWFAN_TABLEBASES`,
+/// the home directory's), `name` its empty directory.
+fn engine_without_tables(name: &str) -> Engine {
+    let empty = fresh_dir(name);
+    let mut command = std::process::Command::new(crate::support::BIN);
+    command.env("SOWFAN_TABLEBASES", &empty).env("HOME", &empty);
+    Engine::spawn(command)
+}
+
+/// The exact value of `pos` for its mover, proven with `tables` (or none).
+fn exact_value(
+    game: &Kalah,
+    pos: &sowfan::games::kalah::KalahPosition,
+    tables: Option<&sowfan::tables::Tables>,
+    tt: &SolverTt,
+) -> i32 {
+    let settings = SolveSettings {
+        threads: 1,
+        tables,
+        guess: None,
+        want_pv: false,
+        node_limit: None,
+        deadline: None,
+    };
+    let s = solver::solve(game, pos, tt, &settings, &AtomicBool::new(false), &|_| {});
+    assert_eq!(s.lower, s.upper);
+    s.lower
+}
+
+/// The exact value of `mv` in `pos`, from the view of `pos`'s mover (an extra move keeps
+/// the view, a turn passed turns it).
+fn exact_move_value(
+    game: &Kalah,
+    pos: &sowfan::games::kalah::KalahPosition,
+    mv: sowfan::games::kalah::KalahMove,
+    tables: Option<&sowfan::tables::Tables>,
+    tt: &SolverTt,
+) -> i32 {
+    let mut child = *pos;
+    game.play(&mut child, mv);
+    let after = exact_value(game, &child, tables, tt);
+    if game.to_move(&child) == game.to_move(pos) {
+        after
+    } else {
+        -after
+    }
 }
 
 /// Positions with a number of seeds in play in `range`, from games the engine plays against
